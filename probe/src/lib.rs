@@ -1,0 +1,42 @@
+//! Rules, move generation and (soon) tablebase probing for international (10x10) and Brazilian
+//! (8x8) draughts, as played under the FMJD rules: flying kings, compulsory majority capture,
+//! men capturing backwards, promotion only at the end of a move.
+//!
+//! This is the crate an engine links. It reads positions in PDN FEN, lists legal moves (one
+//! per start, end and captured set, as the perft references count them), writes and reads move
+//! text, and counts move trees.
+//!
+//! ```
+//! use rafle_probe::{perft, Position, SquareStyle, Variant};
+//!
+//! let pos = Position::from_fen(Variant::International, "W:W28:B23")?;
+//! let moves = pos.legal_moves();
+//! assert_eq!(moves.len(), 1); // capturing is compulsory
+//! assert_eq!(pos.move_text(&moves[0], SquareStyle::Numeric), "28x19");
+//!
+//! assert_eq!(perft(&Position::start(Variant::Brazilian), 5), 7473);
+//! # Ok::<(), rafle_probe::FenError>(())
+//! ```
+
+mod diagram;
+mod fen;
+mod geometry;
+mod movegen;
+mod notation;
+mod position;
+mod square;
+mod variant;
+
+pub use fen::{FenError, FenErrorKind};
+pub use movegen::{Move, MoveList};
+pub use notation::MoveError;
+pub use position::{Color, Piece, PlacementError, Position, Role};
+pub use square::{parse_square, Square, SquareError, SquareIter, SquareSet, SquareStyle};
+pub use variant::{UnknownVariant, Variant};
+
+/// Number of leaves of the legal move tree `depth` plies deep (`perft(pos, 0)` is 1).
+///
+/// Generates moves at every node but the last ply, whose moves are only counted.
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    movegen::perft(pos, depth)
+}

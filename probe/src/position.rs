@@ -1,0 +1,263 @@
+//! Colours, pieces and the bitboard position.
+
+use std::fmt;
+
+use crate::geometry::promotion_row;
+use crate::movegen::{self, Move, MoveList};
+use crate::{Square, SquareSet, Variant};
+
+/// A side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Color {
+    /// Moves first; its men move up the board towards squares 1..5.
+    White,
+    /// Moves second; its men move down towards the last row.
+    Black,
+}
+
+impl Color {
+    /// The other side.
+    #[must_use]
+    pub fn opposite(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+
+    /// `W` or `B`, as in FEN.
+    pub fn letter(self) -> char {
+        match self {
+            Color::White => 'W',
+            Color::Black => 'B',
+        }
+    }
+}
+
+/// What a piece is: a man or a (flying) king.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// Moves one square forward, captures forwards and backwards.
+    Man,
+    /// Moves and captures at any distance along a diagonal.
+    King,
+}
+
+/// A coloured piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// Whose piece it is.
+    pub color: Color,
+    /// Man or king.
+    pub role: Role,
+}
+
+/// A position: the pieces of both sides and the side to move.
+///
+/// Any placement is allowed except a man on its own promotion row (it would have been crowned),
+/// which the constructors refuse; a position need not be reachable from the start.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub(crate) white: u64,
+    pub(crate) black: u64,
+    pub(crate) kings: u64,
+    pub(crate) turn: Color,
+    pub(crate) variant: Variant,
+}
+
+/// Why a piece cannot be placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlacementError {
+    /// The square already holds a piece.
+    Occupied(Square),
+    /// A man on the row where it would have been promoted.
+    ManOnPromotionRow { square: Square, color: Color },
+}
+
+impl fmt::Display for PlacementError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlacementError::Occupied(sq) => write!(f, "square {sq} is given twice"),
+            PlacementError::ManOnPromotionRow { square, color } => write!(
+                f,
+                "a {} man cannot stand on square {square}: it is on its own promotion row",
+                match color {
+                    Color::White => "white",
+                    Color::Black => "black",
+                }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PlacementError {}
+
+impl Position {
+    /// An empty board with `turn` to move.
+    pub fn empty(variant: Variant, turn: Color) -> Position {
+        Position { white: 0, black: 0, kings: 0, turn, variant }
+    }
+
+    /// The start position of the variant, White to move.
+    pub fn start(variant: Variant) -> Position {
+        let mut pos = Position::empty(variant, Color::White);
+        let n = variant.square_count();
+        let men = match variant {
+            Variant::International => 20,
+            Variant::Brazilian => 12,
+        };
+        for number in 1..=men {
+            pos.black |= Square::new(variant, number).map_or(0, |sq| sq.bit(variant));
+            pos.white |= Square::new(variant, n + 1 - number).map_or(0, |sq| sq.bit(variant));
+        }
+        pos
+    }
+
+    /// Puts a piece on an empty square.
+    ///
+    /// # Errors
+    ///
+    /// The square is occupied, or a man would stand on its own promotion row.
+    pub fn put(&mut self, square: Square, piece: Piece) -> Result<(), PlacementError> {
+        let bit = square.bit(self.variant);
+        if (self.white | self.black) & bit != 0 {
+            return Err(PlacementError::Occupied(square));
+        }
+        if piece.role == Role::Man
+            && promotion_row(self.variant, piece.color == Color::White) & bit != 0
+        {
+            return Err(PlacementError::ManOnPromotionRow { square, color: piece.color });
+        }
+        match piece.color {
+            Color::White => self.white |= bit,
+            Color::Black => self.black |= bit,
+        }
+        if piece.role == Role::King {
+            self.kings |= bit;
+        }
+        Ok(())
+    }
+
+    /// The variant whose board this is.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// The same pieces with the other side to move.
+    #[must_use]
+    pub fn with_turn(mut self, turn: Color) -> Position {
+        self.turn = turn;
+        self
+    }
+
+    /// The piece on a square, if any.
+    pub fn piece_at(&self, square: Square) -> Option<Piece> {
+        let bit = square.bit(self.variant);
+        let color = if self.white & bit != 0 {
+            Color::White
+        } else if self.black & bit != 0 {
+            Color::Black
+        } else {
+            return None;
+        };
+        let role = if self.kings & bit != 0 { Role::King } else { Role::Man };
+        Some(Piece { color, role })
+    }
+
+    /// The squares of one side's pieces of one role.
+    pub fn pieces(&self, color: Color, role: Role) -> SquareSet {
+        let side = self.side(color);
+        let bits = match role {
+            Role::Man => side & !self.kings,
+            Role::King => side & self.kings,
+        };
+        SquareSet::from_bits(self.variant, bits)
+    }
+
+    /// All squares holding a piece of `color`.
+    pub fn side_pieces(&self, color: Color) -> SquareSet {
+        SquareSet::from_bits(self.variant, self.side(color))
+    }
+
+    /// Number of pieces on the board.
+    pub fn piece_count(&self) -> u32 {
+        (self.white | self.black).count_ones()
+    }
+
+    pub(crate) fn side(&self, color: Color) -> u64 {
+        match color {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+
+    /// The legal moves, with majority capture applied and duplicate capture paths merged.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        movegen::generate(self, &mut list);
+        list
+    }
+
+    /// Whether the side to move must capture.
+    pub fn must_capture(&self) -> bool {
+        movegen::has_capture(self)
+    }
+
+    /// The position after `mv`, which must be one of [`Position::legal_moves`]: the mover's piece
+    /// goes from `from` to `to`, the captured pieces leave the board, a man ending on the far row
+    /// is crowned, and the turn passes.
+    #[must_use]
+    pub fn play(&self, mv: &Move) -> Position {
+        let from = 1u64 << mv.origin_bit();
+        let to = 1u64 << mv.target_bit();
+        let captured = mv.captured_bits();
+        let mover_is_king = self.kings & from != 0;
+        let (mut own, mut opp) = match self.turn {
+            Color::White => (self.white, self.black),
+            Color::Black => (self.black, self.white),
+        };
+        own = (own & !from) | to;
+        opp &= !captured;
+        let mut kings = self.kings & !from & !captured;
+        if mover_is_king || promotion_row(self.variant, self.turn == Color::White) & to != 0 {
+            kings |= to;
+        }
+        let (white, black) = match self.turn {
+            Color::White => (own, opp),
+            Color::Black => (opp, own),
+        };
+        Position { white, black, kings, turn: self.turn.opposite(), variant: self.variant }
+    }
+
+    /// The position turned 180° with the colours swapped (and the side to move with them):
+    /// the same game seen from the other side.
+    #[must_use]
+    pub fn mirrored(&self) -> Position {
+        let v = self.variant;
+        let flip = |bits: u64| {
+            SquareSet::from_bits(v, bits).into_iter().fold(0u64, |acc, sq| {
+                let other = Square::new(v, v.square_count() + 1 - sq.number())
+                    .map_or(0, |s| s.bit(v));
+                acc | other
+            })
+        };
+        Position {
+            white: flip(self.black),
+            black: flip(self.white),
+            kings: flip(self.kings),
+            turn: self.turn.opposite(),
+            variant: v,
+        }
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({} {})", self.variant, self.to_fen())
+    }
+}

@@ -1,0 +1,63 @@
+//! The subcommands.
+
+mod moves;
+mod perft;
+mod show;
+
+use clap::{Args, Subcommand};
+use rafle_probe::{Position, SquareStyle, Variant};
+
+use crate::output::{input, Failure};
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the leaves of the legal move tree, depth by depth.
+    Perft(perft::PerftArgs),
+    /// List the legal moves of a position.
+    Moves(moves::MovesArgs),
+    /// Draw a position as a board with square numbers.
+    Show(show::ShowArgs),
+}
+
+pub fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Perft(args) => perft::run(&args),
+        Command::Moves(args) => moves::run(&args),
+        Command::Show(args) => show::run(&args),
+    }
+}
+
+/// The variant option shared by every command.
+#[derive(Debug, Args)]
+pub struct VariantArg {
+    /// Rules and board: international (10x10) or brazilian (8x8).
+    #[arg(long, short = 'v', default_value = "international", value_parser = parse_variant)]
+    pub variant: Variant,
+}
+
+fn parse_variant(text: &str) -> Result<Variant, String> {
+    text.parse::<Variant>().map_err(|e| e.to_string())
+}
+
+/// Whether squares are written as numbers or algebraic names.
+#[derive(Debug, Args)]
+pub struct StyleArg {
+    /// Write squares algebraically (c3-d4) instead of by number (22-18).
+    #[arg(long)]
+    pub algebraic: bool,
+}
+
+impl StyleArg {
+    pub fn style(&self) -> SquareStyle {
+        if self.algebraic {
+            SquareStyle::Algebraic
+        } else {
+            SquareStyle::Numeric
+        }
+    }
+}
+
+/// Reads a FEN given on the command line, as an input error if it is malformed.
+pub fn read_fen(variant: Variant, fen: &str) -> Result<Position, Failure> {
+    Position::from_fen(variant, fen).map_err(input)
+}

@@ -1,0 +1,39 @@
+//! `rafle`: the command line that ties the rules, the generator and the probe together.
+
+mod commands;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::commands::Command;
+use crate::output::Failure;
+
+/// Endgame tablebases for international (10x10) and Brazilian (8x8) draughts.
+#[derive(Debug, Parser)]
+#[command(name = "rafle", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+fn main() -> ExitCode {
+    output::quiet_panics();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return output::usage_error(&err),
+    };
+    match commands::run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Input(err)) => {
+            eprintln!("rafle: {err:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(err)) => {
+            eprintln!("rafle: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}

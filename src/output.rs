@@ -1,0 +1,81 @@
+//! How the command line reports: exit codes, one-line errors, and writing to a closed pipe.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Why a command stopped early, which decides the exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad usage or input (a malformed FEN, an illegal move...): exit code 2.
+    Input(anyhow::Error),
+    /// Anything else (I/O, a table that fails its checks...): exit code 1.
+    Other(anyhow::Error),
+    /// The reader of our output went away (`rafle moves ... | head`): not an error.
+    BrokenPipe,
+}
+
+impl From<io::Error> for Failure {
+    fn from(err: io::Error) -> Failure {
+        if err.kind() == io::ErrorKind::BrokenPipe {
+            Failure::BrokenPipe
+        } else {
+            Failure::Other(err.into())
+        }
+    }
+}
+
+/// Marks an error as the user's input being wrong.
+pub fn input<E: Into<anyhow::Error>>(err: E) -> Failure {
+    Failure::Input(err.into())
+}
+
+/// Prints clap's verdict: help and version on stdout, anything else as one line on stderr with
+/// exit code 2.
+pub fn usage_error(err: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = io::stdout().write_all(err.render().to_string().as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    let message = if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        "no command given".to_string()
+    } else {
+        one_line(&err.render().to_string())
+    };
+    eprintln!("rafle: {message} (see 'rafle --help')");
+    ExitCode::from(2)
+}
+
+/// Clap's message up to its usage block, folded onto one line.
+fn one_line(rendered: &str) -> String {
+    let text = rendered
+        .lines()
+        .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = text.strip_prefix("error: ").unwrap_or(&text).to_string();
+    if text.is_empty() {
+        "invalid usage".to_string()
+    } else {
+        text
+    }
+}
+
+/// A panic is a bug in rafle; report it in one line rather than with a backtrace.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".to_string());
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("rafle: internal error{place}: {message} (this is a bug in rafle)");
+    }));
+}

@@ -1,0 +1,158 @@
+//! End-to-end tests of the `rafle` command line: output formats, exit codes, and that no input
+//! makes it panic.
+
+use std::process::{Command, Output};
+
+fn rafle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("the rafle binary runs")
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = rafle(args);
+    assert!(
+        out.status.success(),
+        "rafle {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("output is UTF-8")
+}
+
+/// The depth and node columns of `rafle perft`.
+fn perft_counts(args: &[&str]) -> Vec<(u32, u64)> {
+    stdout(args)
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            assert_eq!(fields.len(), 3, "perft line '{line}'");
+            fields[2].parse::<f64>().expect("seconds column is a number");
+            (fields[0].parse().unwrap(), fields[1].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn perft_prints_one_line_per_depth() {
+    assert_eq!(
+        perft_counts(&["perft", "5"]),
+        [(1, 9), (2, 81), (3, 658), (4, 4265), (5, 27117)]
+    );
+    assert_eq!(
+        perft_counts(&["perft", "--variant", "brazilian", "6"]),
+        [(1, 7), (2, 49), (3, 302), (4, 1469), (5, 7473), (6, 37628)]
+    );
+    let woldouby = "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38";
+    assert_eq!(perft_counts(&["perft", "--fen", woldouby, "3"]), [(1, 6), (2, 12), (3, 30)]);
+}
+
+#[test]
+fn moves_lists_pdn_moves() {
+    let out = stdout(&["moves", "W:W31-50:B1-20"]);
+    let moves: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        moves,
+        ["31-26", "31-27", "32-27", "32-28", "33-28", "33-29", "34-29", "34-30", "35-30"]
+    );
+    assert_eq!(stdout(&["moves", "W:W28:B23,24"]), "28x30\n");
+}
+
+#[test]
+fn moves_writes_long_form_only_for_shared_start_and_end() {
+    let out = stdout(&["moves", "--variant", "brazilian", "W:WK12:B7,18,19,22"]);
+    assert_eq!(out, "12x23x14x3\n12x26x17x3\n");
+}
+
+#[test]
+fn moves_json_has_squares_captures_and_fen_after() {
+    let out = stdout(&["moves", "--json", "W:WK46,19:B37"]);
+    let lines: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"move": "46x23", "from": 46, "to": 23, "captures": [37], "fen": "B:W19,K23:B"})
+    );
+    let out = stdout(&["moves", "--json", "W:W28:B23,24,33,34"]);
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(line["captures"], serde_json::json!([23, 24, 33, 34]));
+    assert_eq!(line["move"], "28x28");
+}
+
+#[test]
+fn brazilian_algebraic_in_and_out() {
+    let numeric = stdout(&["moves", "--variant", "brazilian", "W:W21-32:B1-12"]);
+    let algebraic = stdout(&["moves", "--variant", "brazilian", "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3:B1-12"]);
+    assert_eq!(numeric, algebraic);
+    let out = stdout(&["moves", "--variant", "brazilian", "--algebraic", "W:W21-32:B1-12"]);
+    assert_eq!(out.lines().next(), Some("a3-b4"));
+    let out = stdout(&["moves", "-v", "brazilian", "--algebraic", "--json", "W:W22:B18"]);
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(line["move"], "c3xe5");
+    assert_eq!(line["from"], 22);
+    assert_eq!(line["fen"], "B:We5:B");
+}
+
+#[test]
+fn show_draws_the_board() {
+    let out = stdout(&["show", "B:WK46:B5"]);
+    assert!(out.contains("Black to move"), "{out}");
+    assert!(out.contains(" 1 |  W "), "{out}");
+    assert!(out.contains("| 46-50"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("10 |") && l.contains(" b |")), "{out}");
+    let out = stdout(&["show", "--variant", "brazilian", "W:W21-32:B1-12"]);
+    assert!(out.contains("Brazilian draughts, White to move"), "{out}");
+    assert_eq!(out.lines().filter(|l| l.contains(" | ")).count(), 8);
+}
+
+#[test]
+fn bad_input_gives_one_line_and_exit_code_2() {
+    let cases: &[&[&str]] = &[
+        &[],
+        &["frobnicate"],
+        &["perft"],
+        &["perft", "x"],
+        &["perft", "-3"],
+        &["perft", "0"],
+        &["perft", "99999999999999999999"],
+        &["perft", "--variant", "russian", "3"],
+        &["perft", "--fen", "W:W31,51:B1", "2"],
+        &["moves"],
+        &["moves", ""],
+        &["moves", "W:W3:B10"],
+        &["moves", "W:W31,31:B1"],
+        &["moves", "W:W31:B31"],
+        &["moves", "W:Wz9:B1"],
+        &["moves", "--variant", "brazilian", "W:Wb1:B5"],
+        &["moves", "--variant", "brazilian", "W:W33:B5"],
+        &["moves", "🙂"],
+        &["moves", "W:W31:B1:", "extra"],
+        &["show", "hello"],
+        &["show", "W:W31-:B1"],
+    ];
+    for args in cases {
+        let out = rafle(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "rafle {args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "rafle {args:?} printed: {stderr}");
+        assert!(stderr.starts_with("rafle: "), "rafle {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "rafle {args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "rafle {args:?} wrote to stdout");
+    }
+}
+
+#[test]
+fn errors_say_where() {
+    let out = rafle(&["moves", "W:W31,51:B1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim(), "rafle: invalid FEN at column 7: square 51 is out of range (1..50)");
+}
+
+#[test]
+fn help_and_version_succeed() {
+    assert!(stdout(&["--help"]).contains("perft"));
+    assert!(stdout(&["perft", "--help"]).contains("--fen"));
+    assert!(stdout(&["--version"]).starts_with("rafle "));
+}
