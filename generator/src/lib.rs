@@ -1,7 +1,36 @@
 //! Retrograde generation of draughts endgame tablebases.
 //!
-//! The generator enumerates every position of a small material, solves the material by
-//! parallel retrograde analysis from the rules of [`rafle_probe`], and writes compressed tables
-//! that the probe crate reads. Nothing is generated yet: this crate is the place it will live.
+//! A [`Plan`] lists the materials of a request in dependency order (a capture leads to fewer
+//! pieces, a promotion to fewer men) with the memory they need; [`generate`] solves each by
+//! parallel retrograde analysis on rayon's threads, under the rules of [`rafle_probe`]
+//! (majority capture included), and writes zstd-compressed tables that
+//! [`rafle_probe::Tablebase`] reads. [`verify_table`] checks a table against its successors by
+//! forward move generation.
+//!
+//! ```no_run
+//! use rafle_generator::{generate, NoProgress, Plan};
+//! use rafle_probe::{Position, Tablebase, Variant, Wdl};
+//!
+//! let plan = Plan::new(Variant::Brazilian, 3, "data".as_ref())?;
+//! generate(&plan, &NoProgress)?;
+//! let tables = Tablebase::open("data")?;
+//! let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2:BK32")?;
+//! assert_eq!(tables.probe_wdl(&pos)?, Wdl::Win);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub use rafle_probe::Variant;
+mod error;
+mod generate;
+mod plan;
+mod progress;
+mod solve;
+mod store;
+mod verify;
+mod write;
+
+pub use error::{human_bytes, GenerateError};
+pub use generate::{generate, remove_leftovers, MaterialSummary};
+pub use plan::{available_memory, MaterialPlan, Plan, MAX_PIECES};
+pub use progress::{NoProgress, Progress};
+pub use verify::{verify_table, VerifyReport};
+pub use write::{temporary_path, COMPRESSION_LEVEL};

@@ -18,21 +18,36 @@
 //! # Ok::<(), rafle_probe::FenError>(())
 //! ```
 
+mod cache;
 mod diagram;
+mod error;
 mod fen;
+pub mod format;
 mod geometry;
+mod index;
+mod material;
 mod movegen;
 mod notation;
 mod position;
+mod retro;
 mod square;
+mod table;
+mod tablebase;
 mod variant;
+mod wdl;
 
+pub use error::ProbeError;
 pub use fen::{FenError, FenErrorKind};
+pub use index::PositionIndex;
+pub use material::{BadMaterialName, Material};
 pub use movegen::{Move, MoveList};
 pub use notation::MoveError;
 pub use position::{Color, Piece, PlacementError, Position, Role};
 pub use square::{parse_square, Square, SquareError, SquareIter, SquareSet, SquareStyle};
+pub use table::Table;
+pub use tablebase::{table_path, Tablebase, DEFAULT_CACHE_BYTES};
 pub use variant::{UnknownVariant, Variant};
+pub use wdl::Wdl;
 
 /// Number of leaves of the legal move tree `depth` plies deep (`perft(pos, 0)` is 1).
 ///

@@ -238,20 +238,17 @@ impl Position {
     /// the same game seen from the other side.
     #[must_use]
     pub fn mirrored(&self) -> Position {
-        let v = self.variant;
-        let flip = |bits: u64| {
-            SquareSet::from_bits(v, bits).into_iter().fold(0u64, |acc, sq| {
-                let other = Square::new(v, v.square_count() + 1 - sq.number())
-                    .map_or(0, |s| s.bit(v));
-                acc | other
-            })
-        };
+        // In the internal layout square n sits at bit (n-1) + (n-1)/(2*row), and the bits of n
+        // and of its opposite square N+1-n always add up to the bit of square N: turning the
+        // board is reversing the bits below it.
+        let top = crate::geometry::bit_of_square(self.variant, self.variant.square_count());
+        let flip = |bits: u64| bits.reverse_bits() >> (63 - top);
         Position {
             white: flip(self.black),
             black: flip(self.white),
             kings: flip(self.kings),
             turn: self.turn.opposite(),
-            variant: v,
+            variant: self.variant,
         }
     }
 }
@@ -259,5 +256,69 @@ impl Position {
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Position({} {})", self.variant, self.to_fen())
+    }
+}
+
+/// Conversions between the internal layout and "numbered" bitboards, where square `n` is bit
+/// `n - 1`: the layout of the index and of the C interface.
+impl Position {
+    /// One side's pieces of one role as a numbered bitboard.
+    pub fn numbered_bits(&self, color: Color, role: Role) -> u64 {
+        self.pieces(color, role).to_numbered_bits()
+    }
+
+    /// A position from numbered bitboards. Returns `None` if two sets overlap, a set has a
+    /// square past the board, or a man stands on its own promotion row.
+    pub fn from_numbered_bits(
+        variant: Variant,
+        turn: Color,
+        white_men: u64,
+        white_kings: u64,
+        black_men: u64,
+        black_kings: u64,
+    ) -> Option<Position> {
+        let board = if variant.square_count() == 64 { u64::MAX } else { (1u64 << variant.square_count()) - 1 };
+        let all = [white_men, white_kings, black_men, black_kings];
+        let union = all.iter().fold(0, |acc, b| acc | b);
+        let total: u32 = all.iter().map(|b| b.count_ones()).sum();
+        if union & !board != 0 || union.count_ones() != total {
+            return None;
+        }
+        let row = (1u64 << variant.squares_per_row()) - 1;
+        let last_row = row << (variant.square_count() - variant.squares_per_row());
+        if white_men & row != 0 || black_men & last_row != 0 {
+            return None;
+        }
+        let internal = |bits: u64| SquareSet::from_numbered_bits(variant, bits).bits();
+        Some(Position {
+            white: internal(white_men | white_kings),
+            black: internal(black_men | black_kings),
+            kings: internal(white_kings | black_kings),
+            turn,
+            variant,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirroring_turns_the_board_and_swaps_colours() {
+        for v in Variant::ALL {
+            let pos = Position::from_fen(v, "B:W7,K9,20:B12,K1").unwrap();
+            let m = pos.mirrored();
+            let n = v.square_count();
+            for number in 1..=n {
+                let sq = Square::new(v, number).unwrap();
+                let opposite = Square::new(v, n + 1 - number).unwrap();
+                let expected = pos.piece_at(opposite).map(|p| Piece { color: p.color.opposite(), role: p.role });
+                assert_eq!(m.piece_at(sq), expected, "{v} square {number}");
+            }
+            assert_eq!(m.turn(), Color::White);
+            assert_eq!(m.mirrored(), pos);
+            assert_eq!(Position::start(v).mirrored(), Position::start(v).with_turn(Color::Black));
+        }
     }
 }

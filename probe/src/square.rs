@@ -166,6 +166,10 @@ impl SquareSet {
         SquareSet { bits, variant }
     }
 
+    pub(crate) fn bits(self) -> u64 {
+        self.bits
+    }
+
     /// The empty set.
     pub fn empty(variant: Variant) -> SquareSet {
         SquareSet { bits: 0, variant }
@@ -194,15 +198,28 @@ impl SquareSet {
 
     /// The squares with bit `n - 1` set for square `n`: the layout engines use (RULES.md §1).
     pub fn to_numbered_bits(self) -> u64 {
-        self.into_iter()
-            .fold(0, |acc, sq| acc | 1 << (sq.number() - 1))
+        let mut bits = self.bits;
+        let mut numbered = 0;
+        while bits != 0 {
+            let bit = bits.trailing_zeros();
+            bits &= bits - 1;
+            numbered |= 1 << (square_of_bit(self.variant, bit) - 1);
+        }
+        numbered
     }
 
     /// The set whose squares are the bits `n - 1` of `bits`, ignoring bits past the board.
     pub fn from_numbered_bits(variant: Variant, bits: u64) -> SquareSet {
-        (1..=variant.square_count())
-            .filter(|n| bits >> (n - 1) & 1 != 0)
-            .fold(SquareSet::empty(variant), |set, n| set.with(Square(n)))
+        let mut rest = bits;
+        let mut internal = 0;
+        while rest != 0 {
+            let n = rest.trailing_zeros() as u8 + 1;
+            rest &= rest - 1;
+            if n <= variant.square_count() {
+                internal |= 1 << bit_of_square(variant, n);
+            }
+        }
+        SquareSet { bits: internal, variant }
     }
 }
 

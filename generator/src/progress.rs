@@ -1,0 +1,26 @@
+//! What generation reports while it runs.
+
+use rafle_probe::{Material, Variant};
+
+use crate::MaterialSummary;
+
+/// Receives generation progress; every method has a default that ignores it.
+///
+/// Work is counted in units of two per position: one when the position is first examined,
+/// one when its value is settled.
+pub trait Progress: Sync {
+    /// A variant's generation starts: the plan of what will be done.
+    fn variant_started(&self, _plan: &crate::Plan) {}
+    /// A material starts: `positions` positions to solve (or to check, if a table exists).
+    fn material_started(&self, _variant: Variant, _material: Material, _positions: u64) {}
+    /// `units` more units of work are done in the current material.
+    fn advance(&self, _units: u64) {}
+    /// A material is done.
+    fn material_finished(&self, _summary: &MaterialSummary) {}
+}
+
+/// Reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}

@@ -1,0 +1,82 @@
+//! Checking tables independently of how they were made: every position's stored value against
+//! its successors' values, found by forward move generation and read back through the probe.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use rafle_probe::{Material, ProbeError, Tablebase, Variant, Wdl};
+use rayon::prelude::*;
+
+/// The outcome of checking one table.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyReport {
+    /// Positions in the table.
+    pub positions: u64,
+    /// Positions whose side to move must capture: their value is resolved from their captures
+    /// by the probe, so there is nothing stored to check.
+    pub capture_positions: u64,
+    /// Positions whose stored value disagrees with their successors.
+    pub mismatches: u64,
+    /// A few mismatching positions, as `FEN: stored X, successors say Y`.
+    pub examples: Vec<String>,
+}
+
+/// Checks every block checksum of a table, then every position: no legal move must be a loss,
+/// otherwise the value is the best of the negated values of the successors.
+///
+/// `advance` is called with the number of positions checked as work goes on.
+///
+/// # Errors
+///
+/// A [`ProbeError`] reading this table or one it depends on.
+pub fn verify_table(
+    tablebase: &Tablebase,
+    variant: Variant,
+    material: Material,
+    advance: &(dyn Fn(u64) + Sync),
+) -> Result<VerifyReport, ProbeError> {
+    let (_, table) = tablebase.table(variant, material)?;
+    table.check_all_blocks()?;
+    let index = table.index();
+    let positions = index.size();
+    let captures = AtomicU64::new(0);
+    let mismatches = AtomicU64::new(0);
+    let examples = Mutex::new(Vec::new());
+    const CHUNK: u64 = 1 << 14;
+    (0..positions.div_ceil(CHUNK)).into_par_iter().try_for_each(|c| {
+        let range = c * CHUNK..((c + 1) * CHUNK).min(positions);
+        let len = range.end - range.start;
+        for i in range {
+            let pos = index.unrank(i);
+            if pos.must_capture() {
+                captures.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            let stored = tablebase.stored_wdl(&pos)?;
+            let mut expected = Wdl::Loss;
+            for mv in &pos.legal_moves() {
+                expected = expected.max(-tablebase.probe_wdl(&pos.play(mv))?);
+            }
+            if stored != expected {
+                mismatches.fetch_add(1, Ordering::Relaxed);
+                let mut list = examples.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if list.len() < 5 {
+                    list.push(format!(
+                        "{}: stored {stored}, successors say {expected}",
+                        pos.to_fen()
+                    ));
+                }
+            }
+        }
+        advance(len);
+        Ok::<(), ProbeError>(())
+    })?;
+    let mut examples = examples.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    examples.sort();
+    Ok(VerifyReport {
+        positions,
+        capture_positions: captures.into_inner(),
+        mismatches: mismatches.into_inner(),
+        examples,
+    })
+}

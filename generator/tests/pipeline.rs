@@ -1,0 +1,244 @@
+//! The whole pipeline on small materials: generation, read-back through the probe, the
+//! independent forward check, damaged files, resumption and determinism.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use rafle_generator::{generate, verify_table, NoProgress, Plan};
+use rafle_probe::{Material, Position, ProbeError, Tablebase, Variant, Wdl};
+
+/// Tables of both variants up to 3 pieces, generated once for the tests that only read them.
+fn shared_tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        for v in Variant::ALL {
+            generate(&Plan::new(v, 3, dir.path()).unwrap(), &NoProgress).unwrap();
+        }
+        dir
+    })
+    .path()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for v in Variant::ALL {
+        let (src, dst) = (from.join(v.name()), to.join(v.name()));
+        std::fs::create_dir_all(&dst).unwrap();
+        for entry in std::fs::read_dir(src).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+fn pos(v: Variant, fen: &str) -> Position {
+    Position::from_fen(v, fen).unwrap()
+}
+
+#[test]
+fn every_table_agrees_with_its_successors() {
+    let tb = Tablebase::open(shared_tables()).unwrap();
+    for v in Variant::ALL {
+        let materials = tb.materials(v);
+        assert_eq!(materials.len(), 9, "{v}");
+        assert_eq!(tb.max_pieces(v), 3);
+        for m in materials {
+            let report = verify_table(&tb, v, m, &|_| {}).unwrap();
+            assert_eq!(report.mismatches, 0, "{v} {m}: {:?}", report.examples);
+            assert!(report.capture_positions > 0 && report.capture_positions < report.positions);
+        }
+    }
+}
+
+/// Whether the side to move can force a win within `plies` plies, by plain search.
+fn wins_within(p: &Position, plies: u32) -> bool {
+    plies > 0 && p.legal_moves().iter().any(|m| loses_within(&p.play(m), plies - 1))
+}
+
+/// Whether the side to move loses within `plies` plies whatever it does.
+fn loses_within(p: &Position, plies: u32) -> bool {
+    let moves = p.legal_moves();
+    moves.is_empty() || (plies > 0 && moves.iter().all(|m| wins_within(&p.play(m), plies - 1)))
+}
+
+/// 1 king against 1 king is mostly drawn, and what is decided is decided within a few plies
+/// (a king shut in a corner, as in `W:WK5:BK46` where every move of the king on 5 is taken).
+#[test]
+fn king_against_king() {
+    let tb = Tablebase::open(shared_tables()).unwrap();
+    for v in Variant::ALL {
+        let index = rafle_probe::PositionIndex::new(v, "KvK".parse().unwrap());
+        let (mut wins, mut draws, mut losses) = (0, 0, 0);
+        for i in 0..index.size() {
+            let p = index.unrank(i);
+            match tb.probe_wdl(&p).unwrap() {
+                Wdl::Win => {
+                    wins += 1;
+                    assert!(wins_within(&p, 3), "{p:?} is no win in 3 plies");
+                }
+                Wdl::Draw => {
+                    draws += 1;
+                    assert!(!wins_within(&p, 5) && !loses_within(&p, 4), "{p:?}");
+                }
+                Wdl::Loss => {
+                    losses += 1;
+                    assert!(loses_within(&p, 4), "{p:?} is no loss in 4 plies");
+                }
+            }
+        }
+        assert!(draws > 4 * wins && wins > 0 && losses > 0, "{v}: {wins}/{draws}/{losses}");
+    }
+    let corner = pos(Variant::International, "W:WK5:BK46");
+    assert_eq!(tb.probe_wdl(&corner).unwrap(), Wdl::Loss);
+}
+
+#[test]
+fn known_values() {
+    let tb = Tablebase::open(shared_tables()).unwrap();
+    let i = Variant::International;
+    // Capturing the last piece wins.
+    assert_eq!(tb.probe_wdl(&pos(i, "W:WK46:B37")).unwrap(), Wdl::Win);
+    assert_eq!(tb.probe_wdl(&pos(i, "B:WK46:B37")).unwrap(), Wdl::Draw);
+    // No legal move loses: the black man on 45 is blocked by the white man on 50.
+    assert_eq!(tb.probe_wdl(&pos(i, "B:W50:B45")).unwrap(), Wdl::Loss);
+    // A side with no piece has lost.
+    assert_eq!(tb.probe_wdl(&pos(i, "W:W:B1")).unwrap(), Wdl::Loss);
+    // Two kings cannot catch a king in the open, but win when it is stuck in front of them.
+    assert_eq!(tb.probe_wdl(&pos(i, "W:WK1,K2:BK50")).unwrap(), Wdl::Draw);
+    // The white man in the corner a1 can neither move to b2 nor jump it: c3 is taken.
+    let b = Variant::Brazilian;
+    assert_eq!(tb.probe_wdl(&pos(b, "W:W29:B22,25")).unwrap(), Wdl::Loss);
+    // Every move value is the negation-consistent one.
+    for (v, fen) in [(i, "W:WK28:B19,K45"), (b, "B:W22,K30:B9")] {
+        let p = pos(v, fen);
+        let value = tb.probe_wdl(&p).unwrap();
+        let best = tb.probe_moves(&p).unwrap().iter().map(|(_, after)| -*after).max().unwrap();
+        assert_eq!(value, best, "{fen}");
+    }
+}
+
+#[test]
+fn too_many_pieces_and_missing_tables_are_typed_errors() {
+    let tb = Tablebase::open(shared_tables()).unwrap();
+    let i = Variant::International;
+    assert!(matches!(
+        tb.probe_wdl(&pos(i, "W:W31,32:B1,2")),
+        Err(ProbeError::TooManyPieces { pieces: 4, max: 3, .. })
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(shared_tables(), dir.path());
+    std::fs::remove_file(dir.path().join("international/KKvK.wdl")).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let err = tb.probe_wdl(&pos(i, "W:WK1,K2:BK50")).unwrap_err();
+    assert!(matches!(err, ProbeError::MissingTable { material, .. } if material.to_string() == "KKvK"));
+    assert!(err.to_string().contains("KKvK"));
+    assert!(Tablebase::open(dir.path().join("nowhere")).is_err());
+}
+
+#[test]
+fn damaged_files_are_typed_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(shared_tables(), dir.path());
+    let v = Variant::Brazilian;
+    let kkvk: Material = "KKvK".parse().unwrap();
+    let path = dir.path().join("brazilian/KKvK.wdl");
+    let bytes = std::fs::read(&path).unwrap();
+    let probe_all = |tb: &Tablebase| -> Result<(), ProbeError> {
+        let index = rafle_probe::PositionIndex::new(v, kkvk);
+        (0..index.size()).try_for_each(|i| tb.stored_wdl(&index.unrank(i)).map(drop))
+    };
+
+    // A flipped byte in a block, in the index, in the header.
+    for at in [bytes.len() - 3, 70, 20] {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x40;
+        std::fs::write(&path, &damaged).unwrap();
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let err = probe_all(&tb).unwrap_err();
+        assert!(matches!(err, ProbeError::Corrupted { .. }), "byte {at}: {err}");
+        assert!(err.to_string().contains("KKvK.wdl"), "{err}");
+    }
+    // Truncated anywhere.
+    for len in [bytes.len() - 1, 100, 10, 0] {
+        std::fs::write(&path, &bytes[..len]).unwrap();
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let err = probe_all(&tb).unwrap_err();
+        assert!(matches!(err, ProbeError::Truncated { .. }), "length {len}: {err}");
+    }
+    // A table of the other variant under this name.
+    std::fs::copy(dir.path().join("international/KKvK.wdl"), &path).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    assert!(matches!(probe_all(&tb).unwrap_err(), ProbeError::WrongTable { .. }));
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for v in Variant::ALL {
+        let Ok(entries) = std::fs::read_dir(dir.join(v.name())) else { continue };
+        for entry in entries {
+            let entry = entry.unwrap();
+            out.push((format!("{v}/{}", entry.file_name().to_string_lossy()), std::fs::read(entry.path()).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn same_bytes_whatever_the_thread_count() {
+    let mut outputs = Vec::new();
+    for threads in [1, 2, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            for v in Variant::ALL {
+                generate(&Plan::new(v, 3, dir.path()).unwrap(), &NoProgress).unwrap();
+            }
+        });
+        outputs.push(files(dir.path()));
+    }
+    assert_eq!(outputs[0].len(), 18);
+    assert!(outputs[0] == outputs[1] && outputs[1] == outputs[2]);
+    assert_eq!(outputs[0], files(shared_tables()));
+}
+
+#[test]
+fn an_interrupted_generation_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(shared_tables(), dir.path());
+    let b = dir.path().join("brazilian");
+    // As a run stopped part way leaves it: a table missing, one cut short, one damaged, and a
+    // temporary file that was being written.
+    std::fs::remove_file(b.join("KKvM.wdl")).unwrap();
+    let cut = std::fs::read(b.join("KMvK.wdl")).unwrap();
+    std::fs::write(b.join("KMvK.wdl"), &cut[..cut.len() / 2]).unwrap();
+    let mut flipped = std::fs::read(b.join("MMvM.wdl")).unwrap();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    std::fs::write(b.join("MMvM.wdl"), &flipped).unwrap();
+    std::fs::write(b.join("KKvK.wdl.tmp"), b"half a table").unwrap();
+    rafle_generator::remove_leftovers(&b).unwrap();
+
+    let summaries = generate(&Plan::new(Variant::Brazilian, 3, dir.path()).unwrap(), &NoProgress).unwrap();
+    let mut rebuilt: Vec<String> = summaries.iter().filter(|s| !s.reused).map(|s| s.material.to_string()).collect();
+    rebuilt.sort();
+    assert_eq!(rebuilt, ["KKvM", "KMvK", "MMvM"]);
+    assert!(summaries.iter().filter(|s| !s.reused).all(|s| s.material.to_string() == "KKvM" || s.rebuilt_because.is_some()));
+    assert!(!b.join("KKvK.wdl.tmp").exists());
+    assert_eq!(files(dir.path()), files(shared_tables()));
+    // Reused tables report the same counts as generated ones.
+    let fresh = generate(&Plan::new(Variant::Brazilian, 3, dir.path()).unwrap(), &NoProgress).unwrap();
+    for (a, b) in fresh.iter().zip(&summaries) {
+        assert!(a.reused);
+        assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses), "{}", a.material);
+    }
+}
+
+#[test]
+fn a_write_that_fails_leaves_no_table() {
+    let dir = tempfile::tempdir().unwrap();
+    // The variant directory is a file: nothing can be written under it.
+    std::fs::write(dir.path().join("brazilian"), b"not a directory").unwrap();
+    let err = generate(&Plan::new(Variant::Brazilian, 2, dir.path()).unwrap(), &NoProgress).unwrap_err();
+    assert!(matches!(err, rafle_generator::GenerateError::Io { .. }), "{err}");
+}

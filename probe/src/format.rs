@@ -1,0 +1,281 @@
+//! The table file format, shared by the writer (generator) and the reader (probe).
+//!
+//! ```text
+//! header   64 bytes  magic, format version, kind, variant, material, position count,
+//!                    positions per block, block count, crc32 of the first 60 bytes
+//! index    16 bytes per block: file offset (u64), compressed length (u32), crc32 of the
+//!          compressed bytes (u32); then the crc32 of the whole index (u32)
+//! blocks   zstd frames, back to back, up to the end of the file
+//! ```
+//!
+//! All integers are little-endian. A block holds `positions_per_block` positions (the last one
+//! fewer) as 2-bit codes, four to a byte, lowest bits first. The file must end exactly where
+//! the last block ends, so a truncated file is told from a complete one.
+
+use crate::{Material, Variant};
+
+/// The first eight bytes of every rafle table.
+pub const MAGIC: [u8; 8] = *b"RAFLETB\x1a";
+/// The format version this code reads and writes.
+pub const FORMAT_VERSION: u16 = 1;
+/// Size of the fixed header.
+pub const HEADER_LEN: usize = 64;
+/// Size of one block index entry.
+pub const INDEX_ENTRY_LEN: usize = 16;
+/// Positions per block in the tables rafle writes.
+pub const POSITIONS_PER_BLOCK: u32 = 1 << 16;
+
+/// What a table stores per position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TableKind {
+    /// Win/draw/loss, 2 bits per position; file extension `wdl`.
+    Wdl,
+}
+
+impl TableKind {
+    /// The file extension of tables of this kind.
+    pub fn extension(self) -> &'static str {
+        match self {
+            TableKind::Wdl => "wdl",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            TableKind::Wdl => 1,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<TableKind> {
+        (code == 1).then_some(TableKind::Wdl)
+    }
+}
+
+fn variant_code(v: Variant) -> u8 {
+    match v {
+        Variant::International => 1,
+        Variant::Brazilian => 2,
+    }
+}
+
+fn variant_from_code(code: u8) -> Option<Variant> {
+    match code {
+        1 => Some(Variant::International),
+        2 => Some(Variant::Brazilian),
+        _ => None,
+    }
+}
+
+/// The fixed header of a table file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// What is stored.
+    pub kind: TableKind,
+    /// The board the positions are on.
+    pub variant: Variant,
+    /// The material of the positions (the stored orientation).
+    pub material: Material,
+    /// Number of positions, both sides to move.
+    pub positions: u64,
+    /// Positions per block (the last block may hold fewer).
+    pub positions_per_block: u32,
+    /// Number of blocks.
+    pub blocks: u32,
+}
+
+/// Why header bytes could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderError {
+    /// Fewer bytes than a header.
+    Short,
+    /// Not a rafle table.
+    BadMagic,
+    /// Written by another version of the format.
+    Version(u16),
+    /// The header's checksum does not match.
+    Checksum,
+    /// A field holds an impossible value.
+    Field(&'static str),
+}
+
+impl std::fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeaderError::Short => f.write_str("shorter than a table header"),
+            HeaderError::BadMagic => f.write_str("not a rafle table (bad magic number)"),
+            HeaderError::Version(v) => {
+                write!(f, "format version {v}, this build reads version {FORMAT_VERSION}")
+            }
+            HeaderError::Checksum => f.write_str("header checksum mismatch"),
+            HeaderError::Field(name) => write!(f, "invalid header field: {name}"),
+        }
+    }
+}
+
+impl Header {
+    /// Number of positions in block `block`.
+    pub fn positions_in_block(&self, block: u32) -> u32 {
+        let start = u64::from(block) * u64::from(self.positions_per_block);
+        (self.positions - start).min(u64::from(self.positions_per_block)) as u32
+    }
+
+    /// Bytes of a decompressed block of `positions` positions.
+    pub fn packed_len(positions: u32) -> usize {
+        (positions as usize).div_ceil(4)
+    }
+
+    /// Length of the block index, checksum included.
+    pub fn index_len(&self) -> usize {
+        self.blocks as usize * INDEX_ENTRY_LEN + 4
+    }
+
+    /// The header's bytes.
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut out = [0u8; HEADER_LEN];
+        out[0..8].copy_from_slice(&MAGIC);
+        out[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out[10] = self.kind.code();
+        out[11] = variant_code(self.variant);
+        let m = self.material;
+        out[12..16].copy_from_slice(&[m.white_men, m.white_kings, m.black_men, m.black_kings]);
+        out[16..24].copy_from_slice(&self.positions.to_le_bytes());
+        out[24..28].copy_from_slice(&self.positions_per_block.to_le_bytes());
+        out[28..32].copy_from_slice(&self.blocks.to_le_bytes());
+        let crc = crc32fast::hash(&out[..60]);
+        out[60..64].copy_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Reads a header.
+    ///
+    /// # Errors
+    ///
+    /// [`HeaderError`] for short input, a wrong magic number or version, a checksum mismatch or
+    /// an impossible field.
+    pub fn decode(bytes: &[u8]) -> Result<Header, HeaderError> {
+        let bytes = bytes.get(..HEADER_LEN).ok_or(HeaderError::Short)?;
+        if bytes[0..8] != MAGIC {
+            return Err(HeaderError::BadMagic);
+        }
+        let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+        if version != FORMAT_VERSION {
+            return Err(HeaderError::Version(version));
+        }
+        if crc32fast::hash(&bytes[..60]) != read_u32(bytes, 60) {
+            return Err(HeaderError::Checksum);
+        }
+        let kind = TableKind::from_code(bytes[10]).ok_or(HeaderError::Field("kind"))?;
+        let variant = variant_from_code(bytes[11]).ok_or(HeaderError::Field("variant"))?;
+        let material = Material {
+            white_men: bytes[12],
+            white_kings: bytes[13],
+            black_men: bytes[14],
+            black_kings: bytes[15],
+        };
+        let header = Header {
+            kind,
+            variant,
+            material,
+            positions: read_u64(bytes, 16),
+            positions_per_block: read_u32(bytes, 24),
+            blocks: read_u32(bytes, 28),
+        };
+        if header.positions_per_block == 0 || header.positions_per_block % 4 != 0 {
+            return Err(HeaderError::Field("positions per block"));
+        }
+        let needed = header.positions.div_ceil(u64::from(header.positions_per_block));
+        if needed != u64::from(header.blocks) {
+            return Err(HeaderError::Field("block count"));
+        }
+        Ok(header)
+    }
+}
+
+/// Where one compressed block lies in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockEntry {
+    /// Offset from the start of the file.
+    pub offset: u64,
+    /// Compressed length.
+    pub len: u32,
+    /// crc32 of the compressed bytes.
+    pub crc: u32,
+}
+
+impl BlockEntry {
+    /// The entry's bytes.
+    pub fn encode(&self) -> [u8; INDEX_ENTRY_LEN] {
+        let mut out = [0u8; INDEX_ENTRY_LEN];
+        out[0..8].copy_from_slice(&self.offset.to_le_bytes());
+        out[8..12].copy_from_slice(&self.len.to_le_bytes());
+        out[12..16].copy_from_slice(&self.crc.to_le_bytes());
+        out
+    }
+
+    /// Reads an entry from exactly [`INDEX_ENTRY_LEN`] bytes.
+    pub fn decode(bytes: &[u8]) -> BlockEntry {
+        BlockEntry {
+            offset: read_u64(bytes, 0),
+            len: read_u32(bytes, 8),
+            crc: read_u32(bytes, 12),
+        }
+    }
+}
+
+pub(crate) fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// The 2-bit code of position `i` in a packed block.
+#[inline]
+pub fn packed_code(block: &[u8], i: usize) -> u8 {
+    (block[i / 4] >> (2 * (i % 4))) & 3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Header {
+        Header {
+            kind: TableKind::Wdl,
+            variant: Variant::Brazilian,
+            material: "KKvK".parse().unwrap(),
+            positions: 200_000,
+            positions_per_block: POSITIONS_PER_BLOCK,
+            blocks: 4,
+        }
+    }
+
+    #[test]
+    fn header_round_trip() {
+        let h = header();
+        assert_eq!(Header::decode(&h.encode()), Ok(h));
+        assert_eq!(h.positions_in_block(3), 200_000 - 3 * 65536);
+    }
+
+    #[test]
+    fn damaged_headers_are_rejected() {
+        let bytes = header().encode();
+        assert_eq!(Header::decode(&bytes[..10]), Err(HeaderError::Short));
+        let mut bad = bytes;
+        bad[0] = b'X';
+        assert_eq!(Header::decode(&bad), Err(HeaderError::BadMagic));
+        for i in 10..60 {
+            let mut bad = bytes;
+            bad[i] ^= 0x10;
+            assert_eq!(Header::decode(&bad), Err(HeaderError::Checksum), "byte {i}");
+        }
+        let mut bad = bytes;
+        bad[8] = 9;
+        assert_eq!(Header::decode(&bad), Err(HeaderError::Version(9)));
+    }
+}

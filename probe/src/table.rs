@@ -1,0 +1,166 @@
+//! One opened table file: memory-mapped, header and block index checked, blocks decompressed
+//! on demand with their checksums verified.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::format::{BlockEntry, Header, TableKind, HEADER_LEN, INDEX_ENTRY_LEN};
+use crate::{Material, PositionIndex, ProbeError, Variant};
+
+/// A table file ready for reading.
+#[derive(Debug)]
+pub struct Table {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+    blocks: Vec<BlockEntry>,
+    index: PositionIndex,
+}
+
+impl Table {
+    /// Opens and checks a table: header, index checksum, file length, and that it holds the
+    /// expected kind, variant and material.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Io`] if the file cannot be read, [`ProbeError::Truncated`] if it is
+    /// short, [`ProbeError::Corrupted`] for bad bytes, [`ProbeError::WrongTable`] for a table of
+    /// something else.
+    pub fn open(
+        path: &Path,
+        kind: TableKind,
+        variant: Variant,
+        material: Material,
+    ) -> Result<Table, ProbeError> {
+        let io = |source| ProbeError::Io { path: path.to_path_buf(), source };
+        let file = File::open(path).map_err(io)?;
+        // SAFETY: the mapping is read-only and rafle never writes a table in place (it writes a
+        // temporary file and renames it over). Another process truncating the file while it is
+        // mapped could still fault; that is the usual caveat of memory-mapped readers.
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let corrupted = |reason: String| ProbeError::Corrupted { path: path.to_path_buf(), reason };
+        let actual = map.len() as u64;
+        let header = Header::decode(&map).map_err(|e| match e {
+            crate::format::HeaderError::Short => ProbeError::Truncated {
+                path: path.to_path_buf(),
+                expected: HEADER_LEN as u64,
+                actual,
+            },
+            other => corrupted(other.to_string()),
+        })?;
+        if header.kind != kind || header.variant != variant || header.material != material {
+            return Err(ProbeError::WrongTable {
+                path: path.to_path_buf(),
+                expected: format!("{} {variant} {material}", kind.extension()),
+                found: format!(
+                    "{} {} {}",
+                    header.kind.extension(),
+                    header.variant,
+                    header.material
+                ),
+            });
+        }
+        let index = PositionIndex::new(variant, material);
+        if index.size() != header.positions {
+            return Err(corrupted(format!(
+                "{} positions in the header, {} in the material",
+                header.positions,
+                index.size()
+            )));
+        }
+        let index_end = HEADER_LEN + header.index_len();
+        let Some(index_bytes) = map.get(HEADER_LEN..index_end) else {
+            return Err(ProbeError::Truncated {
+                path: path.to_path_buf(),
+                expected: index_end as u64,
+                actual,
+            });
+        };
+        let (entries, crc) = index_bytes.split_at(index_bytes.len() - 4);
+        if crc32fast::hash(entries) != crate::format::read_u32(crc, 0) {
+            return Err(corrupted("block index checksum mismatch".to_string()));
+        }
+        let blocks: Vec<BlockEntry> =
+            entries.chunks_exact(INDEX_ENTRY_LEN).map(BlockEntry::decode).collect();
+        let mut expected_offset = index_end as u64;
+        for (i, b) in blocks.iter().enumerate() {
+            if b.offset != expected_offset {
+                return Err(corrupted(format!("block {i} is not where the index says")));
+            }
+            expected_offset += u64::from(b.len);
+        }
+        if actual < expected_offset {
+            return Err(ProbeError::Truncated {
+                path: path.to_path_buf(),
+                expected: expected_offset,
+                actual,
+            });
+        }
+        if actual > expected_offset {
+            return Err(corrupted(format!(
+                "{} bytes after the last block",
+                actual - expected_offset
+            )));
+        }
+        Ok(Table { path: path.to_path_buf(), map, header, blocks, index })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The index of the table's material.
+    pub fn index(&self) -> &PositionIndex {
+        &self.index
+    }
+
+    /// Size of the file in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Decompresses block `block` after checking its checksum.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Corrupted`] if the checksum or the decompressed size is wrong.
+    pub fn read_block(&self, block: u32) -> Result<Vec<u8>, ProbeError> {
+        let corrupted = |reason: String| ProbeError::Corrupted { path: self.path.clone(), reason };
+        let entry = self
+            .blocks
+            .get(block as usize)
+            .ok_or_else(|| corrupted(format!("block {block} is past the index")))?;
+        let start = entry.offset as usize;
+        let bytes = &self.map[start..start + entry.len as usize];
+        if crc32fast::hash(bytes) != entry.crc {
+            return Err(corrupted(format!("block {block} checksum mismatch")));
+        }
+        let expected = Header::packed_len(self.header.positions_in_block(block));
+        let data = zstd::bulk::decompress(bytes, expected)
+            .map_err(|e| corrupted(format!("block {block} does not decompress: {e}")))?;
+        if data.len() != expected {
+            return Err(corrupted(format!(
+                "block {block} holds {} bytes instead of {expected}",
+                data.len()
+            )));
+        }
+        Ok(data)
+    }
+
+    /// Reads every block, checking every checksum.
+    ///
+    /// # Errors
+    ///
+    /// The first [`ProbeError::Corrupted`] met.
+    pub fn check_all_blocks(&self) -> Result<(), ProbeError> {
+        (0..self.header.blocks).try_for_each(|b| self.read_block(b).map(drop))
+    }
+}

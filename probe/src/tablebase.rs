@@ -1,0 +1,224 @@
+//! A directory of tables, opened lazily, answering probes.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use crate::cache::BlockCache;
+use crate::format::{packed_code, TableKind};
+use crate::table::Table;
+use crate::{Material, Move, Position, ProbeError, Variant, Wdl};
+
+/// Default byte budget of the decompressed-block cache.
+pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+
+/// The tables of a directory (`<dir>/international/*.wdl`, `<dir>/brazilian/*.wdl`).
+///
+/// Files are listed when the tablebase is opened, but each is mapped and checked only when a
+/// probe first needs it. Decompressed blocks are kept in a cache bounded in bytes.
+#[derive(Debug)]
+pub struct Tablebase {
+    dir: PathBuf,
+    available: HashMap<Variant, BTreeSet<Material>>,
+    opened: RwLock<HashMap<(Variant, Material), (u32, Arc<Table>)>>,
+    cache: BlockCache,
+}
+
+impl Tablebase {
+    /// Lists the tables of `dir`, with the default cache budget.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Io`] if `dir` cannot be read.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
+        Tablebase::open_with_cache(dir, DEFAULT_CACHE_BYTES)
+    }
+
+    /// Lists the tables of `dir`; decompressed blocks are kept up to `cache_bytes`.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Io`] if `dir` cannot be read.
+    pub fn open_with_cache(
+        dir: impl AsRef<Path>,
+        cache_bytes: usize,
+    ) -> Result<Tablebase, ProbeError> {
+        let dir = dir.as_ref().to_path_buf();
+        let io = |path: &Path, source| ProbeError::Io { path: path.to_path_buf(), source };
+        let meta = std::fs::metadata(&dir).map_err(|e| io(&dir, e))?;
+        if !meta.is_dir() {
+            return Err(io(
+                &dir,
+                std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
+            ));
+        }
+        let mut available = HashMap::new();
+        for variant in Variant::ALL {
+            let sub = dir.join(variant.name());
+            let mut materials = BTreeSet::new();
+            if sub.is_dir() {
+                for entry in std::fs::read_dir(&sub).map_err(|e| io(&sub, e))? {
+                    let entry = entry.map_err(|e| io(&sub, e))?;
+                    let name = entry.file_name();
+                    let Some(name) = name.to_str() else { continue };
+                    let Some(stem) = name.strip_suffix(".wdl") else { continue };
+                    if let Ok(m) = stem.parse::<Material>() {
+                        if m.is_canonical() {
+                            materials.insert(m);
+                        }
+                    }
+                }
+            }
+            available.insert(variant, materials);
+        }
+        Ok(Tablebase {
+            dir,
+            available,
+            opened: RwLock::new(HashMap::new()),
+            cache: BlockCache::new(cache_bytes),
+        })
+    }
+
+    /// Bytes of decompressed blocks the cache holds now.
+    pub fn cache_bytes(&self) -> usize {
+        self.cache.bytes()
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the table of a material (stored orientation) lives.
+    pub fn table_path(&self, variant: Variant, material: Material) -> PathBuf {
+        table_path(&self.dir, variant, material, TableKind::Wdl)
+    }
+
+    /// The materials with a table file, in dependency order.
+    pub fn materials(&self, variant: Variant) -> Vec<Material> {
+        let mut list: Vec<Material> =
+            self.available.get(&variant).into_iter().flatten().copied().collect();
+        list.sort_by_key(|m| (m.pieces(), m.men(), *m));
+        list
+    }
+
+    /// Most pieces of any table of the variant (0 if there is none).
+    pub fn max_pieces(&self, variant: Variant) -> u32 {
+        self.available
+            .get(&variant)
+            .and_then(|set| set.iter().map(|m| m.pieces()).max())
+            .unwrap_or(0)
+    }
+
+    /// Win, draw or loss for the side to move. Positions whose side to move must capture are
+    /// resolved through their captures; a side with no piece has lost.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::TooManyPieces`], [`ProbeError::MissingTable`], or an error reading a
+    /// table (corrupted, truncated, unreadable).
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return Ok(Wdl::Loss);
+        }
+        if pos.side_pieces(pos.turn().opposite()).is_empty() {
+            return Ok(Wdl::Win);
+        }
+        let max = self.max_pieces(pos.variant());
+        if pos.piece_count() > max {
+            return Err(ProbeError::TooManyPieces {
+                variant: pos.variant(),
+                pieces: pos.piece_count(),
+                max,
+            });
+        }
+        if pos.must_capture() {
+            let mut best = Wdl::Loss;
+            for mv in &pos.legal_moves() {
+                best = best.max(-self.probe_wdl(&pos.play(mv))?);
+                if best == Wdl::Win {
+                    break;
+                }
+            }
+            return Ok(best);
+        }
+        self.stored_wdl(pos)
+    }
+
+    /// Every legal move with the value for the side to move *after* it (so a winning move
+    /// shows [`Wdl::Loss`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_wdl`].
+    pub fn probe_moves(&self, pos: &Position) -> Result<Vec<(Move, Wdl)>, ProbeError> {
+        pos.legal_moves()
+            .iter()
+            .map(|mv| Ok((*mv, self.probe_wdl(&pos.play(mv))?)))
+            .collect()
+    }
+
+    /// The value stored for a position, without resolving captures (a position whose side to
+    /// move must capture holds an arbitrary value).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_wdl`].
+    pub fn stored_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let material = Material::of(pos);
+        let (pos, material) = if material.is_canonical() {
+            (*pos, material)
+        } else {
+            (pos.mirrored(), material.mirrored())
+        };
+        let (id, table) = self.table(pos.variant(), material)?;
+        let index = table.index().rank(&pos);
+        let per_block = u64::from(table.header().positions_per_block);
+        let block = (index / per_block) as u32;
+        let data = match self.cache.get((id, block)) {
+            Some(data) => data,
+            None => {
+                let data: Arc<[u8]> = table.read_block(block)?.into();
+                self.cache.insert((id, block), Arc::clone(&data));
+                data
+            }
+        };
+        let code = packed_code(&data, (index % per_block) as usize);
+        Wdl::from_code(code).ok_or_else(|| ProbeError::Corrupted {
+            path: table.path().to_path_buf(),
+            reason: format!("invalid value code {code} in block {block}"),
+        })
+    }
+
+    /// The opened table of a material (stored orientation), opening it on first use.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::MissingTable`] or an error opening the file.
+    pub fn table(&self, variant: Variant, material: Material) -> Result<(u32, Arc<Table>), ProbeError> {
+        let key = (variant, material);
+        if let Some(found) = self.read_opened().get(&key) {
+            return Ok((found.0, Arc::clone(&found.1)));
+        }
+        let path = self.table_path(variant, material);
+        if !self.available.get(&variant).is_some_and(|s| s.contains(&material)) {
+            return Err(ProbeError::MissingTable { variant, material, path });
+        }
+        let table = Arc::new(Table::open(&path, TableKind::Wdl, variant, material)?);
+        let mut opened = self.opened.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let id = opened.len() as u32;
+        let entry = opened.entry(key).or_insert((id, table));
+        Ok((entry.0, Arc::clone(&entry.1)))
+    }
+
+    fn read_opened(
+        &self,
+    ) -> std::sync::RwLockReadGuard<'_, HashMap<(Variant, Material), (u32, Arc<Table>)>> {
+        self.opened.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.
+pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableKind) -> PathBuf {
+    dir.join(variant.name()).join(format!("{material}.{}", kind.extension()))
+}
