@@ -107,8 +107,10 @@ fn load_existing(
     packed.par_chunks_mut(block_bytes).enumerate().for_each(|(b, chunk)| {
         let first = (b * block_bytes * 4) as u64;
         let count = ((chunk.len() * 4) as u64).min(m.positions - first);
+        let mut cursor = index.cursor(first);
         for k in 0..count {
-            let pos = index.unrank(first + k);
+            let pos = cursor.position();
+            cursor.advance();
             if !pos.must_capture() {
                 continue;
             }

@@ -50,7 +50,7 @@ impl Plan {
             .into_iter()
             .map(|material| MaterialPlan {
                 material,
-                positions: PositionIndex::new(variant, material).size(),
+                positions: PositionIndex::count(variant, material),
                 path: table_path(dir, variant, material, TableKind::Wdl),
             })
             .collect();

@@ -50,8 +50,10 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
     (0..chunks).into_par_iter().for_each(|c| {
         let range = c * CHUNK..((c + 1) * CHUNK).min(n);
         let mut decided = 0;
+        let mut cursor = index.cursor(range.start);
         for i in range.clone() {
-            let (state, count) = seed(index, material, store, i);
+            let (state, count) = seed(&cursor.position(), material, store);
+            cursor.advance();
             states[i as usize].store(state, Ordering::Relaxed);
             counts[i as usize].store(count, Ordering::Relaxed);
             decided += u64::from(state & VALUE != UNKNOWN);
@@ -71,18 +73,22 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
         (0..chunks).into_par_iter().for_each(|c| {
             let range = c * CHUNK..((c + 1) * CHUNK).min(n);
             let mut newly = 0;
+            let mut cursor = index.cursor(range.start);
             for i in range {
                 let state = states[i as usize].load(Ordering::Relaxed);
                 if state & current == 0 {
+                    cursor.advance();
                     continue;
                 }
+                let pos = cursor.position();
+                cursor.advance();
                 states[i as usize].fetch_and(!current, Ordering::Relaxed);
                 let value = state & VALUE;
                 if value == Wdl::Draw.code() {
                     continue;
                 }
                 let lost = value == Wdl::Loss.code();
-                index.unrank(i).for_each_quiet_predecessor(|p| {
+                pos.for_each_quiet_predecessor(|p| {
                     let j = index.rank(&p) as usize;
                     let before = states[j].load(Ordering::Relaxed);
                     if before & VALUE != UNKNOWN {
@@ -126,9 +132,8 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
     Solution { states }
 }
 
-/// The first state of position `i` and its count of successors not yet known to be won.
-fn seed(index: &PositionIndex, material: Material, store: &Store, i: u64) -> (u8, u8) {
-    let pos = index.unrank(i);
+/// The first state of a position and its count of successors not yet known to be won.
+fn seed(pos: &rafle_probe::Position, material: Material, store: &Store) -> (u8, u8) {
     let moves = pos.legal_moves();
     if moves.is_empty() {
         return (Wdl::Loss.code() | FRONTIER[0], 0);

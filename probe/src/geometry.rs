@@ -119,6 +119,25 @@ pub(crate) fn square_of_bit(variant: Variant, bit: u32) -> u8 {
     (bit - bit / stride + 1) as u8
 }
 
+/// Internal bitboard to numbered bitboard (square n at bit n - 1): each pair of rows moves down
+/// past the ghost bits before it, a whole group at a time.
+#[inline]
+pub(crate) fn internal_to_numbered(variant: Variant, internal: u64) -> u64 {
+    let group = 2 * u32::from(variant.squares_per_row());
+    let groups = u32::from(variant.board_size()) / 2;
+    let mask = (1u64 << group) - 1;
+    (0..groups).fold(0, |acc, g| acc | ((internal >> (g * (group + 1))) & mask) << (g * group))
+}
+
+/// Numbered bitboard to internal bitboard; bits past the last square are dropped.
+#[inline]
+pub(crate) fn numbered_to_internal(variant: Variant, numbered: u64) -> u64 {
+    let group = 2 * u32::from(variant.squares_per_row());
+    let groups = u32::from(variant.board_size()) / 2;
+    let mask = (1u64 << group) - 1;
+    (0..groups).fold(0, |acc, g| acc | ((numbered >> (g * group)) & mask) << (g * (group + 1)))
+}
+
 pub(crate) fn board_mask(variant: Variant) -> u64 {
     match variant {
         Variant::International => Ten::MASK,
@@ -166,6 +185,18 @@ mod tests {
             for n in 1..=v.square_count() {
                 assert_eq!(square_of_bit(v, bit_of_square(v, n)), n);
             }
+        }
+    }
+
+    #[test]
+    fn numbered_conversions() {
+        for v in Variant::ALL {
+            for n in 1..=v.square_count() {
+                let internal = 1u64 << bit_of_square(v, n);
+                assert_eq!(internal_to_numbered(v, internal), 1 << (n - 1));
+                assert_eq!(numbered_to_internal(v, 1 << (n - 1)), internal);
+            }
+            assert_eq!(numbered_to_internal(v, u64::MAX), board_mask(v));
         }
     }
 

@@ -11,6 +11,7 @@
 
 use crate::{Color, Material, Position, Role, Variant};
 
+
 /// Most pieces of one kind a table can hold.
 const MAX_K: usize = 12;
 
@@ -58,16 +59,26 @@ fn rank_set(mut set: u64) -> u64 {
 /// The `k`-set of slots with colex rank `rank`.
 #[inline]
 fn unrank_set(mut rank: u64, k: u32, slots: u32) -> u64 {
+    if k == 1 {
+        return 1 << rank;
+    }
     let mut set = 0;
     let mut top = slots;
     for i in (1..=k).rev() {
-        let mut c = top - 1;
-        while binomial(c, i) > rank {
-            c -= 1;
+        // The largest c below `top` with C(c, i) <= rank, by binary search: C(c, i) grows
+        // with c, and C(i - 1, i) = 0 <= rank always.
+        let (mut lo, mut hi) = (i - 1, top - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if binomial(mid, i) <= rank {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
         }
-        rank -= binomial(c, i);
-        set |= 1 << c;
-        top = c;
+        rank -= binomial(lo, i);
+        set |= 1 << lo;
+        top = lo;
     }
     set
 }
@@ -90,17 +101,32 @@ fn squeeze(set: u64, occupied: u64) -> u64 {
 fn unsqueeze(slots: u64, occupied: u64) -> u64 {
     let mut rest = slots;
     let mut out = 0;
-    let free = !occupied;
     while rest != 0 {
         let slot = rest.trailing_zeros();
         rest &= rest - 1;
-        let mut candidates = free;
-        for _ in 0..slot {
-            candidates &= candidates - 1;
-        }
-        out |= candidates & candidates.wrapping_neg();
+        out |= 1 << nth_zero(occupied, slot);
     }
     out
+}
+
+/// Position of the `n`-th (0-based) zero bit of `bits`, skipping whole bytes first.
+#[inline]
+fn nth_zero(bits: u64, mut n: u32) -> u32 {
+    let free = !bits;
+    let mut base = 0;
+    loop {
+        let byte = (free >> base) & 0xff;
+        let count = byte.count_ones();
+        if n < count {
+            let mut b = byte;
+            for _ in 0..n {
+                b &= b - 1;
+            }
+            return base + b.trailing_zeros();
+        }
+        n -= count;
+        base += 8;
+    }
 }
 
 /// The index of one material of one variant.
@@ -114,6 +140,7 @@ pub struct PositionIndex {
     row: u32,
     /// `men_offsets[r]` = first men index of White's men configuration `r`; one extra entry.
     men_offsets: Vec<u64>,
+    men_configs: u64,
     white_king_configs: u64,
     black_king_configs: u64,
     per_side: u64,
@@ -153,10 +180,36 @@ impl PositionIndex {
             squares,
             row,
             men_offsets,
+            men_configs: total,
             white_king_configs,
             black_king_configs,
             per_side,
         }
+    }
+
+    /// Number of positions of a material, both sides to move, without building its index.
+    ///
+    /// White's men split between the row Black's men cannot use (Black's promotion row) and
+    /// the rows both can; Black's men then choose among their squares left free.
+    pub fn count(variant: Variant, material: Material) -> u64 {
+        let squares = u32::from(variant.square_count());
+        let row = u32::from(variant.squares_per_row());
+        let (wm, bm) = (u32::from(material.white_men), u32::from(material.black_men));
+        let (wk, bk) = (u32::from(material.white_kings), u32::from(material.black_kings));
+        if wm + bm + wk + bk > squares || wm.max(bm).max(wk).max(bk) as usize > MAX_K {
+            return 0;
+        }
+        let shared = squares - 2 * row;
+        let men: u64 = (0..=wm.min(row))
+            .filter(|&own_row| wm - own_row <= shared)
+            .map(|own_row| {
+                binomial(row, own_row)
+                    * binomial(shared, wm - own_row)
+                    * binomial(squares - row - (wm - own_row), bm)
+            })
+            .sum();
+        let free = squares - wm - bm;
+        2 * men * binomial(free, wk) * binomial(free - wk, bk)
     }
 
     /// Number of positions, both sides to move.
@@ -193,8 +246,7 @@ impl PositionIndex {
         let wk = rank_set(squeeze(white_kings, men_all));
         let bk = rank_set(squeeze(black_kings, men_all | white_kings));
         let side = u64::from(pos.turn() == Color::Black);
-        ((side * (self.per_side / (self.white_king_configs * self.black_king_configs)) + men)
-            * self.white_king_configs
+        ((side * self.men_configs + men) * self.white_king_configs
             + wk)
             * self.black_king_configs
             + bk
@@ -207,14 +259,28 @@ impl PositionIndex {
     /// If `index >= self.size()`.
     pub fn unrank(&self, index: u64) -> Position {
         assert!(index < self.size(), "index {index} past the table");
-        let m = &self.material;
-        let bk_rank = index % self.black_king_configs;
+        self.cursor(index).position()
+    }
+
+    /// A cursor on `index`, for walking consecutive indices cheaply.
+    pub fn cursor(&self, index: u64) -> IndexCursor<'_> {
+        let black_kings = index % self.black_king_configs;
         let rest = index / self.black_king_configs;
-        let wk_rank = rest % self.white_king_configs;
+        let white_kings = rest % self.white_king_configs;
         let rest = rest / self.white_king_configs;
-        let men_configs = *self.men_offsets.last().expect("offsets end with the total");
-        let turn = if rest >= men_configs { Color::Black } else { Color::White };
-        let men = rest % men_configs;
+        IndexCursor {
+            index: self,
+            black_kings,
+            white_kings,
+            men: rest % self.men_configs,
+            black_to_move: rest >= self.men_configs,
+            men_cache: None,
+            white_king_cache: None,
+        }
+    }
+
+    fn men_bits(&self, men: u64) -> (u64, u64) {
+        let m = &self.material;
         let white_rank = self.men_offsets.partition_point(|&o| o <= men) - 1;
         let black_rank = men - self.men_offsets[white_rank];
         let men_squares = self.squares - self.row;
@@ -222,17 +288,76 @@ impl PositionIndex {
             unrank_set(white_rank as u64, u32::from(m.white_men), men_squares) << self.row;
         let blocking = (white_men & below(men_squares)).count_ones();
         let black_slots = unrank_set(black_rank, u32::from(m.black_men), men_squares - blocking);
-        let black_men = unsqueeze(black_slots, white_men);
+        (white_men, unsqueeze(black_slots, white_men))
+    }
+}
+
+/// A position of an index that moves to the next index without dividing, and rebuilds only
+/// the pieces whose part of the index changed (mostly Black's kings, the fastest-moving part).
+#[derive(Debug, Clone)]
+pub struct IndexCursor<'a> {
+    index: &'a PositionIndex,
+    black_kings: u64,
+    white_kings: u64,
+    men: u64,
+    black_to_move: bool,
+    /// (men part, white men, black men) last built.
+    men_cache: Option<(u64, u64, u64)>,
+    /// (men part, white kings part, white kings) last built.
+    white_king_cache: Option<(u64, u64, u64)>,
+}
+
+impl IndexCursor<'_> {
+    /// Moves to the next index (past the end, [`IndexCursor::position`] must not be called).
+    #[inline]
+    pub fn advance(&mut self) {
+        self.black_kings += 1;
+        if self.black_kings < self.index.black_king_configs {
+            return;
+        }
+        self.black_kings = 0;
+        self.white_kings += 1;
+        if self.white_kings < self.index.white_king_configs {
+            return;
+        }
+        self.white_kings = 0;
+        self.men += 1;
+        if self.men == self.index.men_configs {
+            self.men = 0;
+            self.black_to_move = true;
+        }
+    }
+
+    /// The position at the cursor.
+    pub fn position(&mut self) -> Position {
+        let index = self.index;
+        let m = &index.material;
+        let (white_men, black_men) = match self.men_cache {
+            Some((men, w, b)) if men == self.men => (w, b),
+            _ => {
+                let (w, b) = index.men_bits(self.men);
+                self.men_cache = Some((self.men, w, b));
+                (w, b)
+            }
+        };
         let men_all = white_men | black_men;
-        let free = self.squares - men_all.count_ones();
-        let white_kings =
-            unsqueeze(unrank_set(wk_rank, u32::from(m.white_kings), free), men_all);
+        let free = index.squares - men_all.count_ones();
+        let white_kings = match self.white_king_cache {
+            Some((men, wk, bits)) if men == self.men && wk == self.white_kings => bits,
+            _ => {
+                let slots = unrank_set(self.white_kings, u32::from(m.white_kings), free);
+                let bits = unsqueeze(slots, men_all);
+                self.white_king_cache = Some((self.men, self.white_kings, bits));
+                bits
+            }
+        };
         let black_kings = unsqueeze(
-            unrank_set(bk_rank, u32::from(m.black_kings), free - u32::from(m.white_kings)),
+            unrank_set(self.black_kings, u32::from(m.black_kings), free - u32::from(m.white_kings)),
             men_all | white_kings,
         );
+        let turn = if self.black_to_move { Color::Black } else { Color::White };
         Position::from_numbered_bits(
-            self.variant,
+            index.variant,
             turn,
             white_men,
             white_kings,
@@ -292,6 +417,30 @@ mod tests {
         // White man on 6..50, black man on 1..45, not the same square.
         let brute = (6..=50u32).flat_map(|w| (1..=45u32).map(move |b| (w, b))).filter(|(w, b)| w != b).count();
         assert_eq!(PositionIndex::new(v, m).size(), 2 * brute as u64);
+    }
+
+    #[test]
+    fn count_without_building() {
+        for v in Variant::ALL {
+            for m in Material::all_up_to(v, 4) {
+                for m in [m, m.mirrored()] {
+                    assert_eq!(PositionIndex::count(v, m), PositionIndex::new(v, m).size(), "{v} {m}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cursor_walks_like_unrank() {
+        for name in ["KMvMM", "KKvK", "MMvK"] {
+            let index = PositionIndex::new(Variant::Brazilian, name.parse().unwrap());
+            let start = index.size() / 2 - 1000;
+            let mut cursor = index.cursor(start);
+            for i in start..start + 5000 {
+                assert_eq!(cursor.position(), index.unrank(i), "{name} {i}");
+                cursor.advance();
+            }
+        }
     }
 
     #[test]

@@ -38,7 +38,7 @@ mod wdl;
 
 pub use error::ProbeError;
 pub use fen::{FenError, FenErrorKind};
-pub use index::PositionIndex;
+pub use index::{IndexCursor, PositionIndex};
 pub use material::{BadMaterialName, Material};
 pub use movegen::{Move, MoveList};
 pub use notation::MoveError;

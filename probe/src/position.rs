@@ -289,7 +289,7 @@ impl Position {
         if white_men & row != 0 || black_men & last_row != 0 {
             return None;
         }
-        let internal = |bits: u64| SquareSet::from_numbered_bits(variant, bits).bits();
+        let internal = |bits: u64| crate::geometry::numbered_to_internal(variant, bits);
         Some(Position {
             white: internal(white_men | white_kings),
             black: internal(black_men | black_kings),

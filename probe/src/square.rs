@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::geometry::{bit_of_square, square_of_bit};
+use crate::geometry::{bit_of_square, internal_to_numbered, numbered_to_internal, square_of_bit};
 use crate::Variant;
 
 /// A playable square, numbered 1..=50 (international) or 1..=32 (Brazilian) from the top-left
@@ -166,10 +166,6 @@ impl SquareSet {
         SquareSet { bits, variant }
     }
 
-    pub(crate) fn bits(self) -> u64 {
-        self.bits
-    }
-
     /// The empty set.
     pub fn empty(variant: Variant) -> SquareSet {
         SquareSet { bits: 0, variant }
@@ -198,28 +194,12 @@ impl SquareSet {
 
     /// The squares with bit `n - 1` set for square `n`: the layout engines use (RULES.md §1).
     pub fn to_numbered_bits(self) -> u64 {
-        let mut bits = self.bits;
-        let mut numbered = 0;
-        while bits != 0 {
-            let bit = bits.trailing_zeros();
-            bits &= bits - 1;
-            numbered |= 1 << (square_of_bit(self.variant, bit) - 1);
-        }
-        numbered
+        internal_to_numbered(self.variant, self.bits)
     }
 
     /// The set whose squares are the bits `n - 1` of `bits`, ignoring bits past the board.
     pub fn from_numbered_bits(variant: Variant, bits: u64) -> SquareSet {
-        let mut rest = bits;
-        let mut internal = 0;
-        while rest != 0 {
-            let n = rest.trailing_zeros() as u8 + 1;
-            rest &= rest - 1;
-            if n <= variant.square_count() {
-                internal |= 1 << bit_of_square(variant, n);
-            }
-        }
-        SquareSet { bits: internal, variant }
+        SquareSet { bits: numbered_to_internal(variant, bits), variant }
     }
 }
 

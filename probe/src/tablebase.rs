@@ -9,6 +9,9 @@ use crate::format::{packed_code, TableKind};
 use crate::table::Table;
 use crate::{Material, Move, Position, ProbeError, Variant, Wdl};
 
+/// The tables opened so far, each with the number that names it in the block cache.
+type OpenedTables = HashMap<(Variant, Material), (u32, Arc<Table>)>;
+
 /// Default byte budget of the decompressed-block cache.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
@@ -20,7 +23,8 @@ pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 pub struct Tablebase {
     dir: PathBuf,
     available: HashMap<Variant, BTreeSet<Material>>,
-    opened: RwLock<HashMap<(Variant, Material), (u32, Arc<Table>)>>,
+    max_pieces: HashMap<Variant, u32>,
+    opened: RwLock<OpenedTables>,
     cache: BlockCache,
 }
 
@@ -47,10 +51,7 @@ impl Tablebase {
         let io = |path: &Path, source| ProbeError::Io { path: path.to_path_buf(), source };
         let meta = std::fs::metadata(&dir).map_err(|e| io(&dir, e))?;
         if !meta.is_dir() {
-            return Err(io(
-                &dir,
-                std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
-            ));
+            return Err(io(&dir, std::io::Error::other("not a directory")));
         }
         let mut available = HashMap::new();
         for variant in Variant::ALL {
@@ -71,9 +72,14 @@ impl Tablebase {
             }
             available.insert(variant, materials);
         }
+        let max_pieces = available
+            .iter()
+            .map(|(v, set)| (*v, set.iter().map(|m| m.pieces()).max().unwrap_or(0)))
+            .collect();
         Ok(Tablebase {
             dir,
             available,
+            max_pieces,
             opened: RwLock::new(HashMap::new()),
             cache: BlockCache::new(cache_bytes),
         })
@@ -104,10 +110,7 @@ impl Tablebase {
 
     /// Most pieces of any table of the variant (0 if there is none).
     pub fn max_pieces(&self, variant: Variant) -> u32 {
-        self.available
-            .get(&variant)
-            .and_then(|set| set.iter().map(|m| m.pieces()).max())
-            .unwrap_or(0)
+        self.max_pieces.get(&variant).copied().unwrap_or(0)
     }
 
     /// Win, draw or loss for the side to move. Positions whose side to move must capture are
@@ -213,7 +216,7 @@ impl Tablebase {
 
     fn read_opened(
         &self,
-    ) -> std::sync::RwLockReadGuard<'_, HashMap<(Variant, Material), (u32, Arc<Table>)>> {
+    ) -> std::sync::RwLockReadGuard<'_, OpenedTables> {
         self.opened.read().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
