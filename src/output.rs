@@ -29,6 +29,12 @@ pub fn input<E: Into<anyhow::Error>>(err: E) -> Failure {
     Failure::Input(err.into())
 }
 
+/// Any other failure, from an error whose message already names its cause (the tables'
+/// errors do): kept as one message so that the `{:#}` of `main` does not repeat the cause.
+pub fn other<E: std::fmt::Display>(err: E) -> Failure {
+    Failure::Other(anyhow::anyhow!("{err}"))
+}
+
 /// Prints clap's verdict: help and version on stdout, anything else as one line on stderr with
 /// exit code 2.
 pub fn usage_error(err: &clap::Error) -> ExitCode {

@@ -1,8 +1,11 @@
 //! The subcommands.
 
+mod generate;
 mod moves;
 mod perft;
+mod probe;
 mod show;
+mod verify;
 
 use clap::{Args, Subcommand};
 use rafle_probe::{Position, SquareStyle, Variant};
@@ -17,6 +20,13 @@ pub enum Command {
     Moves(moves::MovesArgs),
     /// Draw a position as a board with square numbers.
     Show(show::ShowArgs),
+    /// Build the win/draw/loss tables, reusing valid ones already on disk.
+    Generate(generate::GenerateArgs),
+    /// Look positions up in the tables: their value and every legal move's.
+    #[command(long_about = probe::LONG_ABOUT)]
+    Probe(probe::ProbeArgs),
+    /// Check every table against its successors by forward move generation.
+    Verify(verify::VerifyArgs),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -24,6 +34,9 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Perft(args) => perft::run(&args),
         Command::Moves(args) => moves::run(&args),
         Command::Show(args) => show::run(&args),
+        Command::Generate(args) => generate::run(&args),
+        Command::Probe(args) => probe::run(&args),
+        Command::Verify(args) => verify::run(&args),
     }
 }
 
@@ -37,6 +50,35 @@ pub struct VariantArg {
 
 fn parse_variant(text: &str) -> Result<Variant, String> {
     text.parse::<Variant>().map_err(|e| e.to_string())
+}
+
+/// The variants a table command covers: one, or every variant (`all`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantChoice {
+    /// Every variant, in [`Variant::ALL`] order.
+    All,
+    /// Just this one.
+    One(Variant),
+}
+
+impl VariantChoice {
+    /// The chosen variants.
+    pub fn variants(self) -> Vec<Variant> {
+        match self {
+            VariantChoice::All => Variant::ALL.to_vec(),
+            VariantChoice::One(variant) => vec![variant],
+        }
+    }
+}
+
+/// Reads `all` or a variant name.
+pub fn parse_variant_choice(text: &str) -> Result<VariantChoice, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(VariantChoice::All);
+    }
+    text.parse::<Variant>().map(VariantChoice::One).map_err(|_| {
+        format!("unknown variant '{text}' (expected 'international', 'brazilian' or 'all')")
+    })
 }
 
 /// Whether squares are written as numbers or algebraic names.

@@ -1,0 +1,256 @@
+//! `rafle generate`: build the win/draw/loss tables of one or both variants, with progress bars
+//! on a terminal and a summary table at the end.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use clap::Args;
+use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
+use rafle_generator::{
+    available_memory, generate, human_bytes, remove_leftovers, GenerateError, MaterialSummary,
+    Plan, Progress,
+};
+use rafle_probe::{Material, Variant};
+
+use super::{parse_variant_choice, VariantChoice};
+use crate::output::{input, other, Failure};
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Which tables: international, brazilian or all.
+    #[arg(long, short = 'v', default_value = "all", value_parser = parse_variant_choice)]
+    variant: VariantChoice,
+    /// Most pieces on the board, for every chosen variant [default: 5 for brazilian, 4 for
+    /// international].
+    #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pieces: Option<u32>,
+    /// Table directory; tables go to DIR/<variant>/<material>.wdl.
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
+    /// Worker threads [default: one per core].
+    #[arg(long, short = 't', value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+}
+
+/// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
+fn default_pieces(variant: Variant) -> u32 {
+    match variant {
+        Variant::International => 4,
+        Variant::Brazilian => 5,
+    }
+}
+
+pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    let plans = args
+        .variant
+        .variants()
+        .into_iter()
+        .map(|v| {
+            let pieces = args.pieces.unwrap_or_else(|| default_pieces(v));
+            Plan::new(v, pieces, &args.data).map_err(failure)
+        })
+        .collect::<Result<Vec<Plan>, Failure>>()?;
+    // Variants are generated one after the other, so each must fit on its own. Where the free
+    // memory is unknown, the generator's own allocation failure is the only check left.
+    if let Some(available) = available_memory() {
+        for plan in &plans {
+            plan.check_memory(available).map_err(failure)?;
+        }
+    }
+    for plan in &plans {
+        note(&format!(
+            "{}: {} materials up to {} pieces, {} positions, peak memory {}",
+            plan.variant,
+            plan.materials.len(),
+            plan.max_pieces,
+            plan.positions(),
+            human_bytes(plan.peak_bytes)
+        ));
+    }
+    // 0 lets rayon pick one thread per core (or RAYON_NUM_THREADS).
+    let threads = args.threads.map_or(0, |t| t as usize);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(other)?;
+    let mut out = io::stdout().lock();
+    for (i, plan) in plans.iter().enumerate() {
+        let dir = plan.dir.join(plan.variant.name());
+        let removed = remove_leftovers(&dir).map_err(failure)?;
+        if removed > 0 {
+            let files = if removed == 1 { "file" } else { "files" };
+            note(&format!(
+                "removed {removed} temporary {files} left in {} by an interrupted run",
+                dir.display()
+            ));
+        }
+        let summaries = {
+            let bars = Bars::new(plan);
+            pool.install(|| generate(plan, &bars))
+        }
+        .map_err(failure)?;
+        if i > 0 {
+            writeln!(out)?;
+        }
+        write_summary(&mut out, &summaries)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Running out of memory or asking for too many pieces is the request's fault; anything else
+/// (a full disk, a table that does not read back) is not.
+fn failure(err: GenerateError) -> Failure {
+    match err {
+        GenerateError::NotEnoughMemory { .. } | GenerateError::TooManyPieces { .. } => input(err),
+        err => other(err),
+    }
+}
+
+/// A line on stderr for the person watching; a closed stderr is no reason to stop generating.
+fn note(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
+/// The progress bars of one variant: the whole plan, and the material being solved. Both are
+/// drawn on stderr, and only when it is a terminal.
+struct Bars {
+    multi: MultiProgress,
+    overall: ProgressBar,
+    material: ProgressBar,
+    /// Units of the materials already finished, to resynchronise the overall bar at each
+    /// material's end whatever the generator reported along the way.
+    finished_units: AtomicU64,
+}
+
+impl Bars {
+    fn new(plan: &Plan) -> Bars {
+        let multi = MultiProgress::new();
+        let overall = multi.add(
+            ProgressBar::new(2 * plan.positions())
+                .with_style(style(
+                    "{prefix:>13} [{bar:40}] {percent:>3}%  {positions_per_sec}  ETA {eta}",
+                ))
+                .with_prefix(plan.variant.name()),
+        );
+        let material = multi.add(ProgressBar::new(0).with_style(style(
+            "{prefix:>13} [{bar:40}] {human_pos}/{human_len} units  {positions_per_sec}  ETA {eta}",
+        )));
+        Bars { multi, overall, material, finished_units: AtomicU64::new(0) }
+    }
+}
+
+/// A bar style from a template of this file, with the `positions_per_sec` key: work units
+/// come two per position.
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
+        .with_key("positions_per_sec", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0} positions/s", state.per_sec() / 2.0);
+        })
+}
+
+impl Progress for Bars {
+    fn material_started(&self, _variant: Variant, material: Material, positions: u64) {
+        self.material.reset();
+        self.material.set_length(2 * positions);
+        self.material.set_prefix(material.to_string());
+    }
+
+    fn advance(&self, units: u64) {
+        self.material.inc(units);
+        self.overall.inc(units);
+    }
+
+    fn material_finished(&self, summary: &MaterialSummary) {
+        let units = 2 * summary.positions;
+        let done = self.finished_units.fetch_add(units, Ordering::Relaxed) + units;
+        self.overall.set_position(done);
+    }
+}
+
+impl Drop for Bars {
+    /// Clears the bars, also when generation failed, so that the summary or the error line
+    /// is not mixed with them.
+    fn drop(&mut self) {
+        self.material.finish_and_clear();
+        self.overall.finish_and_clear();
+        let _ = self.multi.clear();
+    }
+}
+
+/// Which columns are numbers, aligned right.
+const RIGHT_ALIGNED: [bool; 9] = [false, false, true, true, true, true, true, true, false];
+
+/// Writes one row per material and a total row, in aligned columns.
+fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Result<()> {
+    let mut rows: Vec<[String; 9]> = vec![[
+        "variant",
+        "material",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "seconds",
+        "bytes",
+        "note",
+    ]
+    .map(String::from)];
+    for s in summaries {
+        let note = if s.reused {
+            "reused".to_string()
+        } else if let Some(reason) = &s.rebuilt_because {
+            format!("rebuilt: {reason}")
+        } else {
+            String::new()
+        };
+        rows.push([
+            s.variant.to_string(),
+            s.material.to_string(),
+            s.positions.to_string(),
+            s.wins.to_string(),
+            s.draws.to_string(),
+            s.losses.to_string(),
+            format!("{:.3}", s.seconds),
+            s.bytes.to_string(),
+            note,
+        ]);
+    }
+    let sum = |field: fn(&MaterialSummary) -> u64| summaries.iter().map(field).sum::<u64>();
+    let (positions, bytes) = (sum(|s| s.positions), sum(|s| s.bytes));
+    let bits = if positions == 0 { 0.0 } else { bytes as f64 * 8.0 / positions as f64 };
+    rows.push([
+        summaries.first().map(|s| s.variant.to_string()).unwrap_or_default(),
+        "total".to_string(),
+        positions.to_string(),
+        sum(|s| s.wins).to_string(),
+        sum(|s| s.draws).to_string(),
+        sum(|s| s.losses).to_string(),
+        format!("{:.3}", summaries.iter().map(|s| s.seconds).sum::<f64>()),
+        bytes.to_string(),
+        format!("{bits:.3} bits/position"),
+    ]);
+    let mut widths = [0usize; 9];
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for row in &rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let pad = " ".repeat(widths[c] - cell.chars().count());
+            if RIGHT_ALIGNED[c] {
+                line.push_str(&pad);
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&pad);
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}

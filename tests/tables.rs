@@ -1,0 +1,406 @@
+//! End-to-end tests of `rafle generate`, `rafle probe` and `rafle verify` on small tables (up
+//! to 3 pieces), each test in its own temporary directory: output formats, exit codes, reuse
+//! and rebuilding of tables, determinism, and damaged tables reported without a panic.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The materials of up to 3 pieces, in the order they are generated.
+const MATERIALS_3: [&str; 9] =
+    ["KvK", "KvM", "MvM", "KKvK", "KKvM", "KMvK", "KMvM", "MMvK", "MMvM"];
+
+fn rafle(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the rafle binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    pipe.write_all(stdin.unwrap_or("").as_bytes()).expect("stdin takes the input");
+    drop(pipe);
+    child.wait_with_output().expect("rafle finishes")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
+}
+
+/// Runs rafle, asserts it succeeded, returns its stdout.
+fn ok(args: &[&str]) -> String {
+    let out = rafle(args, None);
+    assert!(out.status.success(), "rafle {args:?} failed: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// Runs rafle, asserts it exited with `code` and one line on stderr, returns that line.
+fn fails(args: &[&str], stdin: Option<&str>, code: i32) -> String {
+    let out = rafle(args, stdin);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "rafle {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
+    assert!(err.starts_with("rafle: "), "{err}");
+    assert!(!err.contains("panicked") && !err.contains("internal error"), "{err}");
+    err
+}
+
+/// Generates tables up to 3 pieces into a new directory; returns it and the summary.
+fn generate(variant: &str, extra: &[&str]) -> (TempDir, String) {
+    let dir = TempDir::new().unwrap();
+    let (summary, _) = generate_in(dir.path(), variant, extra);
+    (dir, summary)
+}
+
+/// Generates tables up to 3 pieces into `dir`; returns the summary and the notes on stderr
+/// that follow the plan lines.
+fn generate_in(dir: &Path, variant: &str, extra: &[&str]) -> (String, String) {
+    let data = dir.to_str().unwrap();
+    let mut args = vec!["generate", "--variant", variant, "--pieces", "3", "--data", data];
+    args.extend_from_slice(extra);
+    let out = rafle(&args, None);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "rafle {args:?} failed: {err}");
+    // Not a terminal: no progress bar, only the plan lines.
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "bar output on stderr: {err:?}");
+    let plans = if variant == "all" { 2 } else { 1 };
+    let mut lines = err.lines();
+    for line in lines.by_ref().take(plans) {
+        assert!(line.contains(": 9 materials up to 3 pieces, "), "plan line '{line}'");
+    }
+    (text(&out.stdout), lines.collect::<Vec<_>>().join("\n"))
+}
+
+/// A row of the generate summary.
+#[derive(Debug)]
+struct Row {
+    variant: String,
+    material: String,
+    numbers: Vec<String>,
+    note: String,
+}
+
+/// The rows of a generate summary, headers and blank lines left out.
+fn summary_rows(summary: &str) -> Vec<Row> {
+    summary
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with("variant "))
+        .map(|line| {
+            let mut fields = line.split_whitespace();
+            let variant = fields.next().unwrap().to_string();
+            let material = fields.next().unwrap().to_string();
+            let numbers: Vec<String> = fields.by_ref().take(6).map(String::from).collect();
+            assert_eq!(numbers.len(), 6, "summary line '{line}'");
+            let note = fields.collect::<Vec<_>>().join(" ");
+            Row { variant, material, numbers, note }
+        })
+        .collect()
+}
+
+/// Every file under `dir`, by path relative to it, with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for variant in std::fs::read_dir(dir).unwrap() {
+        let variant = variant.unwrap().path();
+        for file in std::fs::read_dir(&variant).unwrap() {
+            let file = file.unwrap().path();
+            let name = file.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            all.insert(name, std::fs::read(&file).unwrap());
+        }
+    }
+    all
+}
+
+fn table(dir: &TempDir, variant: &str, material: &str) -> std::path::PathBuf {
+    dir.path().join(variant).join(format!("{material}.wdl"))
+}
+
+/// Flips every bit of the byte in the middle of a file.
+fn corrupt(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn truncate(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(path, &bytes[..bytes.len() / 2]).unwrap();
+}
+
+/// `rafle probe --json` on Brazilian tables, one object per FEN.
+fn probe_json(dir: &TempDir, fen: &str) -> Value {
+    let data = dir.path().to_str().unwrap();
+    let out = ok(&["probe", "--variant", "brazilian", "--data", data, "--json", fen]);
+    assert_eq!(out.lines().count(), 1, "one line: {out}");
+    serde_json::from_str(&out).expect("the line is JSON")
+}
+
+#[test]
+fn generate_summarises_every_material_and_verify_passes() {
+    let (dir, summary) = generate("all", &[]);
+    let rows = summary_rows(&summary);
+    assert_eq!(summary.lines().filter(|l| l.starts_with("variant ")).count(), 2, "{summary}");
+    for variant in ["international", "brazilian"] {
+        let of_variant: Vec<&Row> = rows.iter().filter(|r| r.variant == variant).collect();
+        let names: Vec<&str> = of_variant.iter().map(|r| r.material.as_str()).collect();
+        assert_eq!(names[..9], MATERIALS_3, "{summary}");
+        assert_eq!(names[9], "total");
+        let total = of_variant[9];
+        assert!(total.note.ends_with(" bits/position"), "{summary}");
+        let mut positions = 0u64;
+        for row in &of_variant[..9] {
+            assert_eq!(row.note, "", "fresh tables have no note: {summary}");
+            let n: Vec<u64> =
+                [0, 1, 2, 3, 5].iter().map(|&i| row.numbers[i].parse().unwrap()).collect();
+            assert_eq!(n[0], n[1] + n[2] + n[3], "wins + draws + losses: {summary}");
+            let path = table(&dir, variant, &row.material);
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), n[4], "bytes of {path:?}");
+            positions += n[0];
+        }
+        assert_eq!(total.numbers[0], positions.to_string());
+    }
+
+    let data = dir.path().to_str().unwrap();
+    let out = ok(&["verify", "--data", data]);
+    assert_eq!(out.lines().count(), 18, "{out}");
+    for line in out.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert!(
+            matches!(fields[..], [_, _, n, "positions", "ok"] if n.parse::<u64>().is_ok()),
+            "{line}"
+        );
+    }
+    assert!(out.contains("\nbrazilian MMvM 19872 positions ok\n"), "{out}");
+    let out = ok(&["verify", "--variant", "brazilian", "--data", data]);
+    assert_eq!(out.lines().count(), 9, "{out}");
+}
+
+#[test]
+fn probe_gives_known_values_and_consistent_moves() {
+    let (dir, _) = generate("brazilian", &[]);
+    // Capturing the last black piece wins; the move leaves Black, to move, lost.
+    let pos = probe_json(&dir, "W:W29:B25");
+    assert_eq!(
+        pos,
+        serde_json::json!({"fen": "W:W29:B25", "wdl": "win", "moves": [{"move": "29x22", "wdl": "loss"}]})
+    );
+    // White's only man is blocked, and the square behind the blocker is taken: no move, lost.
+    let pos = probe_json(&dir, "W:W29:B25,22");
+    assert_eq!(pos, serde_json::json!({"fen": "W:W29:B25,22", "wdl": "loss", "moves": []}));
+
+    let data = dir.path().to_str().unwrap();
+    let fens = [
+        "B:W29:B25,22",
+        "W:WK1,K2:BK32",
+        "B:WK1,K2:BK32",
+        "W:W21:B1",
+        "B:WK18:B9,10",
+        "W:W22,23:B14",
+    ];
+    for fen in fens {
+        let pos = probe_json(&dir, fen);
+        let moves = pos["moves"].as_array().unwrap();
+        let after: Vec<&str> = moves.iter().map(|m| m["wdl"].as_str().unwrap()).collect();
+        match pos["wdl"].as_str().unwrap() {
+            "win" => assert!(after.contains(&"loss"), "{pos}"),
+            "loss" => assert!(after.iter().all(|&w| w == "win"), "{pos}"),
+            "draw" => assert!(after.contains(&"draw") && !after.contains(&"loss"), "{pos}"),
+            other => panic!("bad value {other} in {pos}"),
+        }
+        // Moves in the order and notation of `rafle moves`.
+        let texts: Vec<&str> = moves.iter().map(|m| m["move"].as_str().unwrap()).collect();
+        let listed = ok(&["moves", "--variant", "brazilian", fen]);
+        assert_eq!(texts, listed.lines().collect::<Vec<_>>(), "{fen}");
+
+        // Text: the FEN and its value, then each move with its result for the mover.
+        let out = ok(&["probe", "--variant", "brazilian", "--data", data, fen]);
+        let mut lines = out.lines();
+        assert_eq!(lines.next().unwrap(), format!("{fen} {}", pos["wdl"].as_str().unwrap()));
+        for (line, m) in lines.zip(moves) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let mover = match m["wdl"].as_str().unwrap() {
+                "win" => "loss",
+                "loss" => "win",
+                _ => "draw",
+            };
+            assert!(line.starts_with("  "), "{line}");
+            assert_eq!(fields, [m["move"].as_str().unwrap(), mover], "{out}");
+        }
+        assert_eq!(out.lines().count(), 1 + moves.len(), "{out}");
+    }
+}
+
+#[test]
+fn probe_batch_reports_bad_lines_and_goes_on() {
+    let (dir, _) = generate("brazilian", &[]);
+    let data = dir.path().to_str().unwrap();
+    let input = "W:W29:B25\n\n  not a fen  \nW:W29:B25,22\r\n";
+    let out = rafle(&["probe", "-v", "brazilian", "--data", data, "--json"], Some(input));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stderr), "rafle: 1 of 3 positions could not be probed\n");
+    let lines: Vec<Value> =
+        text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["wdl"], "win");
+    assert_eq!(lines[1]["fen"], "not a fen");
+    assert!(lines[1]["error"].as_str().unwrap().contains("invalid FEN"), "{}", lines[1]);
+    assert_eq!(lines[1].as_object().unwrap().len(), 2);
+    assert_eq!(lines[2]["fen"], "W:W29:B25,22");
+    assert_eq!(lines[2]["wdl"], "loss");
+
+    // The same from arguments, as text.
+    let out = rafle(&["probe", "-v", "brazilian", "--data", data, "W:W29:B25", "W:W99"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[..2], ["W:W29:B25 win", "  29x22  win"]);
+    assert!(lines[2].starts_with("W:W99 error: "), "{stdout}");
+    assert_eq!(lines.len(), 3);
+
+    // All good: exit 0.
+    let out =
+        rafle(&["probe", "-v", "brazilian", "--data", data], Some("W:W29:B25\nW:W29:B25,22\n"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "W:W29:B25 win\n  29x22  win\nW:W29:B25,22 loss\n");
+}
+
+#[test]
+fn probe_rejects_bad_input_in_one_line() {
+    let (dir, _) = generate("brazilian", &[]);
+    let data = dir.path().to_str().unwrap();
+    let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:W33:B1"], None, 2);
+    assert!(err.contains("invalid FEN"), "{err}");
+    let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:W21-32:B1-12"], None, 1);
+    assert!(err.contains("24 pieces") && err.contains("at most 3"), "{err}");
+    let err = fails(&["probe", "--data", data, "W:W28:B23"], None, 1);
+    assert!(err.contains("international"), "{err}");
+    let missing = dir.path().join("nowhere");
+    let err = fails(&["probe", "--data", missing.to_str().unwrap(), "W:W28:B23"], None, 1);
+    assert!(err.contains("nowhere"), "{err}");
+}
+
+#[test]
+fn damaged_tables_fail_verify_and_probe_naming_the_file() {
+    for damage in [corrupt as fn(&Path), truncate] {
+        let (dir, _) = generate("brazilian", &[]);
+        let data = dir.path().to_str().unwrap();
+        damage(&table(&dir, "brazilian", "KKvK"));
+
+        let out = rafle(&["verify", "--data", data], None);
+        assert_eq!(out.status.code(), Some(1));
+        let stdout = text(&out.stdout);
+        let line = stdout.lines().find(|l| l.starts_with("brazilian KKvK ")).expect("a KKvK line");
+        assert!(
+            line.starts_with("brazilian KKvK error: table ") && line.contains("KKvK.wdl"),
+            "{line}"
+        );
+        assert!(stdout.contains("brazilian KvK 1984 positions ok\n"), "{stdout}");
+        let err = text(&out.stderr);
+        assert!(
+            err.starts_with("rafle: ") && err.ends_with(" tables failed verification\n"),
+            "{err}"
+        );
+
+        // A position without a capture reads its value from the KKvK table itself.
+        let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:WK1,K2:BK32"], None, 1);
+        assert!(err.contains("KKvK.wdl"), "{err}");
+        assert!(err.contains("corrupted") || err.contains("truncated"), "{err}");
+    }
+}
+
+#[test]
+fn a_missing_table_is_named() {
+    let (dir, _) = generate("brazilian", &[]);
+    let data = dir.path().to_str().unwrap();
+    std::fs::remove_file(table(&dir, "brazilian", "KKvK")).unwrap();
+    let err = fails(&["probe", "-v", "brazilian", "--data", data, "B:WK1,K2:BK32"], None, 1);
+    assert!(err.contains("no brazilian table for KKvK"), "{err}");
+    let out =
+        rafle(&["probe", "-v", "brazilian", "--data", data, "--json"], Some("W:WK1,K2:BK32\n"));
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(line["error"].as_str().unwrap().contains("KKvK"), "{line}");
+}
+
+#[test]
+fn verify_without_tables_says_so() {
+    let dir = TempDir::new().unwrap();
+    let err = fails(&["verify", "--data", dir.path().to_str().unwrap()], None, 1);
+    assert!(err.contains("no tables in "), "{err}");
+    let (dir, _) = generate("brazilian", &[]);
+    let data = dir.path().to_str().unwrap();
+    let err = fails(&["verify", "-v", "international", "--data", data], None, 1);
+    assert!(err.contains("no international tables in "), "{err}");
+}
+
+#[test]
+fn generate_again_reuses_every_table_unchanged() {
+    let (dir, _) = generate("brazilian", &[]);
+    let before = files(dir.path());
+    assert_eq!(before.len(), 9);
+    let (summary, notes) = generate_in(dir.path(), "brazilian", &[]);
+    assert_eq!(notes, "");
+    for row in summary_rows(&summary).iter().filter(|r| r.material != "total") {
+        assert_eq!(row.note, "reused", "{summary}");
+    }
+    assert_eq!(files(dir.path()), before);
+}
+
+#[test]
+fn thread_count_does_not_change_the_tables() {
+    let (one, _) = generate("all", &["--threads", "1"]);
+    let (two, _) = generate("all", &["--threads", "2"]);
+    let one = files(one.path());
+    assert_eq!(one.len(), 18);
+    assert!(one == files(two.path()), "tables differ between 1 and 2 threads");
+}
+
+#[test]
+fn generate_rebuilds_exactly_the_damaged_tables() {
+    let (dir, _) = generate("brazilian", &[]);
+    let before = files(dir.path());
+    std::fs::remove_file(table(&dir, "brazilian", "MMvM")).unwrap();
+    corrupt(&table(&dir, "brazilian", "KKvK"));
+    // A leftover of an interrupted run is cleaned up.
+    let leftover = dir.path().join("brazilian").join("KMvK.wdl.tmp");
+    std::fs::write(&leftover, b"partial").unwrap();
+    let (summary, notes) = generate_in(dir.path(), "brazilian", &[]);
+    assert!(notes.starts_with("removed 1 temporary file left in "), "{notes}");
+    assert!(!leftover.exists());
+    for row in summary_rows(&summary).iter().filter(|r| r.material != "total") {
+        match row.material.as_str() {
+            "KKvK" => assert!(
+                row.note.starts_with("rebuilt: table ") && row.note.contains("corrupted"),
+                "{summary}"
+            ),
+            "MMvM" => assert_eq!(row.note, "", "{summary}"),
+            _ => assert_eq!(row.note, "reused", "{summary}"),
+        }
+    }
+    assert_eq!(files(dir.path()), before);
+}
+
+#[test]
+fn generate_refuses_impossible_requests_in_one_line() {
+    let dir = TempDir::new().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let err = fails(&["generate", "--pieces", "9", "--data", data], None, 2);
+    assert!(err.contains("at most 8"), "{err}");
+    fails(&["generate", "--pieces", "1", "--data", data], None, 2);
+    fails(&["generate", "--variant", "russian", "--data", data], None, 2);
+    fails(&["generate", "--threads", "0", "--data", data], None, 2);
+    // Eight pieces of Brazilian draughts need more memory than a test machine has free; were
+    // it there (or unknown), the request would start, so it is not tried.
+    let plan = rafle_generator::Plan::new(rafle_probe::Variant::Brazilian, 8, dir.path()).unwrap();
+    if rafle_generator::available_memory().is_some_and(|free| free < plan.peak_bytes) {
+        let err = fails(&["generate", "-v", "brazilian", "--pieces", "8", "--data", data], None, 2);
+        assert!(err.contains("of memory at its peak"), "{err}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
+}
