@@ -326,6 +326,10 @@ fn a_missing_table_is_named() {
         rafle(&["probe", "-v", "brazilian", "--data", data, "--json"], Some("W:WK1,K2:BK32\n"));
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(line["error"].as_str().unwrap().contains("KKvK"), "{line}");
+    let out = rafle(&["verify", "-v", "brazilian", "--data", data], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("brazilian KKvK missing: ")), "{stdout}");
 }
 
 #[test]

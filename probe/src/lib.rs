@@ -1,10 +1,10 @@
-//! Rules, move generation and (soon) tablebase probing for international (10x10) and Brazilian
-//! (8x8) draughts, as played under the FMJD rules: flying kings, compulsory majority capture,
-//! men capturing backwards, promotion only at the end of a move.
+//! Rules, move generation and tablebase probing for international (10x10) and Brazilian (8x8)
+//! draughts, as played under the FMJD rules: flying kings, compulsory majority capture, men
+//! capturing backwards, promotion only at the end of a move.
 //!
 //! This is the crate an engine links. It reads positions in PDN FEN, lists legal moves (one
 //! per start, end and captured set, as the perft references count them), writes and reads move
-//! text, and counts move trees.
+//! text, counts move trees, and answers win/draw/loss from the tables `rafle generate` writes.
 //!
 //! ```
 //! use rafle_probe::{perft, Position, SquareStyle, Variant};
@@ -16,6 +16,21 @@
 //!
 //! assert_eq!(perft(&Position::start(Variant::Brazilian), 5), 7473);
 //! # Ok::<(), rafle_probe::FenError>(())
+//! ```
+//!
+//! Probing a table directory (`<dir>/<variant>/<material>.wdl`):
+//!
+//! ```no_run
+//! use rafle_probe::{Position, Tablebase, Variant, Wdl};
+//!
+//! let tables = Tablebase::open("data")?;
+//! let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2,K3:BK32")?;
+//! match tables.probe_wdl(&pos)? {
+//!     Wdl::Win => println!("the side to move wins"),
+//!     Wdl::Draw => println!("drawn"),
+//!     Wdl::Loss => println!("the side to move loses"),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod cache;

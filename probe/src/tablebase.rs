@@ -2,15 +2,32 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::OnceLock;
 
-use crate::cache::BlockCache;
+use crate::cache::{block_key, BlockCache};
 use crate::format::{packed_code, TableKind};
 use crate::table::Table;
 use crate::{Material, Move, Position, ProbeError, Variant, Wdl};
 
-/// The tables opened so far, each with the number that names it in the block cache.
-type OpenedTables = HashMap<(Variant, Material), (u32, Arc<Table>)>;
+/// A table file found in the directory, opened on first use.
+#[derive(Debug)]
+struct Slot {
+    variant: Variant,
+    material: Material,
+    table: OnceLock<Table>,
+}
+
+/// Where a material's slot is found without hashing: the four piece counts, a nibble each.
+fn material_key(variant: Variant, m: Material) -> Option<usize> {
+    let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    if counts.iter().any(|&c| c > 15) {
+        return None;
+    }
+    let key = counts.iter().fold(0usize, |acc, &c| acc << 4 | usize::from(c));
+    Some(key | usize::from(variant == Variant::Brazilian) << 16)
+}
+
+const NO_SLOT: u16 = u16::MAX;
 
 /// Default byte budget of the decompressed-block cache.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
@@ -24,7 +41,9 @@ pub struct Tablebase {
     dir: PathBuf,
     available: HashMap<Variant, BTreeSet<Material>>,
     max_pieces: HashMap<Variant, u32>,
-    opened: RwLock<OpenedTables>,
+    slots: Vec<Slot>,
+    /// Slot of each material key, `NO_SLOT` where there is no file.
+    slot_of: Vec<u16>,
     cache: BlockCache,
 }
 
@@ -76,11 +95,22 @@ impl Tablebase {
             .iter()
             .map(|(v, set)| (*v, set.iter().map(|m| m.pieces()).max().unwrap_or(0)))
             .collect();
+        let mut slots = Vec::new();
+        let mut slot_of = vec![NO_SLOT; 1 << 17];
+        for (&variant, materials) in &available {
+            for &material in materials {
+                if let Some(key) = material_key(variant, material) {
+                    slot_of[key] = slots.len() as u16;
+                    slots.push(Slot { variant, material, table: OnceLock::new() });
+                }
+            }
+        }
         Ok(Tablebase {
             dir,
             available,
             max_pieces,
-            opened: RwLock::new(HashMap::new()),
+            slots,
+            slot_of,
             cache: BlockCache::new(cache_bytes),
         })
     }
@@ -174,53 +204,60 @@ impl Tablebase {
         } else {
             (pos.mirrored(), material.mirrored())
         };
-        let (id, table) = self.table(pos.variant(), material)?;
+        let (slot, table) = self.slot_table(pos.variant(), material)?;
         let index = table.index().rank(&pos);
         let per_block = u64::from(table.header().positions_per_block);
         let block = (index / per_block) as u32;
-        let data = match self.cache.get((id, block)) {
-            Some(data) => data,
+        let offset = (index % per_block) as usize;
+        let key = block_key(slot, block);
+        let code = match self.cache.code(key, offset) {
+            Some(code) => code,
             None => {
-                let data: Arc<[u8]> = table.read_block(block)?.into();
-                self.cache.insert((id, block), Arc::clone(&data));
-                data
+                let data = table.read_block(block)?;
+                let code = packed_code(&data, offset);
+                self.cache.insert(key, data);
+                code
             }
         };
-        let code = packed_code(&data, (index % per_block) as usize);
         Wdl::from_code(code).ok_or_else(|| ProbeError::Corrupted {
             path: table.path().to_path_buf(),
             reason: format!("invalid value code {code} in block {block}"),
         })
     }
 
-    /// The opened table of a material (stored orientation), opening it on first use.
+    /// The table of a material (stored orientation), opened and checked on first use.
     ///
     /// # Errors
     ///
     /// [`ProbeError::MissingTable`] or an error opening the file.
-    pub fn table(&self, variant: Variant, material: Material) -> Result<(u32, Arc<Table>), ProbeError> {
-        let key = (variant, material);
-        if let Some(found) = self.read_opened().get(&key) {
-            return Ok((found.0, Arc::clone(&found.1)));
-        }
-        let path = self.table_path(variant, material);
-        if !self.available.get(&variant).is_some_and(|s| s.contains(&material)) {
-            return Err(ProbeError::MissingTable { variant, material, path });
-        }
-        let table = Arc::new(Table::open(&path, TableKind::Wdl, variant, material)?);
-        let mut opened = self.opened.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let id = opened.len() as u32;
-        let entry = opened.entry(key).or_insert((id, table));
-        Ok((entry.0, Arc::clone(&entry.1)))
+    pub fn table(&self, variant: Variant, material: Material) -> Result<&Table, ProbeError> {
+        self.slot_table(variant, material).map(|(_, table)| table)
     }
 
-    fn read_opened(
-        &self,
-    ) -> std::sync::RwLockReadGuard<'_, OpenedTables> {
-        self.opened.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn slot_table(&self, variant: Variant, material: Material) -> Result<(u32, &Table), ProbeError> {
+        let slot = material_key(variant, material)
+            .map(|key| self.slot_of[key])
+            .filter(|&s| s != NO_SLOT)
+            .ok_or_else(|| ProbeError::MissingTable {
+                variant,
+                material,
+                path: self.table_path(variant, material),
+            })?;
+        let entry = &self.slots[usize::from(slot)];
+        if let Some(table) = entry.table.get() {
+            return Ok((u32::from(slot), table));
+        }
+        let path = self.table_path(entry.variant, entry.material);
+        let opened = Table::open(&path, TableKind::Wdl, entry.variant, entry.material)?;
+        // Two threads may open the same table at once; the first to finish is kept.
+        let _ = entry.table.set(opened);
+        let table = entry.table.get().ok_or_else(|| ProbeError::Corrupted {
+            path,
+            reason: "table could not be kept".to_string(),
+        })?;
+        Ok((u32::from(slot), table))
     }
 }
-
 /// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableKind) -> PathBuf {
     dir.join(variant.name()).join(format!("{material}.{}", kind.extension()))

@@ -8,7 +8,7 @@ use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rafle_generator::verify_table;
-use rafle_probe::{PositionIndex, Tablebase, Variant};
+use rafle_probe::{Material, PositionIndex, Tablebase, Variant};
 
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::{other, Failure};
@@ -46,9 +46,20 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     let (mut checked, mut failed) = (0, 0);
     for variant in chosen {
-        for material in tables.materials(variant) {
+        // A set up to N pieces needs every material up to N: probes of a missing one fail.
+        let present = tables.materials(variant);
+        for material in Material::all_up_to(variant, tables.max_pieces(variant)) {
+            if !present.contains(&material) {
+                let path = tables.table_path(variant, material);
+                let line = format!("{variant} {material} missing: {}\n", path.display());
+                bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))?;
+                failed += 1;
+                checked += 1;
+            }
+        }
+        for material in present {
             bar.reset();
-            bar.set_length(PositionIndex::new(variant, material).size());
+            bar.set_length(PositionIndex::count(variant, material));
             bar.set_prefix(format!("{variant} {material}"));
             let report = verify_table(&tables, variant, material, &|n| bar.inc(n));
             let mut text = format!("{variant} {material} ");

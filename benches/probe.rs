@@ -1,0 +1,77 @@
+//! Probe latency: a random position of any material, with its table in the page cache and its
+//! block already decompressed (warm), and the first probe of a freshly opened tablebase (cold).
+//!
+//! Tables come from `RAFLE_BENCH_DATA` (default `target/bench-data`), generated there on the
+//! first run (Brazilian up to 5 pieces, international up to 4) and reused afterwards.
+//! `cargo bench --bench probe`; the README quotes the medians.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use rafle_generator::{generate, NoProgress, Plan};
+use rafle_probe::{Position, PositionIndex, Tablebase, Variant};
+
+fn tables() -> PathBuf {
+    let dir = std::env::var_os("RAFLE_BENCH_DATA")
+        .map_or_else(|| PathBuf::from("target/bench-data"), PathBuf::from);
+    for (variant, pieces) in [(Variant::Brazilian, 5), (Variant::International, 4)] {
+        let plan = Plan::new(variant, pieces, &dir).expect("plan");
+        generate(&plan, &NoProgress).expect("bench tables generate");
+    }
+    dir
+}
+
+/// Random positions of every material of the variant, a fixed sequence.
+fn random_positions(tb: &Tablebase, variant: Variant, count: usize) -> Vec<Position> {
+    let materials = tb.materials(variant);
+    let indexes: Vec<PositionIndex> =
+        materials.iter().map(|&m| PositionIndex::new(variant, m)).collect();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..count)
+        .map(|_| {
+            let index = &indexes[(next() % indexes.len() as u64) as usize];
+            index.unrank(next() % index.size())
+        })
+        .collect()
+}
+
+fn probes(c: &mut Criterion) {
+    let dir = tables();
+    let mut group = c.benchmark_group("probe_wdl");
+    for variant in Variant::ALL {
+        let tb = Tablebase::open(&dir).expect("tables open");
+        let positions = random_positions(&tb, variant, 1 << 16);
+        for p in &positions {
+            tb.probe_wdl(p).expect("warm-up probe");
+        }
+        let mut i = 0;
+        group.bench_function(format!("{variant} warm"), |b| {
+            b.iter(|| {
+                i = (i + 1) % positions.len();
+                black_box(tb.probe_wdl(black_box(&positions[i])).expect("probe"))
+            });
+        });
+        let mut j = 0;
+        group.bench_function(format!("{variant} cold"), |b| {
+            b.iter_batched(
+                || {
+                    j = (j + 1) % positions.len();
+                    (Tablebase::open(&dir).expect("tables open"), positions[j])
+                },
+                |(tb, p)| black_box(tb.probe_wdl(&p).expect("probe")),
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, probes);
+criterion_main!(benches);
