@@ -23,7 +23,7 @@ pub struct GenerateArgs {
     variant: VariantChoice,
     /// Most pieces on the board, for every chosen variant [default: 5 for brazilian, 4 for
     /// international].
-    #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(rafle_generator::MAX_PIECES)))]
     pieces: Option<u32>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", default_value = "data")]
