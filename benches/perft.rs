@@ -10,7 +10,9 @@ use rafle_probe::{perft, Position, Variant};
 
 fn start_positions(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
-    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
     let international = Position::start(Variant::International);
     group.bench_function("international start depth 9", |b| {
         b.iter(|| assert_eq!(perft(black_box(&international), 9), 41_022_423));

@@ -25,8 +25,10 @@ fn tables() -> PathBuf {
 /// Random positions of every material of the variant, a fixed sequence.
 fn random_positions(tb: &Tablebase, variant: Variant, count: usize) -> Vec<Position> {
     let materials = tb.materials(variant);
-    let indexes: Vec<PositionIndex> =
-        materials.iter().map(|&m| PositionIndex::new(variant, m)).collect();
+    let indexes: Vec<PositionIndex> = materials
+        .iter()
+        .map(|&m| PositionIndex::new(variant, m))
+        .collect();
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         state ^= state << 13;

@@ -39,7 +39,10 @@ pub fn other<E: std::fmt::Display>(err: E) -> Failure {
 /// exit code 2.
 pub fn usage_error(err: &clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
         let _ = io::stdout().write_all(err.render().to_string().as_bytes());
         return ExitCode::SUCCESS;
     }

@@ -28,7 +28,9 @@ fn perft_counts(args: &[&str]) -> Vec<(u32, u64)> {
         .map(|line| {
             let fields: Vec<&str> = line.split(' ').collect();
             assert_eq!(fields.len(), 3, "perft line '{line}'");
-            fields[2].parse::<f64>().expect("seconds column is a number");
+            fields[2]
+                .parse::<f64>()
+                .expect("seconds column is a number");
             (fields[0].parse().unwrap(), fields[1].parse().unwrap())
         })
         .collect()
@@ -45,7 +47,10 @@ fn perft_prints_one_line_per_depth() {
         [(1, 7), (2, 49), (3, 302), (4, 1469), (5, 7473), (6, 37628)]
     );
     let woldouby = "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38";
-    assert_eq!(perft_counts(&["perft", "--fen", woldouby, "3"]), [(1, 6), (2, 12), (3, 30)]);
+    assert_eq!(
+        perft_counts(&["perft", "--fen", woldouby, "3"]),
+        [(1, 6), (2, 12), (3, 30)]
+    );
 }
 
 #[test]
@@ -68,8 +73,10 @@ fn moves_writes_long_form_only_for_shared_start_and_end() {
 #[test]
 fn moves_json_has_squares_captures_and_fen_after() {
     let out = stdout(&["moves", "--json", "W:WK46,19:B37"]);
-    let lines: Vec<serde_json::Value> =
-        out.lines().map(|l| serde_json::from_str(l).expect("each line is JSON")).collect();
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
     assert_eq!(lines.len(), 3);
     assert_eq!(
         lines[0],
@@ -84,11 +91,29 @@ fn moves_json_has_squares_captures_and_fen_after() {
 #[test]
 fn brazilian_algebraic_in_and_out() {
     let numeric = stdout(&["moves", "--variant", "brazilian", "W:W21-32:B1-12"]);
-    let algebraic = stdout(&["moves", "--variant", "brazilian", "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3:B1-12"]);
+    let algebraic = stdout(&[
+        "moves",
+        "--variant",
+        "brazilian",
+        "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3:B1-12",
+    ]);
     assert_eq!(numeric, algebraic);
-    let out = stdout(&["moves", "--variant", "brazilian", "--algebraic", "W:W21-32:B1-12"]);
+    let out = stdout(&[
+        "moves",
+        "--variant",
+        "brazilian",
+        "--algebraic",
+        "W:W21-32:B1-12",
+    ]);
     assert_eq!(out.lines().next(), Some("a3-b4"));
-    let out = stdout(&["moves", "-v", "brazilian", "--algebraic", "--json", "W:W22:B18"]);
+    let out = stdout(&[
+        "moves",
+        "-v",
+        "brazilian",
+        "--algebraic",
+        "--json",
+        "W:W22:B18",
+    ]);
     let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(line["move"], "c3xe5");
     assert_eq!(line["from"], 22);
@@ -101,7 +126,11 @@ fn show_draws_the_board() {
     assert!(out.contains("Black to move"), "{out}");
     assert!(out.contains(" 1 |  W "), "{out}");
     assert!(out.contains("| 46-50"), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("10 |") && l.contains(" b |")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("10 |") && l.contains(" b |")),
+        "{out}"
+    );
     let out = stdout(&["show", "--variant", "brazilian", "W:W21-32:B1-12"]);
     assert!(out.contains("Brazilian draughts, White to move"), "{out}");
     assert_eq!(out.lines().filter(|l| l.contains(" | ")).count(), 8);
@@ -136,7 +165,11 @@ fn bad_input_gives_one_line_and_exit_code_2() {
         let out = rafle(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "rafle {args:?}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "rafle {args:?} printed: {stderr}");
+        assert_eq!(
+            stderr.lines().count(),
+            1,
+            "rafle {args:?} printed: {stderr}"
+        );
         assert!(stderr.starts_with("rafle: "), "rafle {args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "rafle {args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "rafle {args:?} wrote to stdout");
@@ -147,7 +180,10 @@ fn bad_input_gives_one_line_and_exit_code_2() {
 fn errors_say_where() {
     let out = rafle(&["moves", "W:W31,51:B1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.trim(), "rafle: invalid FEN at column 7: square 51 is out of range (1..50)");
+    assert_eq!(
+        stderr.trim(),
+        "rafle: invalid FEN at column 7: square 51 is out of range (1..50)"
+    );
 }
 
 #[test]

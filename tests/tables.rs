@@ -11,8 +11,9 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// The materials of up to 3 pieces, in the order they are generated.
-const MATERIALS_3: [&str; 9] =
-    ["KvK", "KvM", "MvM", "KKvK", "KKvM", "KMvK", "KMvM", "MMvK", "MMvM"];
+const MATERIALS_3: [&str; 9] = [
+    "KvK", "KvM", "MvM", "KKvK", "KKvM", "KMvK", "KMvM", "MMvK", "MMvM",
+];
 
 fn rafle(args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
@@ -24,7 +25,8 @@ fn rafle(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the rafle binary runs");
     let mut pipe = child.stdin.take().expect("stdin is piped");
-    pipe.write_all(stdin.unwrap_or("").as_bytes()).expect("stdin takes the input");
+    pipe.write_all(stdin.unwrap_or("").as_bytes())
+        .expect("stdin takes the input");
     drop(pipe);
     child.wait_with_output().expect("rafle finishes")
 }
@@ -36,7 +38,11 @@ fn text(bytes: &[u8]) -> String {
 /// Runs rafle, asserts it succeeded, returns its stdout.
 fn ok(args: &[&str]) -> String {
     let out = rafle(args, None);
-    assert!(out.status.success(), "rafle {args:?} failed: {}", text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "rafle {args:?} failed: {}",
+        text(&out.stderr)
+    );
     text(&out.stdout)
 }
 
@@ -47,7 +53,10 @@ fn fails(args: &[&str], stdin: Option<&str>, code: i32) -> String {
     assert_eq!(out.status.code(), Some(code), "rafle {args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
     assert!(err.starts_with("rafle: "), "{err}");
-    assert!(!err.contains("panicked") && !err.contains("internal error"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error"),
+        "{err}"
+    );
     err
 }
 
@@ -59,22 +68,40 @@ fn generate(variant: &str, extra: &[&str]) -> (TempDir, String) {
 }
 
 /// Generates tables up to 3 pieces into `dir`; returns the summary and the notes on stderr
-/// that follow the plan lines.
+/// other than the plan lines and the line per material.
 fn generate_in(dir: &Path, variant: &str, extra: &[&str]) -> (String, String) {
     let data = dir.to_str().unwrap();
-    let mut args = vec!["generate", "--variant", variant, "--pieces", "3", "--data", data];
+    let mut args = vec![
+        "generate",
+        "--variant",
+        variant,
+        "--pieces",
+        "3",
+        "--data",
+        data,
+    ];
     args.extend_from_slice(extra);
     let out = rafle(&args, None);
     let err = text(&out.stderr);
     assert!(out.status.success(), "rafle {args:?} failed: {err}");
     // Not a terminal: no progress bar, only the plan lines.
-    assert!(!err.contains('\r') && !err.contains('\x1b'), "bar output on stderr: {err:?}");
+    assert!(
+        !err.contains('\r') && !err.contains('\x1b'),
+        "bar output on stderr: {err:?}"
+    );
     let plans = if variant == "all" { 2 } else { 1 };
     let mut lines = err.lines();
     for line in lines.by_ref().take(plans) {
-        assert!(line.contains(": 9 materials up to 3 pieces, "), "plan line '{line}'");
+        assert!(
+            line.contains(": 9 materials up to 3 pieces, "),
+            "plan line '{line}'"
+        );
     }
-    (text(&out.stdout), lines.collect::<Vec<_>>().join("\n"))
+    // Then, with no bars, a line per material, and any other notes.
+    let (done, notes): (Vec<&str>, Vec<&str>) =
+        lines.partition(|l| l.contains(" positions, ") && l.starts_with(['b', 'i']));
+    assert_eq!(done.len(), 9 * plans, "{err}");
+    (text(&out.stdout), notes.join("\n"))
 }
 
 /// A row of the generate summary.
@@ -98,7 +125,12 @@ fn summary_rows(summary: &str) -> Vec<Row> {
             let numbers: Vec<String> = fields.by_ref().take(6).map(String::from).collect();
             assert_eq!(numbers.len(), 6, "summary line '{line}'");
             let note = fields.collect::<Vec<_>>().join(" ");
-            Row { variant, material, numbers, note }
+            Row {
+                variant,
+                material,
+                numbers,
+                note,
+            }
         })
         .collect()
 }
@@ -110,7 +142,11 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         let variant = variant.unwrap().path();
         for file in std::fs::read_dir(&variant).unwrap() {
             let file = file.unwrap().path();
-            let name = file.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let name = file
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             all.insert(name, std::fs::read(&file).unwrap());
         }
     }
@@ -137,7 +173,15 @@ fn truncate(path: &Path) {
 /// `rafle probe --json` on Brazilian tables, one object per FEN.
 fn probe_json(dir: &TempDir, fen: &str) -> Value {
     let data = dir.path().to_str().unwrap();
-    let out = ok(&["probe", "--variant", "brazilian", "--data", data, "--json", fen]);
+    let out = ok(&[
+        "probe",
+        "--variant",
+        "brazilian",
+        "--data",
+        data,
+        "--json",
+        fen,
+    ]);
     assert_eq!(out.lines().count(), 1, "one line: {out}");
     serde_json::from_str(&out).expect("the line is JSON")
 }
@@ -146,7 +190,14 @@ fn probe_json(dir: &TempDir, fen: &str) -> Value {
 fn generate_summarises_every_material_and_verify_passes() {
     let (dir, summary) = generate("all", &[]);
     let rows = summary_rows(&summary);
-    assert_eq!(summary.lines().filter(|l| l.starts_with("variant ")).count(), 2, "{summary}");
+    assert_eq!(
+        summary
+            .lines()
+            .filter(|l| l.starts_with("variant "))
+            .count(),
+        2,
+        "{summary}"
+    );
     for variant in ["international", "brazilian"] {
         let of_variant: Vec<&Row> = rows.iter().filter(|r| r.variant == variant).collect();
         let names: Vec<&str> = of_variant.iter().map(|r| r.material.as_str()).collect();
@@ -157,11 +208,17 @@ fn generate_summarises_every_material_and_verify_passes() {
         let mut positions = 0u64;
         for row in &of_variant[..9] {
             assert_eq!(row.note, "", "fresh tables have no note: {summary}");
-            let n: Vec<u64> =
-                [0, 1, 2, 3, 5].iter().map(|&i| row.numbers[i].parse().unwrap()).collect();
+            let n: Vec<u64> = [0, 1, 2, 3, 5]
+                .iter()
+                .map(|&i| row.numbers[i].parse().unwrap())
+                .collect();
             assert_eq!(n[0], n[1] + n[2] + n[3], "wins + draws + losses: {summary}");
             let path = table(&dir, variant, &row.material);
-            assert_eq!(std::fs::metadata(&path).unwrap().len(), n[4], "bytes of {path:?}");
+            assert_eq!(
+                std::fs::metadata(&path).unwrap().len(),
+                n[4],
+                "bytes of {path:?}"
+            );
             positions += n[0];
         }
         assert_eq!(total.numbers[0], positions.to_string());
@@ -177,7 +234,10 @@ fn generate_summarises_every_material_and_verify_passes() {
             "{line}"
         );
     }
-    assert!(out.contains("\nbrazilian MMvM 19872 positions ok\n"), "{out}");
+    assert!(
+        out.contains("\nbrazilian MMvM 19872 positions ok\n"),
+        "{out}"
+    );
     let out = ok(&["verify", "--variant", "brazilian", "--data", data]);
     assert_eq!(out.lines().count(), 9, "{out}");
 }
@@ -193,7 +253,10 @@ fn probe_gives_known_values_and_consistent_moves() {
     );
     // White's only man is blocked, and the square behind the blocker is taken: no move, lost.
     let pos = probe_json(&dir, "W:W29:B25,22");
-    assert_eq!(pos, serde_json::json!({"fen": "W:W29:B25,22", "wdl": "loss", "moves": []}));
+    assert_eq!(
+        pos,
+        serde_json::json!({"fen": "W:W29:B25,22", "wdl": "loss", "moves": []})
+    );
 
     let data = dir.path().to_str().unwrap();
     let fens = [
@@ -222,7 +285,10 @@ fn probe_gives_known_values_and_consistent_moves() {
         // Text: the FEN and its value, then each move with its result for the mover.
         let out = ok(&["probe", "--variant", "brazilian", "--data", data, fen]);
         let mut lines = out.lines();
-        assert_eq!(lines.next().unwrap(), format!("{fen} {}", pos["wdl"].as_str().unwrap()));
+        assert_eq!(
+            lines.next().unwrap(),
+            format!("{fen} {}", pos["wdl"].as_str().unwrap())
+        );
         for (line, m) in lines.zip(moves) {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let mover = match m["wdl"].as_str().unwrap() {
@@ -242,21 +308,44 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     let (dir, _) = generate("brazilian", &[]);
     let data = dir.path().to_str().unwrap();
     let input = "W:W29:B25\n\n  not a fen  \nW:W29:B25,22\r\n";
-    let out = rafle(&["probe", "-v", "brazilian", "--data", data, "--json"], Some(input));
+    let out = rafle(
+        &["probe", "-v", "brazilian", "--data", data, "--json"],
+        Some(input),
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(text(&out.stderr), "rafle: 1 of 3 positions could not be probed\n");
-    let lines: Vec<Value> =
-        text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    assert_eq!(
+        text(&out.stderr),
+        "rafle: 1 of 3 positions could not be probed\n"
+    );
+    let lines: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["wdl"], "win");
     assert_eq!(lines[1]["fen"], "not a fen");
-    assert!(lines[1]["error"].as_str().unwrap().contains("invalid FEN"), "{}", lines[1]);
+    assert!(
+        lines[1]["error"].as_str().unwrap().contains("invalid FEN"),
+        "{}",
+        lines[1]
+    );
     assert_eq!(lines[1].as_object().unwrap().len(), 2);
     assert_eq!(lines[2]["fen"], "W:W29:B25,22");
     assert_eq!(lines[2]["wdl"], "loss");
 
     // The same from arguments, as text.
-    let out = rafle(&["probe", "-v", "brazilian", "--data", data, "W:W29:B25", "W:W99"], None);
+    let out = rafle(
+        &[
+            "probe",
+            "-v",
+            "brazilian",
+            "--data",
+            data,
+            "W:W29:B25",
+            "W:W99",
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -265,24 +354,44 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert_eq!(lines.len(), 3);
 
     // All good: exit 0.
-    let out =
-        rafle(&["probe", "-v", "brazilian", "--data", data], Some("W:W29:B25\nW:W29:B25,22\n"));
+    let out = rafle(
+        &["probe", "-v", "brazilian", "--data", data],
+        Some("W:W29:B25\nW:W29:B25,22\n"),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "W:W29:B25 win\n  29x22  win\nW:W29:B25,22 loss\n");
+    assert_eq!(
+        text(&out.stdout),
+        "W:W29:B25 win\n  29x22  win\nW:W29:B25,22 loss\n"
+    );
 }
 
 #[test]
 fn probe_rejects_bad_input_in_one_line() {
     let (dir, _) = generate("brazilian", &[]);
     let data = dir.path().to_str().unwrap();
-    let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:W33:B1"], None, 2);
+    let err = fails(
+        &["probe", "-v", "brazilian", "--data", data, "W:W33:B1"],
+        None,
+        2,
+    );
     assert!(err.contains("invalid FEN"), "{err}");
-    let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:W21-32:B1-12"], None, 1);
-    assert!(err.contains("24 pieces") && err.contains("at most 3"), "{err}");
+    let err = fails(
+        &["probe", "-v", "brazilian", "--data", data, "W:W21-32:B1-12"],
+        None,
+        1,
+    );
+    assert!(
+        err.contains("24 pieces") && err.contains("at most 3"),
+        "{err}"
+    );
     let err = fails(&["probe", "--data", data, "W:W28:B23"], None, 1);
     assert!(err.contains("international"), "{err}");
     let missing = dir.path().join("nowhere");
-    let err = fails(&["probe", "--data", missing.to_str().unwrap(), "W:W28:B23"], None, 1);
+    let err = fails(
+        &["probe", "--data", missing.to_str().unwrap(), "W:W28:B23"],
+        None,
+        1,
+    );
     assert!(err.contains("nowhere"), "{err}");
 }
 
@@ -296,12 +405,18 @@ fn damaged_tables_fail_verify_and_probe_naming_the_file() {
         let out = rafle(&["verify", "--data", data], None);
         assert_eq!(out.status.code(), Some(1));
         let stdout = text(&out.stdout);
-        let line = stdout.lines().find(|l| l.starts_with("brazilian KKvK ")).expect("a KKvK line");
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("brazilian KKvK "))
+            .expect("a KKvK line");
         assert!(
             line.starts_with("brazilian KKvK error: table ") && line.contains("KKvK.wdl"),
             "{line}"
         );
-        assert!(stdout.contains("brazilian KvK 1984 positions ok\n"), "{stdout}");
+        assert!(
+            stdout.contains("brazilian KvK 1984 positions ok\n"),
+            "{stdout}"
+        );
         let err = text(&out.stderr);
         assert!(
             err.starts_with("rafle: ") && err.ends_with(" tables failed verification\n"),
@@ -309,9 +424,16 @@ fn damaged_tables_fail_verify_and_probe_naming_the_file() {
         );
 
         // A position without a capture reads its value from the KKvK table itself.
-        let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:WK1,K2:BK32"], None, 1);
+        let err = fails(
+            &["probe", "-v", "brazilian", "--data", data, "W:WK1,K2:BK32"],
+            None,
+            1,
+        );
         assert!(err.contains("KKvK.wdl"), "{err}");
-        assert!(err.contains("corrupted") || err.contains("truncated"), "{err}");
+        assert!(
+            err.contains("corrupted") || err.contains("truncated"),
+            "{err}"
+        );
     }
 }
 
@@ -320,16 +442,27 @@ fn a_missing_table_is_named() {
     let (dir, _) = generate("brazilian", &[]);
     let data = dir.path().to_str().unwrap();
     std::fs::remove_file(table(&dir, "brazilian", "KKvK")).unwrap();
-    let err = fails(&["probe", "-v", "brazilian", "--data", data, "B:WK1,K2:BK32"], None, 1);
+    let err = fails(
+        &["probe", "-v", "brazilian", "--data", data, "B:WK1,K2:BK32"],
+        None,
+        1,
+    );
     assert!(err.contains("no brazilian table for KKvK"), "{err}");
-    let out =
-        rafle(&["probe", "-v", "brazilian", "--data", data, "--json"], Some("W:WK1,K2:BK32\n"));
+    let out = rafle(
+        &["probe", "-v", "brazilian", "--data", data, "--json"],
+        Some("W:WK1,K2:BK32\n"),
+    );
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(line["error"].as_str().unwrap().contains("KKvK"), "{line}");
     let out = rafle(&["verify", "-v", "brazilian", "--data", data], None);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
-    assert!(stdout.lines().any(|l| l.starts_with("brazilian KKvK missing: ")), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("brazilian KKvK missing: ")),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -350,7 +483,10 @@ fn generate_again_reuses_every_table_unchanged() {
     assert_eq!(before.len(), 9);
     let (summary, notes) = generate_in(dir.path(), "brazilian", &[]);
     assert_eq!(notes, "");
-    for row in summary_rows(&summary).iter().filter(|r| r.material != "total") {
+    for row in summary_rows(&summary)
+        .iter()
+        .filter(|r| r.material != "total")
+    {
         assert_eq!(row.note, "reused", "{summary}");
     }
     assert_eq!(files(dir.path()), before);
@@ -362,7 +498,10 @@ fn thread_count_does_not_change_the_tables() {
     let (two, _) = generate("all", &["--threads", "2"]);
     let one = files(one.path());
     assert_eq!(one.len(), 18);
-    assert!(one == files(two.path()), "tables differ between 1 and 2 threads");
+    assert!(
+        one == files(two.path()),
+        "tables differ between 1 and 2 threads"
+    );
 }
 
 #[test]
@@ -375,9 +514,15 @@ fn generate_rebuilds_exactly_the_damaged_tables() {
     let leftover = dir.path().join("brazilian").join("KMvK.wdl.tmp");
     std::fs::write(&leftover, b"partial").unwrap();
     let (summary, notes) = generate_in(dir.path(), "brazilian", &[]);
-    assert!(notes.starts_with("removed 1 temporary file left in "), "{notes}");
+    assert!(
+        notes.starts_with("removed 1 temporary file left in "),
+        "{notes}"
+    );
     assert!(!leftover.exists());
-    for row in summary_rows(&summary).iter().filter(|r| r.material != "total") {
+    for row in summary_rows(&summary)
+        .iter()
+        .filter(|r| r.material != "total")
+    {
         match row.material.as_str() {
             "KKvK" => assert!(
                 row.note.starts_with("rebuilt: table ") && row.note.contains("corrupted"),
@@ -397,14 +542,34 @@ fn generate_refuses_impossible_requests_in_one_line() {
     let err = fails(&["generate", "--pieces", "9", "--data", data], None, 2);
     assert!(err.contains("2..=8"), "{err}");
     fails(&["generate", "--pieces", "1", "--data", data], None, 2);
-    fails(&["generate", "--variant", "russian", "--data", data], None, 2);
+    fails(
+        &["generate", "--variant", "russian", "--data", data],
+        None,
+        2,
+    );
     fails(&["generate", "--threads", "0", "--data", data], None, 2);
     // Eight pieces of Brazilian draughts need more memory than a test machine has free; were
     // it there (or unknown), the request would start, so it is not tried.
     let plan = rafle_generator::Plan::new(rafle_probe::Variant::Brazilian, 8, dir.path()).unwrap();
     if rafle_generator::available_memory().is_some_and(|free| free < plan.peak_bytes) {
-        let err = fails(&["generate", "-v", "brazilian", "--pieces", "8", "--data", data], None, 2);
+        let err = fails(
+            &[
+                "generate",
+                "-v",
+                "brazilian",
+                "--pieces",
+                "8",
+                "--data",
+                data,
+            ],
+            None,
+            2,
+        );
         assert!(err.contains("of memory at its peak"), "{err}");
     }
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
 }

@@ -46,7 +46,10 @@ pub struct MaterialSummary {
 ///
 /// [`GenerateError::Io`] when a file cannot be written, [`GenerateError::Check`] when a written
 /// table does not read back the same.
-pub fn generate(plan: &Plan, progress: &dyn Progress) -> Result<Vec<MaterialSummary>, GenerateError> {
+pub fn generate(
+    plan: &Plan,
+    progress: &dyn Progress,
+) -> Result<Vec<MaterialSummary>, GenerateError> {
     progress.variant_started(plan);
     let mut store = Store::new();
     let mut summaries = Vec::with_capacity(plan.materials.len());
@@ -54,7 +57,11 @@ pub fn generate(plan: &Plan, progress: &dyn Progress) -> Result<Vec<MaterialSumm
         progress.material_started(plan.variant, m.material, m.positions);
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
-        let existing = if m.path.exists() { Some(load_existing(m, &index, &store, progress)) } else { None };
+        let existing = if m.path.exists() {
+            Some(load_existing(m, &index, &store, progress))
+        } else {
+            None
+        };
         let (solved, bytes, reused, rebuilt_because) = match existing {
             Some(Ok((solved, bytes))) => (solved, bytes, true, None),
             other => {
@@ -104,43 +111,56 @@ fn load_existing(
         packed.extend_from_slice(&table.read_block(b).map_err(|e| e.to_string())?);
     }
     let block_bytes = Header::packed_len(header.positions_per_block);
-    packed.par_chunks_mut(block_bytes).enumerate().for_each(|(b, chunk)| {
-        let first = (b * block_bytes * 4) as u64;
-        let count = ((chunk.len() * 4) as u64).min(m.positions - first);
-        let mut cursor = index.cursor(first);
-        for k in 0..count {
-            let pos = cursor.position();
-            cursor.advance();
-            if !pos.must_capture() {
-                continue;
+    packed
+        .par_chunks_mut(block_bytes)
+        .enumerate()
+        .for_each(|(b, chunk)| {
+            let first = (b * block_bytes * 4) as u64;
+            let count = ((chunk.len() * 4) as u64).min(m.positions - first);
+            let mut cursor = index.cursor(first);
+            for k in 0..count {
+                let pos = cursor.position();
+                cursor.advance();
+                if !pos.must_capture() {
+                    continue;
+                }
+                let best = pos
+                    .legal_moves()
+                    .iter()
+                    .map(|mv| -store.wdl(&pos.play(mv)))
+                    .max()
+                    .unwrap_or(Wdl::Loss);
+                let k = k as usize;
+                chunk[k / 4] =
+                    (chunk[k / 4] & !(3 << (2 * (k % 4)))) | best.code() << (2 * (k % 4));
             }
-            let best = pos
-                .legal_moves()
-                .iter()
-                .map(|mv| -store.wdl(&pos.play(mv)))
-                .max()
-                .unwrap_or(Wdl::Loss);
-            let k = k as usize;
-            chunk[k / 4] = (chunk[k / 4] & !(3 << (2 * (k % 4)))) | best.code() << (2 * (k % 4));
-        }
-        progress.advance(2 * count);
-    });
-    Ok((Solved { index: index.clone(), packed }, table.file_len()))
+            progress.advance(2 * count);
+        });
+    Ok((
+        Solved {
+            index: index.clone(),
+            packed,
+        },
+        table.file_len(),
+    ))
 }
 
 /// The true values of solved states, packed 2 bits a position.
 fn pack_values(states: &[u8]) -> Vec<u8> {
     let mut packed = vec![0u8; states.len().div_ceil(4)];
-    packed.par_chunks_mut(1 << 14).enumerate().for_each(|(c, chunk)| {
-        let first = c * (1 << 16);
-        for (k, byte) in chunk.iter_mut().enumerate() {
-            for j in 0..4 {
-                if let Some(&s) = states.get(first + 4 * k + j) {
-                    *byte |= (s & 3) << (2 * j);
+    packed
+        .par_chunks_mut(1 << 14)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let first = c * (1 << 16);
+            for (k, byte) in chunk.iter_mut().enumerate() {
+                for j in 0..4 {
+                    if let Some(&s) = states.get(first + 4 * k + j) {
+                        *byte |= (s & 3) << (2 * j);
+                    }
                 }
             }
-        }
-    });
+        });
     packed
 }
 
@@ -162,13 +182,21 @@ fn count_values(packed: &[u8], positions: u64) -> (u64, u64, u64) {
 ///
 /// [`GenerateError::Io`] if the directory cannot be read.
 pub fn remove_leftovers(dir: &Path) -> Result<usize, GenerateError> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(0) };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(0);
+    };
     let mut removed = 0;
     for entry in entries {
-        let entry = entry.map_err(|source| GenerateError::Io { path: dir.to_path_buf(), source })?;
+        let entry = entry.map_err(|source| GenerateError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let path = entry.path();
         if path.extension().is_some_and(|e| e == "tmp") {
-            std::fs::remove_file(&path).map_err(|source| GenerateError::Io { path: path.clone(), source })?;
+            std::fs::remove_file(&path).map_err(|source| GenerateError::Io {
+                path: path.clone(),
+                source,
+            })?;
             removed += 1;
         }
     }

@@ -44,7 +44,10 @@ impl Plan {
     /// [`GenerateError::TooManyPieces`] past [`MAX_PIECES`].
     pub fn new(variant: Variant, max_pieces: u32, dir: &Path) -> Result<Plan, GenerateError> {
         if max_pieces > MAX_PIECES {
-            return Err(GenerateError::TooManyPieces { requested: max_pieces, max: MAX_PIECES });
+            return Err(GenerateError::TooManyPieces {
+                requested: max_pieces,
+                max: MAX_PIECES,
+            });
         }
         let materials: Vec<MaterialPlan> = Material::all_up_to(variant, max_pieces)
             .into_iter()
@@ -116,9 +119,20 @@ mod tests {
     fn plans_in_dependency_order_with_memory() {
         let plan = Plan::new(Variant::Brazilian, 3, Path::new("data")).unwrap();
         assert_eq!(plan.materials.len(), 9);
-        assert!(plan.peak_bytes > plan.materials.iter().map(|m| 2 * m.positions).max().unwrap());
+        assert!(
+            plan.peak_bytes
+                > plan
+                    .materials
+                    .iter()
+                    .map(|m| 2 * m.positions)
+                    .max()
+                    .unwrap()
+        );
         assert!(plan.check_memory(1 << 40).is_ok());
-        assert!(matches!(plan.check_memory(1 << 20), Err(GenerateError::NotEnoughMemory { .. })));
+        assert!(matches!(
+            plan.check_memory(1 << 20),
+            Err(GenerateError::NotEnoughMemory { .. })
+        ));
         assert!(Plan::new(Variant::Brazilian, 9, Path::new("data")).is_err());
         assert!(plan.materials[0].path.ends_with("brazilian/KvK.wdl"));
     }

@@ -126,7 +126,11 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
 
     let mut states: Vec<u8> = states.into_iter().map(AtomicU8::into_inner).collect();
     for s in &mut states {
-        let value = if *s & VALUE == UNKNOWN { Wdl::Draw.code() } else { *s & VALUE };
+        let value = if *s & VALUE == UNKNOWN {
+            Wdl::Draw.code()
+        } else {
+            *s & VALUE
+        };
         *s = value | (*s & CAPTURE);
     }
     Solution { states }

@@ -36,7 +36,9 @@ fn slot(m: Material) -> usize {
 
 impl Store {
     pub(crate) fn new() -> Store {
-        Store { slots: vec![None; 1 << 16] }
+        Store {
+            slots: vec![None; 1 << 16],
+        }
     }
 
     pub(crate) fn insert(&mut self, solved: Solved) {

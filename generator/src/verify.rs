@@ -64,37 +64,43 @@ pub fn verify_table(
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
     const CHUNK: u64 = 1 << 14;
-    (0..positions.div_ceil(CHUNK)).into_par_iter().try_for_each(|c| {
-        let range = c * CHUNK..((c + 1) * CHUNK).min(positions);
-        let len = range.end - range.start;
-        let mut cursor = index.cursor(range.start);
-        for _ in range {
-            let pos = cursor.position();
-            cursor.advance();
-            if pos.must_capture() {
-                captures.fetch_add(1, Ordering::Relaxed);
-                continue;
-            }
-            let stored = own(&pos)?;
-            let mut expected = Wdl::Loss;
-            for mv in &pos.legal_moves() {
-                expected = expected.max(-value(&pos.play(mv))?);
-            }
-            if stored != expected {
-                mismatches.fetch_add(1, Ordering::Relaxed);
-                let mut list = examples.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                if list.len() < 5 {
-                    list.push(format!(
-                        "{}: stored {stored}, successors say {expected}",
-                        pos.to_fen()
-                    ));
+    (0..positions.div_ceil(CHUNK))
+        .into_par_iter()
+        .try_for_each(|c| {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(positions);
+            let len = range.end - range.start;
+            let mut cursor = index.cursor(range.start);
+            for _ in range {
+                let pos = cursor.position();
+                cursor.advance();
+                if pos.must_capture() {
+                    captures.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                let stored = own(&pos)?;
+                let mut expected = Wdl::Loss;
+                for mv in &pos.legal_moves() {
+                    expected = expected.max(-value(&pos.play(mv))?);
+                }
+                if stored != expected {
+                    mismatches.fetch_add(1, Ordering::Relaxed);
+                    let mut list = examples
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if list.len() < 5 {
+                        list.push(format!(
+                            "{}: stored {stored}, successors say {expected}",
+                            pos.to_fen()
+                        ));
+                    }
                 }
             }
-        }
-        advance(len);
-        Ok::<(), ProbeError>(())
-    })?;
-    let mut examples = examples.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+            advance(len);
+            Ok::<(), ProbeError>(())
+        })?;
+    let mut examples = examples
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     examples.sort();
     Ok(VerifyReport {
         positions,

@@ -24,7 +24,11 @@ pub(crate) fn pack_block(states: &[u8], block: u32) -> Vec<u8> {
     let mut packed = vec![0u8; Header::packed_len((end - start) as u32)];
     let mut last = 0u8;
     for (i, &state) in states[start..end].iter().enumerate() {
-        let code = if state & CAPTURE != 0 { last } else { state & 0b11 };
+        let code = if state & CAPTURE != 0 {
+            last
+        } else {
+            state & 0b11
+        };
         last = code;
         packed[i / 4] |= code << (2 * (i % 4));
     }
@@ -56,8 +60,13 @@ pub(crate) fn write_table(
         .into_par_iter()
         .map(|b| {
             let packed = pack_block(states, b);
-            let compressed = zstd::bulk::compress(&packed, COMPRESSION_LEVEL)
-                .map_err(|source| GenerateError::Io { path: path.to_path_buf(), source })?;
+            let compressed =
+                zstd::bulk::compress(&packed, COMPRESSION_LEVEL).map_err(|source| {
+                    GenerateError::Io {
+                        path: path.to_path_buf(),
+                        source,
+                    }
+                })?;
             Ok((packed, compressed))
         })
         .collect::<Result<_, GenerateError>>()?;
@@ -65,7 +74,11 @@ pub(crate) fn write_table(
     let mut offset = (HEADER_LEN + header.index_len()) as u64;
     let mut index = Vec::with_capacity(header.index_len());
     for (_, data) in &compressed {
-        let entry = BlockEntry { offset, len: data.len() as u32, crc: crc32fast::hash(data) };
+        let entry = BlockEntry {
+            offset,
+            len: data.len() as u32,
+            crc: crc32fast::hash(data),
+        };
         index.extend_from_slice(&entry.encode());
         offset += data.len() as u64;
     }
@@ -73,12 +86,19 @@ pub(crate) fn write_table(
     index.extend_from_slice(&index_crc.to_le_bytes());
 
     let tmp = temporary_path(path);
-    let result = write_file(&tmp, &header.encode(), &index, compressed.iter().map(|(_, c)| c))
-        .and_then(|()| check_file(&tmp, variant, material, &compressed))
-        .and_then(|()| {
-            fs::rename(&tmp, path)
-                .map_err(|source| GenerateError::Io { path: path.to_path_buf(), source })
-        });
+    let result = write_file(
+        &tmp,
+        &header.encode(),
+        &index,
+        compressed.iter().map(|(_, c)| c),
+    )
+    .and_then(|()| check_file(&tmp, variant, material, &compressed))
+    .and_then(|()| {
+        fs::rename(&tmp, path).map_err(|source| GenerateError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    });
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
@@ -106,9 +126,15 @@ fn write_file<'a>(
     index: &[u8],
     blocks: impl Iterator<Item = &'a Vec<u8>>,
 ) -> Result<(), GenerateError> {
-    let io = |source| GenerateError::Io { path: path.to_path_buf(), source };
+    let io = |source| GenerateError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|source| GenerateError::Io { path: dir.to_path_buf(), source })?;
+        fs::create_dir_all(dir).map_err(|source| GenerateError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
     let file = File::create(path).map_err(io)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
@@ -127,7 +153,11 @@ fn check_file(
     material: Material,
     blocks: &[(Vec<u8>, Vec<u8>)],
 ) -> Result<(), GenerateError> {
-    let check = |source| GenerateError::Check { variant, material, source };
+    let check = |source| GenerateError::Check {
+        variant,
+        material,
+        source,
+    };
     let table = Table::open(path, TableKind::Wdl, variant, material).map_err(check)?;
     for (b, (packed, _)) in blocks.iter().enumerate() {
         if table.read_block(b as u32).map_err(check)? != *packed {
@@ -151,7 +181,9 @@ mod tests {
         let draw = rafle_probe::Wdl::Draw.code();
         let states = [win, loss | CAPTURE, win | CAPTURE, loss, draw | CAPTURE];
         let packed = pack_block(&states, 0);
-        let codes: Vec<u8> = (0..5).map(|i| rafle_probe::format::packed_code(&packed, i)).collect();
+        let codes: Vec<u8> = (0..5)
+            .map(|i| rafle_probe::format::packed_code(&packed, i))
+            .collect();
         assert_eq!(codes, [win, win, win, loss, loss]);
     }
 }

@@ -78,7 +78,10 @@ impl BlockCache {
 
     /// The 2-bit code of position `offset` of a cached block.
     pub(crate) fn code(&self, key: BlockKey, offset: usize) -> Option<u8> {
-        self.shard(key).blocks.get(&key).map(|block| packed_code(block, offset))
+        self.shard(key)
+            .blocks
+            .get(&key)
+            .map(|block| packed_code(block, offset))
     }
 
     /// Keeps a block, dropping the shard's oldest ones past its budget (but never the block
@@ -92,7 +95,9 @@ impl BlockCache {
         shard.blocks.insert(key, block.into_boxed_slice());
         shard.order.push_back(key);
         while shard.bytes > self.shard_budget && shard.order.len() > 1 {
-            let Some(old) = shard.order.pop_front() else { break };
+            let Some(old) = shard.order.pop_front() else {
+                break;
+            };
             if let Some(gone) = shard.blocks.remove(&old) {
                 shard.bytes -= gone.len();
             }
@@ -103,7 +108,11 @@ impl BlockCache {
     pub(crate) fn bytes(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| s.lock().unwrap_or_else(std::sync::PoisonError::into_inner).bytes)
+            .map(|s| {
+                s.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .bytes
+            })
             .sum()
     }
 }
@@ -120,6 +129,11 @@ mod tests {
             assert!(cache.bytes() <= 16 * 1000);
         }
         assert_eq!(cache.code(block_key(0, 999), 1), Some(0b01));
-        assert!((0..1000).filter(|&i| cache.code(block_key(0, i), 0).is_some()).count() < 60);
+        assert!(
+            (0..1000)
+                .filter(|&i| cache.code(block_key(0, i), 0).is_some())
+                .count()
+                < 60
+        );
     }
 }

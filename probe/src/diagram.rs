@@ -35,7 +35,10 @@ impl Position {
                 out.push_str(if column + 1 < size { "  " } else { " " });
             }
             let first = row * per_row + 1;
-            out.push_str(&format!("| {:>5}\n", format!("{first}-{}", first + per_row - 1)));
+            out.push_str(&format!(
+                "| {:>5}\n",
+                format!("{first}-{}", first + per_row - 1)
+            ));
         }
         out.push_str(&border);
         out.push_str("    ");

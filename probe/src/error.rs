@@ -65,28 +65,49 @@ pub enum ProbeError {
 impl fmt::Display for ProbeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProbeError::MissingTable { variant, material, path } => write!(
+            ProbeError::MissingTable {
+                variant,
+                material,
+                path,
+            } => write!(
                 f,
                 "no {variant} table for {material} (looked for {})",
                 path.display()
             ),
-            ProbeError::TooManyPieces { variant, pieces, max: 0, .. } => write!(
+            ProbeError::TooManyPieces {
+                variant,
+                pieces,
+                max: 0,
+                ..
+            } => write!(
                 f,
                 "the position has {pieces} pieces and there are no {variant} tables"
             ),
-            ProbeError::TooManyPieces { variant, pieces, max } => write!(
+            ProbeError::TooManyPieces {
+                variant,
+                pieces,
+                max,
+            } => write!(
                 f,
                 "the position has {pieces} pieces; the {variant} tables cover at most {max}"
             ),
             ProbeError::Corrupted { path, reason } => {
                 write!(f, "table {} is corrupted: {reason}", path.display())
             }
-            ProbeError::Truncated { path, expected, actual } => write!(
+            ProbeError::Truncated {
+                path,
+                expected,
+                actual,
+            } => write!(
                 f,
                 "table {} is truncated: {actual} bytes instead of {expected}",
                 path.display()
             ),
-            ProbeError::WrongTable { path, expected, found } => write!(
+            ProbeError::WrongTable {
+                path,
+                expected,
+                found,
+            } => write!(
                 f,
                 "table {} holds {found}, expected {expected}",
                 path.display()

@@ -20,11 +20,21 @@ pub enum FenErrorKind {
     /// Nothing but white space.
     Empty,
     /// Something other than what the grammar allows here.
-    Unexpected { found: String, expected: &'static str },
+    Unexpected {
+        /// The text found (empty at the end of the FEN).
+        found: String,
+        /// What the grammar allows there.
+        expected: &'static str,
+    },
     /// A square that the variant does not have.
     Square(SquareError),
     /// A range whose end comes before its start.
-    BackwardRange { first: u8, last: u8 },
+    BackwardRange {
+        /// The range's first square.
+        first: u8,
+        /// The range's last square, lower than the first.
+        last: u8,
+    },
     /// The same colour's piece list given twice.
     SideTwice(Color),
     /// A piece that cannot stand where it is put.
@@ -86,7 +96,10 @@ impl Reader<'_> {
     }
 
     fn error(&self, kind: FenErrorKind) -> FenError {
-        FenError { column: self.column(), kind }
+        FenError {
+            column: self.column(),
+            kind,
+        }
     }
 
     fn unexpected(&self, expected: &'static str) -> FenError {
@@ -126,7 +139,11 @@ impl Position {
     /// [`FenError`] names the column and what was expected there: an unknown or out-of-range
     /// square, a man on its own promotion row, a square given twice, or any other garbage.
     pub fn from_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
-        let mut r = Reader { chars: fen.char_indices().collect(), at: 0, text: fen };
+        let mut r = Reader {
+            chars: fen.char_indices().collect(),
+            at: 0,
+            text: fen,
+        };
         r.skip_spaces();
         if r.peek().is_none() {
             return Err(r.error(FenErrorKind::Empty));
@@ -262,10 +279,11 @@ fn read_piece_list(r: &mut Reader<'_>, pos: &mut Position, color: Color) -> Resu
         };
         for number in first.number()..=last.number() {
             let square = Square::new(variant, number).expect("range ends are squares");
-            pos.put(square, Piece { color, role }).map_err(|e| FenError {
-                column,
-                kind: FenErrorKind::Placement(e),
-            })?;
+            pos.put(square, Piece { color, role })
+                .map_err(|e| FenError {
+                    column,
+                    kind: FenErrorKind::Placement(e),
+                })?;
         }
         r.skip_spaces();
         match r.peek() {
@@ -285,7 +303,10 @@ fn read_square(r: &mut Reader<'_>, variant: Variant) -> Result<(usize, Square), 
     }
     parse_square(variant, &word)
         .map(|sq| (column, sq))
-        .map_err(|e| FenError { column, kind: FenErrorKind::Square(e) })
+        .map_err(|e| FenError {
+            column,
+            kind: FenErrorKind::Square(e),
+        })
 }
 
 #[cfg(test)]
@@ -351,34 +372,76 @@ mod tests {
         let v = Variant::International;
         let e = error(v, "W:W31,51:B1");
         assert_eq!(e.column, 7);
-        assert!(matches!(e.kind, FenErrorKind::Square(SquareError::OutOfRange { number: 51, .. })));
+        assert!(matches!(
+            e.kind,
+            FenErrorKind::Square(SquareError::OutOfRange { number: 51, .. })
+        ));
         let e = error(v, "W:W31,0:B1");
-        assert!(matches!(e.kind, FenErrorKind::Square(SquareError::OutOfRange { number: 0, .. })));
+        assert!(matches!(
+            e.kind,
+            FenErrorKind::Square(SquareError::OutOfRange { number: 0, .. })
+        ));
         let e = error(v, "W:W31,zz:B1");
-        assert!(matches!(e.kind, FenErrorKind::Square(SquareError::Unknown(_))));
+        assert!(matches!(
+            e.kind,
+            FenErrorKind::Square(SquareError::Unknown(_))
+        ));
         let e = error(Variant::Brazilian, "W:Wb1:B5");
-        assert!(matches!(e.kind, FenErrorKind::Square(SquareError::LightSquare(_))));
+        assert!(matches!(
+            e.kind,
+            FenErrorKind::Square(SquareError::LightSquare(_))
+        ));
         let e = error(v, "W:W3:B10");
         assert!(matches!(
             e.kind,
-            FenErrorKind::Placement(PlacementError::ManOnPromotionRow { color: Color::White, .. })
+            FenErrorKind::Placement(PlacementError::ManOnPromotionRow {
+                color: Color::White,
+                ..
+            })
         ));
         let e = error(v, "W:W31:B47");
         assert!(matches!(
             e.kind,
-            FenErrorKind::Placement(PlacementError::ManOnPromotionRow { color: Color::Black, .. })
+            FenErrorKind::Placement(PlacementError::ManOnPromotionRow {
+                color: Color::Black,
+                ..
+            })
         ));
         let e = error(v, "W:W31,32:B31");
-        assert!(matches!(e.kind, FenErrorKind::Placement(PlacementError::Occupied(_))));
+        assert!(matches!(
+            e.kind,
+            FenErrorKind::Placement(PlacementError::Occupied(_))
+        ));
         assert_eq!(e.column, 11);
         let e = error(v, "W:W31,31:B1");
-        assert!(matches!(e.kind, FenErrorKind::Placement(PlacementError::Occupied(_))));
-        assert!(matches!(error(v, "W:W35-31:B1").kind, FenErrorKind::BackwardRange { .. }));
-        assert!(matches!(error(v, "W:W31:W32").kind, FenErrorKind::SideTwice(Color::White)));
+        assert!(matches!(
+            e.kind,
+            FenErrorKind::Placement(PlacementError::Occupied(_))
+        ));
+        assert!(matches!(
+            error(v, "W:W35-31:B1").kind,
+            FenErrorKind::BackwardRange { .. }
+        ));
+        assert!(matches!(
+            error(v, "W:W31:W32").kind,
+            FenErrorKind::SideTwice(Color::White)
+        ));
         assert!(matches!(error(v, "").kind, FenErrorKind::Empty));
         for garbage in [
-            "hello", "X:W31:B1", "W", "W:", "W:W31,:B1", "W:W31;B1", "W:W31:B1 extra", "W::",
-            "W:W31-:B1", "W:WK:B1", "\"W:W31", "W:W31:B1:H", "W:W3€:B1", "31,32",
+            "hello",
+            "X:W31:B1",
+            "W",
+            "W:",
+            "W:W31,:B1",
+            "W:W31;B1",
+            "W:W31:B1 extra",
+            "W::",
+            "W:W31-:B1",
+            "W:WK:B1",
+            "\"W:W31",
+            "W:W31:B1:H",
+            "W:W3€:B1",
+            "31,32",
         ] {
             let Err(e) = Position::from_fen(v, garbage) else {
                 panic!("accepted garbage {garbage:?}");
@@ -390,7 +453,10 @@ mod tests {
     #[test]
     fn error_messages_say_what_and_where() {
         let e = error(Variant::International, "W:W31,51:B1");
-        assert_eq!(e.to_string(), "invalid FEN at column 7: square 51 is out of range (1..50)");
+        assert_eq!(
+            e.to_string(),
+            "invalid FEN at column 7: square 51 is out of range (1..50)"
+        );
         let e = error(Variant::International, "W:W31;B1");
         assert_eq!(
             e.to_string(),

@@ -104,7 +104,10 @@ impl std::fmt::Display for HeaderError {
             HeaderError::Short => f.write_str("shorter than a table header"),
             HeaderError::BadMagic => f.write_str("not a rafle table (bad magic number)"),
             HeaderError::Version(v) => {
-                write!(f, "format version {v}, this build reads version {FORMAT_VERSION}")
+                write!(
+                    f,
+                    "format version {v}, this build reads version {FORMAT_VERSION}"
+                )
             }
             HeaderError::Checksum => f.write_str("header checksum mismatch"),
             HeaderError::Field(name) => write!(f, "invalid header field: {name}"),
@@ -183,7 +186,9 @@ impl Header {
         if header.positions_per_block == 0 || header.positions_per_block % 4 != 0 {
             return Err(HeaderError::Field("positions per block"));
         }
-        let needed = header.positions.div_ceil(u64::from(header.positions_per_block));
+        let needed = header
+            .positions
+            .div_ceil(u64::from(header.positions_per_block));
         if needed != u64::from(header.blocks) {
             return Err(HeaderError::Field("block count"));
         }

@@ -126,7 +126,9 @@ pub(crate) fn internal_to_numbered(variant: Variant, internal: u64) -> u64 {
     let group = 2 * u32::from(variant.squares_per_row());
     let groups = u32::from(variant.board_size()) / 2;
     let mask = (1u64 << group) - 1;
-    (0..groups).fold(0, |acc, g| acc | ((internal >> (g * (group + 1))) & mask) << (g * group))
+    (0..groups).fold(0, |acc, g| {
+        acc | ((internal >> (g * (group + 1))) & mask) << (g * group)
+    })
 }
 
 /// Numbered bitboard to internal bitboard; bits past the last square are dropped.
@@ -135,7 +137,9 @@ pub(crate) fn numbered_to_internal(variant: Variant, numbered: u64) -> u64 {
     let group = 2 * u32::from(variant.squares_per_row());
     let groups = u32::from(variant.board_size()) / 2;
     let mask = (1u64 << group) - 1;
-    (0..groups).fold(0, |acc, g| acc | ((numbered >> (g * group)) & mask) << (g * (group + 1)))
+    (0..groups).fold(0, |acc, g| {
+        acc | ((numbered >> (g * group)) & mask) << (g * (group + 1))
+    })
 }
 
 pub(crate) fn board_mask(variant: Variant) -> u64 {

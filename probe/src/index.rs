@@ -11,7 +11,6 @@
 
 use crate::{Color, Material, Position, Role, Variant};
 
-
 /// Most pieces of one kind a table can hold.
 const MAX_K: usize = 12;
 
@@ -25,7 +24,11 @@ const fn binomials() -> [[u64; MAX_K + 1]; 64] {
         table[n][0] = 1;
         let mut k = 1;
         while k <= MAX_K {
-            table[n][k] = if n == 0 { 0 } else { table[n - 1][k - 1] + table[n - 1][k] };
+            table[n][k] = if n == 0 {
+                0
+            } else {
+                table[n - 1][k - 1] + table[n - 1][k]
+            };
             k += 1;
         }
         n += 1;
@@ -157,8 +160,14 @@ impl PositionIndex {
         let row = u32::from(variant.squares_per_row());
         let men_squares = squares - row;
         let (wm, bm) = (u32::from(material.white_men), u32::from(material.black_men));
-        let (wk, bk) = (u32::from(material.white_kings), u32::from(material.black_kings));
-        assert!(wm.max(bm).max(wk).max(bk) as usize <= MAX_K, "too many pieces of one kind");
+        let (wk, bk) = (
+            u32::from(material.white_kings),
+            u32::from(material.black_kings),
+        );
+        assert!(
+            wm.max(bm).max(wk).max(bk) as usize <= MAX_K,
+            "too many pieces of one kind"
+        );
         assert!(wm + bm + wk + bk <= squares, "more pieces than squares");
         let white_configs = binomial(men_squares, wm);
         let mut men_offsets = Vec::with_capacity(white_configs as usize + 1);
@@ -195,7 +204,10 @@ impl PositionIndex {
         let squares = u32::from(variant.square_count());
         let row = u32::from(variant.squares_per_row());
         let (wm, bm) = (u32::from(material.white_men), u32::from(material.black_men));
-        let (wk, bk) = (u32::from(material.white_kings), u32::from(material.black_kings));
+        let (wk, bk) = (
+            u32::from(material.white_kings),
+            u32::from(material.black_kings),
+        );
         if wm + bm + wk + bk > squares || wm.max(bm).max(wk).max(bk) as usize > MAX_K {
             return 0;
         }
@@ -246,9 +258,7 @@ impl PositionIndex {
         let wk = rank_set(squeeze(white_kings, men_all));
         let bk = rank_set(squeeze(black_kings, men_all | white_kings));
         let side = u64::from(pos.turn() == Color::Black);
-        ((side * self.men_configs + men) * self.white_king_configs
-            + wk)
-            * self.black_king_configs
+        ((side * self.men_configs + men) * self.white_king_configs + wk) * self.black_king_configs
             + bk
     }
 
@@ -352,10 +362,18 @@ impl IndexCursor<'_> {
             }
         };
         let black_kings = unsqueeze(
-            unrank_set(self.black_kings, u32::from(m.black_kings), free - u32::from(m.white_kings)),
+            unrank_set(
+                self.black_kings,
+                u32::from(m.black_kings),
+                free - u32::from(m.white_kings),
+            ),
             men_all | white_kings,
         );
-        let turn = if self.black_to_move { Color::Black } else { Color::White };
+        let turn = if self.black_to_move {
+            Color::Black
+        } else {
+            Color::White
+        };
         Position::from_numbered_bits(
             index.variant,
             turn,
@@ -415,7 +433,10 @@ mod tests {
         let v = Variant::International;
         let m: Material = "MvM".parse().unwrap();
         // White man on 6..50, black man on 1..45, not the same square.
-        let brute = (6..=50u32).flat_map(|w| (1..=45u32).map(move |b| (w, b))).filter(|(w, b)| w != b).count();
+        let brute = (6..=50u32)
+            .flat_map(|w| (1..=45u32).map(move |b| (w, b)))
+            .filter(|(w, b)| w != b)
+            .count();
         assert_eq!(PositionIndex::new(v, m).size(), 2 * brute as u64);
     }
 
@@ -424,7 +445,11 @@ mod tests {
         for v in Variant::ALL {
             for m in Material::all_up_to(v, 4) {
                 for m in [m, m.mirrored()] {
-                    assert_eq!(PositionIndex::count(v, m), PositionIndex::new(v, m).size(), "{v} {m}");
+                    assert_eq!(
+                        PositionIndex::count(v, m),
+                        PositionIndex::new(v, m).size(),
+                        "{v} {m}"
+                    );
                 }
             }
         }

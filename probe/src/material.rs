@@ -155,7 +155,12 @@ impl FromStr for Material {
         };
         let (white_men, white_kings) = side(white)?;
         let (black_men, black_kings) = side(black)?;
-        Ok(Material { white_men, white_kings, black_men, black_kings })
+        Ok(Material {
+            white_men,
+            white_kings,
+            black_men,
+            black_kings,
+        })
     }
 }
 
@@ -172,7 +177,12 @@ mod tests {
         }
         assert_eq!(
             "KKMvK".parse::<Material>(),
-            Ok(Material { white_men: 1, white_kings: 2, black_men: 0, black_kings: 1 })
+            Ok(Material {
+                white_men: 1,
+                white_kings: 2,
+                black_men: 0,
+                black_kings: 1
+            })
         );
         assert!("KMKvK".parse::<Material>().is_err());
         assert!("KK".parse::<Material>().is_err());

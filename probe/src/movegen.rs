@@ -387,15 +387,22 @@ mod tests {
     }
 
     fn role_on(pos: &Position, number: u8) -> Option<Role> {
-        pos.piece_at(Square::new(pos.variant(), number).unwrap()).map(|p| p.role)
+        pos.piece_at(Square::new(pos.variant(), number).unwrap())
+            .map(|p| p.role)
     }
 
     const INTL: Variant = Variant::International;
 
     #[test]
     fn men_move_forward_only_and_kings_fly() {
-        assert_eq!(moves(INTL, "W:W33:B1"), [(33, 28, vec![]), (33, 29, vec![])]);
-        assert_eq!(moves(INTL, "B:W50:B18"), [(18, 22, vec![]), (18, 23, vec![])]);
+        assert_eq!(
+            moves(INTL, "W:W33:B1"),
+            [(33, 28, vec![]), (33, 29, vec![])]
+        );
+        assert_eq!(
+            moves(INTL, "B:W50:B18"),
+            [(18, 22, vec![]), (18, 23, vec![])]
+        );
         // A king in the corner sees the whole long diagonal.
         let king: Vec<u8> = moves(INTL, "W:WK46:B1").iter().map(|m| m.1).collect();
         assert_eq!(king, [5, 10, 14, 19, 23, 28, 32, 37, 41]);
@@ -411,7 +418,10 @@ mod tests {
     fn majority_of_men_beats_fewer_kings() {
         // The man takes two men (33x22x11); the king could take only the black king on 44.
         // A king counts as one piece, so the men win.
-        assert_eq!(moves(INTL, "W:W33,K50:B17,28,K44"), [(33, 11, vec![17, 28])]);
+        assert_eq!(
+            moves(INTL, "W:W33,K50:B17,28,K44"),
+            [(33, 11, vec![17, 28])]
+        );
         // With equal counts, capturing a king or with a king gives no priority.
         assert_eq!(
             moves(INTL, "W:W33,K50:B28,K44"),
@@ -424,7 +434,13 @@ mod tests {
         let pos = Position::from_fen(INTL, "W:W12:B8,9").unwrap();
         let legal = pos.legal_moves();
         assert_eq!(legal.len(), 1);
-        assert_eq!(pos.move_path(&legal[0]).iter().map(|s| s.number()).collect::<Vec<_>>(), [12, 3, 14]);
+        assert_eq!(
+            pos.move_path(&legal[0])
+                .iter()
+                .map(|s| s.number())
+                .collect::<Vec<_>>(),
+            [12, 3, 14]
+        );
         let after = pos.play(&legal[0]);
         assert_eq!(role_on(&after, 14), Some(Role::Man));
         // Landing on 3 mid-capture gives no king's reach: 20 is not taken from 3, and the man
@@ -448,7 +464,11 @@ mod tests {
         // 46 takes 37 along the long diagonal, must stop on 28 to turn and take 22.
         assert_eq!(
             moves(INTL, "W:WK46:B22,37"),
-            [(46, 6, vec![22, 37]), (46, 11, vec![22, 37]), (46, 17, vec![22, 37])]
+            [
+                (46, 6, vec![22, 37]),
+                (46, 11, vec![22, 37]),
+                (46, 17, vec![22, 37])
+            ]
         );
     }
 
@@ -465,7 +485,10 @@ mod tests {
         // The man on 28 goes round 23, 24, 33, 34 and comes home; either direction is the
         // same move.
         let pos = Position::from_fen(INTL, "W:W28:B23,24,33,34").unwrap();
-        assert_eq!(moves(INTL, "W:W28:B23,24,33,34"), [(28, 28, vec![23, 24, 33, 34])]);
+        assert_eq!(
+            moves(INTL, "W:W28:B23,24,33,34"),
+            [(28, 28, vec![23, 24, 33, 34])]
+        );
         let mv = pos.legal_moves()[0];
         assert_eq!(pos.move_paths(&mv).len(), 2);
         assert_eq!(pos.move_text(&mv, SquareStyle::Numeric), "28x28");
@@ -480,8 +503,14 @@ mod tests {
             [5, 10, 14, 19, 23, 28, 32].map(|to| (46, to, vec![37]))
         );
         // An own piece cuts the landing squares short, and is never jumped.
-        assert_eq!(moves(INTL, "W:WK46,19:B37"), [23, 28, 32].map(|to| (46, to, vec![37])));
-        assert_eq!(moves(Variant::Brazilian, "W:WK29:B22"), [4, 8, 11, 15, 18].map(|to| (29, to, vec![22])));
+        assert_eq!(
+            moves(INTL, "W:WK46,19:B37"),
+            [23, 28, 32].map(|to| (46, to, vec![37]))
+        );
+        assert_eq!(
+            moves(Variant::Brazilian, "W:WK29:B22"),
+            [4, 8, 11, 15, 18].map(|to| (29, to, vec![22]))
+        );
     }
 
     #[test]

@@ -15,9 +15,19 @@ pub enum MoveError {
     /// A square the variant does not have.
     Square(SquareError),
     /// Well formed, but no legal move fits; the legal moves are listed.
-    Illegal { text: String, legal: Vec<String> },
+    Illegal {
+        /// The move text.
+        text: String,
+        /// The legal moves, in PDN notation.
+        legal: Vec<String>,
+    },
     /// Several legal moves fit; their full forms are listed.
-    Ambiguous { text: String, candidates: Vec<String> },
+    Ambiguous {
+        /// The move text.
+        text: String,
+        /// The full forms of the moves that fit.
+        candidates: Vec<String>,
+    },
 }
 
 impl fmt::Display for MoveError {
@@ -50,7 +60,10 @@ impl Position {
     /// quiet move gives its start and end. Where several paths make the same move, the first in
     /// a fixed direction order is given.
     pub fn move_path(&self, mv: &Move) -> Vec<Square> {
-        self.move_paths(mv).into_iter().next().unwrap_or_else(|| vec![mv.from(), mv.to()])
+        self.move_paths(mv)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| vec![mv.from(), mv.to()])
     }
 
     /// Every path (start, landing squares, end) that makes the move.
@@ -93,9 +106,17 @@ impl Position {
             .iter()
             .any(|m| m != mv && m.from() == mv.from() && m.to() == mv.to());
         if !mv.is_capture() {
-            return format!("{}-{}", mv.from().display(v, style), mv.to().display(v, style));
+            return format!(
+                "{}-{}",
+                mv.from().display(v, style),
+                mv.to().display(v, style)
+            );
         }
-        let squares = if ambiguous { self.move_path(mv) } else { vec![mv.from(), mv.to()] };
+        let squares = if ambiguous {
+            self.move_path(mv)
+        } else {
+            vec![mv.from(), mv.to()]
+        };
         squares
             .iter()
             .map(|sq| sq.display(v, style))
@@ -183,7 +204,11 @@ impl PathFinder<'_> {
                 self.path.push(landing);
                 self.search(landing, captured | victim);
                 self.path.pop();
-                landing = if self.is_king { step(v, landing, d) & self.empty } else { 0 };
+                landing = if self.is_king {
+                    step(v, landing, d) & self.empty
+                } else {
+                    0
+                };
             }
         }
     }
@@ -231,6 +256,9 @@ mod tests {
         assert!(matches!(pos.parse_move("32"), Err(MoveError::Syntax(_))));
         assert!(matches!(pos.parse_move("32-"), Err(MoveError::Syntax(_))));
         assert!(matches!(pos.parse_move("32-99"), Err(MoveError::Square(_))));
-        assert!(matches!(pos.parse_move("36-31"), Err(MoveError::Illegal { .. })));
+        assert!(matches!(
+            pos.parse_move("36-31"),
+            Err(MoveError::Illegal { .. })
+        ));
     }
 }

@@ -71,7 +71,12 @@ pub enum PlacementError {
     /// The square already holds a piece.
     Occupied(Square),
     /// A man on the row where it would have been promoted.
-    ManOnPromotionRow { square: Square, color: Color },
+    ManOnPromotionRow {
+        /// The square.
+        square: Square,
+        /// The man's colour.
+        color: Color,
+    },
 }
 
 impl fmt::Display for PlacementError {
@@ -95,7 +100,13 @@ impl std::error::Error for PlacementError {}
 impl Position {
     /// An empty board with `turn` to move.
     pub fn empty(variant: Variant, turn: Color) -> Position {
-        Position { white: 0, black: 0, kings: 0, turn, variant }
+        Position {
+            white: 0,
+            black: 0,
+            kings: 0,
+            turn,
+            variant,
+        }
     }
 
     /// The start position of the variant, White to move.
@@ -126,7 +137,10 @@ impl Position {
         if piece.role == Role::Man
             && promotion_row(self.variant, piece.color == Color::White) & bit != 0
         {
-            return Err(PlacementError::ManOnPromotionRow { square, color: piece.color });
+            return Err(PlacementError::ManOnPromotionRow {
+                square,
+                color: piece.color,
+            });
         }
         match piece.color {
             Color::White => self.white |= bit,
@@ -165,7 +179,11 @@ impl Position {
         } else {
             return None;
         };
-        let role = if self.kings & bit != 0 { Role::King } else { Role::Man };
+        let role = if self.kings & bit != 0 {
+            Role::King
+        } else {
+            Role::Man
+        };
         Some(Piece { color, role })
     }
 
@@ -231,7 +249,13 @@ impl Position {
             Color::White => (own, opp),
             Color::Black => (opp, own),
         };
-        Position { white, black, kings, turn: self.turn.opposite(), variant: self.variant }
+        Position {
+            white,
+            black,
+            kings,
+            turn: self.turn.opposite(),
+            variant: self.variant,
+        }
     }
 
     /// The position turned 180° with the colours swapped (and the side to move with them):
@@ -277,7 +301,11 @@ impl Position {
         black_men: u64,
         black_kings: u64,
     ) -> Option<Position> {
-        let board = if variant.square_count() == 64 { u64::MAX } else { (1u64 << variant.square_count()) - 1 };
+        let board = if variant.square_count() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << variant.square_count()) - 1
+        };
         let all = [white_men, white_kings, black_men, black_kings];
         let union = all.iter().fold(0, |acc, b| acc | b);
         let total: u32 = all.iter().map(|b| b.count_ones()).sum();
@@ -313,12 +341,18 @@ mod tests {
             for number in 1..=n {
                 let sq = Square::new(v, number).unwrap();
                 let opposite = Square::new(v, n + 1 - number).unwrap();
-                let expected = pos.piece_at(opposite).map(|p| Piece { color: p.color.opposite(), role: p.role });
+                let expected = pos.piece_at(opposite).map(|p| Piece {
+                    color: p.color.opposite(),
+                    role: p.role,
+                });
                 assert_eq!(m.piece_at(sq), expected, "{v} square {number}");
             }
             assert_eq!(m.turn(), Color::White);
             assert_eq!(m.mirrored(), pos);
-            assert_eq!(Position::start(v).mirrored(), Position::start(v).with_turn(Color::Black));
+            assert_eq!(
+                Position::start(v).mirrored(),
+                Position::start(v).with_turn(Color::Black)
+            );
         }
     }
 }

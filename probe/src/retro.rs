@@ -68,8 +68,14 @@ mod tests {
     #[test]
     fn predecessors_match_forward_moves() {
         for v in Variant::ALL {
-            for fen in ["W:WK28,33:BK19,10", "B:W32,K46:B18,K5", "W:W21,22,K30:B9,K12"] {
-                let Ok(pos) = Position::from_fen(v, fen) else { continue };
+            for fen in [
+                "W:WK28,33:BK19,10",
+                "B:W32,K46:B18,K5",
+                "W:W21,22,K30:B9,K12",
+            ] {
+                let Ok(pos) = Position::from_fen(v, fen) else {
+                    continue;
+                };
                 for mv in pos.legal_moves().iter().filter(|m| !m.is_capture()) {
                     let next = pos.play(mv);
                     if Material::of(&next) != Material::of(&pos) {

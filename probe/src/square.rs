@@ -88,7 +88,12 @@ impl fmt::Display for Square {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SquareError {
     /// A number outside 1..=N.
-    OutOfRange { number: u32, max: u8 },
+    OutOfRange {
+        /// The number given.
+        number: u32,
+        /// The variant's last square.
+        max: u8,
+    },
     /// An algebraic name of a light square, which is never played on.
     LightSquare(String),
     /// A file or rank beyond the board.
@@ -104,7 +109,10 @@ impl fmt::Display for SquareError {
                 write!(f, "square {number} is out of range (1..{max})")
             }
             SquareError::LightSquare(name) => {
-                write!(f, "'{name}' is a light square; pieces stand on dark squares only")
+                write!(
+                    f,
+                    "'{name}' is a light square; pieces stand on dark squares only"
+                )
             }
             SquareError::OffBoard(name) => write!(f, "square '{name}' is off the board"),
             SquareError::Unknown(name) => write!(
@@ -125,13 +133,17 @@ impl std::error::Error for SquareError {}
 pub fn parse_square(variant: Variant, text: &str) -> Result<Square, SquareError> {
     let bytes = text.as_bytes();
     if !bytes.is_empty() && bytes.iter().all(u8::is_ascii_digit) {
-        let number: u32 = text
-            .parse()
-            .map_err(|_| SquareError::OutOfRange { number: u32::MAX, max: variant.square_count() })?;
+        let number: u32 = text.parse().map_err(|_| SquareError::OutOfRange {
+            number: u32::MAX,
+            max: variant.square_count(),
+        })?;
         return u8::try_from(number)
             .ok()
             .and_then(|n| Square::new(variant, n))
-            .ok_or(SquareError::OutOfRange { number, max: variant.square_count() });
+            .ok_or(SquareError::OutOfRange {
+                number,
+                max: variant.square_count(),
+            });
     }
     let Some((&file, rank)) = bytes.split_first() else {
         return Err(SquareError::Unknown(text.to_string()));
@@ -189,7 +201,10 @@ impl SquareSet {
     /// The set with `square` added.
     #[must_use]
     pub fn with(self, square: Square) -> SquareSet {
-        SquareSet { bits: self.bits | square.bit(self.variant), ..self }
+        SquareSet {
+            bits: self.bits | square.bit(self.variant),
+            ..self
+        }
     }
 
     /// The squares with bit `n - 1` set for square `n`: the layout engines use (RULES.md §1).
@@ -199,7 +214,10 @@ impl SquareSet {
 
     /// The set whose squares are the bits `n - 1` of `bits`, ignoring bits past the board.
     pub fn from_numbered_bits(variant: Variant, bits: u64) -> SquareSet {
-        SquareSet { bits: numbered_to_internal(variant, bits), variant }
+        SquareSet {
+            bits: numbered_to_internal(variant, bits),
+            variant,
+        }
     }
 }
 
@@ -208,7 +226,10 @@ impl IntoIterator for SquareSet {
     type IntoIter = SquareIter;
 
     fn into_iter(self) -> SquareIter {
-        SquareIter { bits: self.bits, variant: self.variant }
+        SquareIter {
+            bits: self.bits,
+            variant: self.variant,
+        }
     }
 }
 
@@ -270,16 +291,34 @@ mod tests {
     #[test]
     fn bad_squares() {
         let v = Variant::Brazilian;
-        assert!(matches!(parse_square(v, "33"), Err(SquareError::OutOfRange { .. })));
-        assert!(matches!(parse_square(v, "0"), Err(SquareError::OutOfRange { .. })));
+        assert!(matches!(
+            parse_square(v, "33"),
+            Err(SquareError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            parse_square(v, "0"),
+            Err(SquareError::OutOfRange { .. })
+        ));
         assert!(matches!(
             parse_square(v, "99999999999999999999"),
             Err(SquareError::OutOfRange { .. })
         ));
-        assert!(matches!(parse_square(v, "b1"), Err(SquareError::LightSquare(_))));
-        assert!(matches!(parse_square(v, "i1"), Err(SquareError::OffBoard(_))));
-        assert!(matches!(parse_square(v, "a9"), Err(SquareError::OffBoard(_))));
-        assert!(matches!(parse_square(v, "é3"), Err(SquareError::Unknown(_))));
+        assert!(matches!(
+            parse_square(v, "b1"),
+            Err(SquareError::LightSquare(_))
+        ));
+        assert!(matches!(
+            parse_square(v, "i1"),
+            Err(SquareError::OffBoard(_))
+        ));
+        assert!(matches!(
+            parse_square(v, "a9"),
+            Err(SquareError::OffBoard(_))
+        ));
+        assert!(matches!(
+            parse_square(v, "é3"),
+            Err(SquareError::Unknown(_))
+        ));
         assert!(matches!(parse_square(v, ""), Err(SquareError::Unknown(_))));
         assert!(matches!(parse_square(v, "c"), Err(SquareError::Unknown(_))));
     }

@@ -34,13 +34,19 @@ impl Table {
         variant: Variant,
         material: Material,
     ) -> Result<Table, ProbeError> {
-        let io = |source| ProbeError::Io { path: path.to_path_buf(), source };
+        let io = |source| ProbeError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = File::open(path).map_err(io)?;
         // SAFETY: the mapping is read-only and rafle never writes a table in place (it writes a
         // temporary file and renames it over). Another process truncating the file while it is
         // mapped could still fault; that is the usual caveat of memory-mapped readers.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let corrupted = |reason: String| ProbeError::Corrupted { path: path.to_path_buf(), reason };
+        let corrupted = |reason: String| ProbeError::Corrupted {
+            path: path.to_path_buf(),
+            reason,
+        };
         let actual = map.len() as u64;
         let header = Header::decode(&map).map_err(|e| match e {
             crate::format::HeaderError::Short => ProbeError::Truncated {
@@ -82,8 +88,10 @@ impl Table {
         if crc32fast::hash(entries) != crate::format::read_u32(crc, 0) {
             return Err(corrupted("block index checksum mismatch".to_string()));
         }
-        let blocks: Vec<BlockEntry> =
-            entries.chunks_exact(INDEX_ENTRY_LEN).map(BlockEntry::decode).collect();
+        let blocks: Vec<BlockEntry> = entries
+            .chunks_exact(INDEX_ENTRY_LEN)
+            .map(BlockEntry::decode)
+            .collect();
         let mut expected_offset = index_end as u64;
         for (i, b) in blocks.iter().enumerate() {
             if b.offset != expected_offset {
@@ -104,7 +112,13 @@ impl Table {
                 actual - expected_offset
             )));
         }
-        Ok(Table { path: path.to_path_buf(), map, header, blocks, index })
+        Ok(Table {
+            path: path.to_path_buf(),
+            map,
+            header,
+            blocks,
+            index,
+        })
     }
 
     /// The file.
@@ -133,7 +147,10 @@ impl Table {
     ///
     /// [`ProbeError::Corrupted`] if the checksum or the decompressed size is wrong.
     pub fn read_block(&self, block: u32) -> Result<Vec<u8>, ProbeError> {
-        let corrupted = |reason: String| ProbeError::Corrupted { path: self.path.clone(), reason };
+        let corrupted = |reason: String| ProbeError::Corrupted {
+            path: self.path.clone(),
+            reason,
+        };
         let entry = self
             .blocks
             .get(block as usize)

@@ -23,7 +23,9 @@ fn material_key(variant: Variant, m: Material) -> Option<usize> {
     if counts.iter().any(|&c| c > 15) {
         return None;
     }
-    let key = counts.iter().fold(0usize, |acc, &c| acc << 4 | usize::from(c));
+    let key = counts
+        .iter()
+        .fold(0usize, |acc, &c| acc << 4 | usize::from(c));
     Some(key | usize::from(variant == Variant::Brazilian) << 16)
 }
 
@@ -67,7 +69,10 @@ impl Tablebase {
         cache_bytes: usize,
     ) -> Result<Tablebase, ProbeError> {
         let dir = dir.as_ref().to_path_buf();
-        let io = |path: &Path, source| ProbeError::Io { path: path.to_path_buf(), source };
+        let io = |path: &Path, source| ProbeError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let meta = std::fs::metadata(&dir).map_err(|e| io(&dir, e))?;
         if !meta.is_dir() {
             return Err(io(&dir, std::io::Error::other("not a directory")));
@@ -81,7 +86,9 @@ impl Tablebase {
                     let entry = entry.map_err(|e| io(&sub, e))?;
                     let name = entry.file_name();
                     let Some(name) = name.to_str() else { continue };
-                    let Some(stem) = name.strip_suffix(".wdl") else { continue };
+                    let Some(stem) = name.strip_suffix(".wdl") else {
+                        continue;
+                    };
                     if let Ok(m) = stem.parse::<Material>() {
                         if m.is_canonical() {
                             materials.insert(m);
@@ -101,7 +108,11 @@ impl Tablebase {
             for &material in materials {
                 if let Some(key) = material_key(variant, material) {
                     slot_of[key] = slots.len() as u16;
-                    slots.push(Slot { variant, material, table: OnceLock::new() });
+                    slots.push(Slot {
+                        variant,
+                        material,
+                        table: OnceLock::new(),
+                    });
                 }
             }
         }
@@ -132,8 +143,13 @@ impl Tablebase {
 
     /// The materials with a table file, in dependency order.
     pub fn materials(&self, variant: Variant) -> Vec<Material> {
-        let mut list: Vec<Material> =
-            self.available.get(&variant).into_iter().flatten().copied().collect();
+        let mut list: Vec<Material> = self
+            .available
+            .get(&variant)
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
         list.sort_by_key(|m| (m.pieces(), m.men(), *m));
         list
     }
@@ -234,7 +250,11 @@ impl Tablebase {
         self.slot_table(variant, material).map(|(_, table)| table)
     }
 
-    fn slot_table(&self, variant: Variant, material: Material) -> Result<(u32, &Table), ProbeError> {
+    fn slot_table(
+        &self,
+        variant: Variant,
+        material: Material,
+    ) -> Result<(u32, &Table), ProbeError> {
         let slot = material_key(variant, material)
             .map(|key| self.slot_of[key])
             .filter(|&s| s != NO_SLOT)
@@ -260,5 +280,6 @@ impl Tablebase {
 }
 /// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableKind) -> PathBuf {
-    dir.join(variant.name()).join(format!("{material}.{}", kind.extension()))
+    dir.join(variant.name())
+        .join(format!("{material}.{}", kind.extension()))
 }

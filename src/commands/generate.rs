@@ -70,7 +70,10 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     }
     // 0 lets rayon pick one thread per core (or RAYON_NUM_THREADS).
     let threads = args.threads.map_or(0, |t| t as usize);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(other)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(other)?;
     let mut out = io::stdout().lock();
     for (i, plan) in plans.iter().enumerate() {
         let dir = plan.dir.join(plan.variant.name());
@@ -134,7 +137,12 @@ impl Bars {
         let material = multi.add(ProgressBar::new(0).with_style(style(
             "{prefix:>13} [{bar:40}] {human_pos}/{human_len} units  {positions_per_sec}  ETA {eta}",
         )));
-        Bars { multi, overall, material, finished_units: AtomicU64::new(0) }
+        Bars {
+            multi,
+            overall,
+            material,
+            finished_units: AtomicU64::new(0),
+        }
     }
 }
 
@@ -144,9 +152,12 @@ fn style(template: &str) -> ProgressStyle {
     ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ")
-        .with_key("positions_per_sec", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = write!(w, "{:.0} positions/s", state.per_sec() / 2.0);
-        })
+        .with_key(
+            "positions_per_sec",
+            |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} positions/s", state.per_sec() / 2.0);
+            },
+        )
 }
 
 impl Progress for Bars {
@@ -165,6 +176,18 @@ impl Progress for Bars {
         let units = 2 * summary.positions;
         let done = self.finished_units.fetch_add(units, Ordering::Relaxed) + units;
         self.overall.set_position(done);
+        // Without bars (a log file, CI), a line per material shows the run is alive.
+        if self.overall.is_hidden() {
+            let how = if summary.reused {
+                "reused".to_string()
+            } else {
+                format!("{:.1} s", summary.seconds)
+            };
+            note(&format!(
+                "{} {}: {} positions, {how}",
+                summary.variant, summary.material, summary.positions
+            ));
+        }
     }
 }
 
@@ -217,9 +240,16 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
     }
     let sum = |field: fn(&MaterialSummary) -> u64| summaries.iter().map(field).sum::<u64>();
     let (positions, bytes) = (sum(|s| s.positions), sum(|s| s.bytes));
-    let bits = if positions == 0 { 0.0 } else { bytes as f64 * 8.0 / positions as f64 };
+    let bits = if positions == 0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 / positions as f64
+    };
     rows.push([
-        summaries.first().map(|s| s.variant.to_string()).unwrap_or_default(),
+        summaries
+            .first()
+            .map(|s| s.variant.to_string())
+            .unwrap_or_default(),
         "total".to_string(),
         positions.to_string(),
         sum(|s| s.wins).to_string(),

@@ -76,9 +76,11 @@ pub fn parse_variant_choice(text: &str) -> Result<VariantChoice, String> {
     if text.eq_ignore_ascii_case("all") {
         return Ok(VariantChoice::All);
     }
-    text.parse::<Variant>().map(VariantChoice::One).map_err(|_| {
-        format!("unknown variant '{text}' (expected 'international', 'brazilian' or 'all')")
-    })
+    text.parse::<Variant>()
+        .map(VariantChoice::One)
+        .map_err(|_| {
+            format!("unknown variant '{text}' (expected 'international', 'brazilian' or 'all')")
+        })
 }
 
 /// Whether squares are written as numbers or algebraic names.

@@ -38,7 +38,14 @@ pub fn run(args: &MovesArgs) -> Result<(), Failure> {
     let legal = pos.legal_moves();
     let mut moves: Vec<_> = legal.iter().collect();
     moves.sort_by_key(|m| {
-        (m.from(), m.to(), m.captured().into_iter().map(Square::number).collect::<Vec<_>>())
+        (
+            m.from(),
+            m.to(),
+            m.captured()
+                .into_iter()
+                .map(Square::number)
+                .collect::<Vec<_>>(),
+        )
     });
     let mut out = BufWriter::new(std::io::stdout().lock());
     for mv in moves {

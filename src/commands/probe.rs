@@ -88,7 +88,12 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         out.flush()?;
         return Ok(());
     }
-    let mut batch = Batch { args, tables: &tables, probed: 0, failed: 0 };
+    let mut batch = Batch {
+        args,
+        tables: &tables,
+        probed: 0,
+        failed: 0,
+    };
     if args.fens.is_empty() {
         let mut stdin = io::stdin().lock();
         let mut line = Vec::new();
@@ -159,11 +164,23 @@ fn probe(tables: &Tablebase, pos: &Position) -> Result<Answer, ProbeError> {
     let legal = pos.legal_moves();
     let mut moves = tables.probe_moves(pos)?;
     moves.sort_by_key(|(m, _)| {
-        (m.from(), m.to(), m.captured().into_iter().map(Square::number).collect::<Vec<_>>())
+        (
+            m.from(),
+            m.to(),
+            m.captured()
+                .into_iter()
+                .map(Square::number)
+                .collect::<Vec<_>>(),
+        )
     });
     let moves = moves
         .into_iter()
-        .map(|(mv, after)| (pos.move_text_among(&mv, &legal, SquareStyle::Numeric), after))
+        .map(|(mv, after)| {
+            (
+                pos.move_text_among(&mv, &legal, SquareStyle::Numeric),
+                after,
+            )
+        })
         .collect();
     Ok(Answer { wdl, moves })
 }
@@ -173,12 +190,27 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
         let moves = answer
             .moves
             .iter()
-            .map(|(text, after)| JsonMove { text: text.clone(), wdl: after.name() })
+            .map(|(text, after)| JsonMove {
+                text: text.clone(),
+                wdl: after.name(),
+            })
             .collect();
-        return write_json(out, &JsonAnswer { fen, wdl: answer.wdl.name(), moves });
+        return write_json(
+            out,
+            &JsonAnswer {
+                fen,
+                wdl: answer.wdl.name(),
+                moves,
+            },
+        );
     }
     writeln!(out, "{fen} {}", answer.wdl)?;
-    let width = answer.moves.iter().map(|(text, _)| text.len()).max().unwrap_or(0);
+    let width = answer
+        .moves
+        .iter()
+        .map(|(text, _)| text.len())
+        .max()
+        .unwrap_or(0);
     for (text, after) in &answer.moves {
         // The mover's result is the opposite of the value for the side to move after it.
         writeln!(out, "  {text:<width$}  {}", -*after)?;

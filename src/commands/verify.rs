@@ -26,14 +26,21 @@ pub struct VerifyArgs {
 pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let tables = Tablebase::open(&args.data)
         .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
-    let chosen: Vec<Variant> =
-        args.variant.variants().into_iter().filter(|&v| !tables.materials(v).is_empty()).collect();
+    let chosen: Vec<Variant> = args
+        .variant
+        .variants()
+        .into_iter()
+        .filter(|&v| !tables.materials(v).is_empty())
+        .collect();
     if chosen.is_empty() {
         let which = match args.variant {
             VariantChoice::All => String::new(),
             VariantChoice::One(v) => format!("{v} "),
         };
-        return Err(Failure::Other(anyhow!("no {which}tables in {}", args.data.display())));
+        return Err(Failure::Other(anyhow!(
+            "no {which}tables in {}",
+            args.data.display()
+        )));
     }
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = ProgressBar::new(0).with_style(
@@ -70,8 +77,10 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
                 }
                 Ok(r) => {
                     let plural = if r.mismatches == 1 { "" } else { "es" };
-                    text +=
-                        &format!("{} positions {} mismatch{plural}\n", r.positions, r.mismatches);
+                    text += &format!(
+                        "{} positions {} mismatch{plural}\n",
+                        r.positions, r.mismatches
+                    );
                     for example in &r.examples {
                         text += &format!("  {example}\n");
                     }
@@ -91,7 +100,9 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     }
     bar.finish_and_clear();
     if failed > 0 {
-        return Err(Failure::Other(anyhow!("{failed} of {checked} tables failed verification")));
+        return Err(Failure::Other(anyhow!(
+            "{failed} of {checked} tables failed verification"
+        )));
     }
     Ok(())
 }
