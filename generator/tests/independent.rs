@@ -21,7 +21,11 @@ fn every_position_up_to_three_pieces() {
         generate(&Plan::new(v, 3, dir.path()).unwrap(), &NoProgress).unwrap();
         let tb = Tablebase::open(dir.path()).unwrap();
         let reference = naive::solve(v, 3);
-        assert!(reference.len() > 100_000, "{v}: {} positions", reference.len());
+        assert!(
+            reference.len() > 100_000,
+            "{v}: {} positions",
+            reference.len()
+        );
         let wrong: Vec<String> = reference
             .iter()
             .filter(|(p, &value)| !same(tb.probe_wdl(p).unwrap(), value))
@@ -43,22 +47,31 @@ fn brazilian_kings_up_to_four_pieces() {
     let reference = naive::solve_with_roles(v, 4, &[Role::King]);
     let mut checked = 0;
     for (p, &value) in &reference {
-        assert!(same(tb.probe_wdl(p).unwrap(), value), "{}: reference {value:?}", p.to_fen());
+        assert!(
+            same(tb.probe_wdl(p).unwrap(), value),
+            "{}: reference {value:?}",
+            p.to_fen()
+        );
         checked += 1;
     }
     assert!(checked > 1_000_000, "{checked}");
 
     let diagonal = [29u8, 25, 22, 18, 15, 11, 8, 4];
     let on_diagonal = |set: rafle_probe::SquareSet| {
-        set.into_iter().filter(|s| diagonal.contains(&s.number())).count()
+        set.into_iter()
+            .filter(|s| diagonal.contains(&s.number()))
+            .count()
     };
     let (mut draws, mut total) = (0u32, 0u32);
     for p in reference.keys() {
         let material = rafle_probe::Material::of(p);
         let lone = p.side_pieces(p.turn());
         let strong = p.side_pieces(p.turn().opposite());
-        if material.pieces() == 4 && lone.len() == 1 && strong.len() == 3
-            && on_diagonal(lone) == 1 && on_diagonal(strong) == 0
+        if material.pieces() == 4
+            && lone.len() == 1
+            && strong.len() == 3
+            && on_diagonal(lone) == 1
+            && on_diagonal(strong) == 0
         {
             total += 1;
             draws += u32::from(tb.probe_wdl(p).unwrap() == Wdl::Draw);

@@ -76,8 +76,10 @@ fn two_piece_positions_match_a_hand_count_and_the_three_piece_solve() {
     // the 50 squares, white men on 6..=50, black men on 1..=45, and the two men share 6..=45:
     // KK 50*49 + MK 45*49 + KM 49*45 + MM (45*45 - 40) = 8845 placements, times two sides to
     // move. Brazilian, 32 squares and 28 for each man, sharing 24: 992 + 868 + 868 + 760.
-    for (variant, expected) in [(Variant::International, 2 * 8845), (Variant::Brazilian, 2 * 3488)]
-    {
+    for (variant, expected) in [
+        (Variant::International, 2 * 8845),
+        (Variant::Brazilian, 2 * 3488),
+    ] {
         let two = solve(variant, 2);
         assert_eq!(two.len(), expected, "{variant}");
         // A 2-piece position only ever leads to 2-piece positions, so adding the 3-piece ones
@@ -94,7 +96,11 @@ fn two_piece_positions_match_a_hand_count_and_the_three_piece_solve() {
 fn values_are_the_same_seen_from_the_other_side() {
     for variant in Variant::ALL {
         for (pos, wdl) in three_pieces(variant) {
-            assert_eq!(three_pieces(variant).get(&pos.mirrored()), Some(wdl), "{pos:?}");
+            assert_eq!(
+                three_pieces(variant).get(&pos.mirrored()),
+                Some(wdl),
+                "{pos:?}"
+            );
         }
     }
 }
@@ -185,7 +191,11 @@ fn king_against_king_is_a_draw_but_for_captures_and_the_corner_trap() {
         }
         // Two corners for the trapped king, the inner squares of the diagonal for the other,
         // either colour to move.
-        assert_eq!(quiet_wins, 2 * 2 * (long_diagonal(variant).len() - 2), "{variant}");
+        assert_eq!(
+            quiet_wins,
+            2 * 2 * (long_diagonal(variant).len() - 2),
+            "{variant}"
+        );
         assert_eq!(losses, 2 * 2, "{variant}");
     }
     assert_eq!(value(Variant::International, "W:WK46:BK5"), Wdl::Loss);
@@ -213,7 +223,11 @@ fn a_king_catches_a_man_three_rows_from_crowning() {
             } else if is_one_v_one(pos, Role::Man, Role::King)
                 && rows_to_crown(variant, pos.turn(), lone_piece(pos, pos.turn())) >= 4
             {
-                let expected = if pos.must_capture() { Wdl::Win } else { Wdl::Loss };
+                let expected = if pos.must_capture() {
+                    Wdl::Win
+                } else {
+                    Wdl::Loss
+                };
                 assert_eq!(wdl, expected, "{pos:?}");
                 man_to_move += 1;
             }
@@ -225,8 +239,16 @@ fn a_king_catches_a_man_three_rows_from_crowning() {
             usize::from(variant.squares_per_row()),
             usize::from(variant.square_count()),
         );
-        assert_eq!(king_to_move, 2 * (size - 3) * per_row * (squares - 1), "{variant}");
-        assert_eq!(man_to_move, 2 * (size - 4) * per_row * (squares - 1), "{variant}");
+        assert_eq!(
+            king_to_move,
+            2 * (size - 3) * per_row * (squares - 1),
+            "{variant}"
+        );
+        assert_eq!(
+            man_to_move,
+            2 * (size - 4) * per_row * (squares - 1),
+            "{variant}"
+        );
     }
     // One row from crowning the man gets through: 44-49 or 44-50 gives a king far from the
     // corner trap, a draw.
@@ -270,10 +292,16 @@ fn brazilian_lone_king_on_the_long_diagonal_holds_three_kings() {
     // Measured: 31576 draws out of 32384 (97.5%), all non-draws being forced captures.
     let total: usize = lone_to_move.iter().sum();
     assert!(total > 30_000, "{lone_to_move:?}");
-    assert!(lone_to_move[Wdl::Draw as usize] * 100 > total * 95, "{lone_to_move:?}");
+    assert!(
+        lone_to_move[Wdl::Draw as usize] * 100 > total * 95,
+        "{lone_to_move:?}"
+    );
     // The other way round, with the long diagonal held and the lone king off it, three kings
     // win nearly always. Measured: 89032 wins out of 90184 (98.7%).
     let total: usize = strong_to_move.iter().sum();
     assert!(total > 80_000, "{strong_to_move:?}");
-    assert!(strong_to_move[Wdl::Win as usize] * 100 > total * 97, "{strong_to_move:?}");
+    assert!(
+        strong_to_move[Wdl::Win as usize] * 100 > total * 97,
+        "{strong_to_move:?}"
+    );
 }

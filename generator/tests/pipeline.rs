@@ -52,7 +52,10 @@ fn every_table_agrees_with_its_successors() {
 
 /// Whether the side to move can force a win within `plies` plies, by plain search.
 fn wins_within(p: &Position, plies: u32) -> bool {
-    plies > 0 && p.legal_moves().iter().any(|m| loses_within(&p.play(m), plies - 1))
+    plies > 0
+        && p.legal_moves()
+            .iter()
+            .any(|m| loses_within(&p.play(m), plies - 1))
 }
 
 /// Whether the side to move loses within `plies` plies whatever it does.
@@ -86,7 +89,10 @@ fn king_against_king() {
                 }
             }
         }
-        assert!(draws > 4 * wins && wins > 0 && losses > 0, "{v}: {wins}/{draws}/{losses}");
+        assert!(
+            draws > 4 * wins && wins > 0 && losses > 0,
+            "{v}: {wins}/{draws}/{losses}"
+        );
     }
     let corner = pos(Variant::International, "W:WK5:BK46");
     assert_eq!(tb.probe_wdl(&corner).unwrap(), Wdl::Loss);
@@ -112,7 +118,13 @@ fn known_values() {
     for (v, fen) in [(i, "W:WK28:B19,K45"), (b, "B:W22,K30:B9")] {
         let p = pos(v, fen);
         let value = tb.probe_wdl(&p).unwrap();
-        let best = tb.probe_moves(&p).unwrap().iter().map(|(_, after)| -*after).max().unwrap();
+        let best = tb
+            .probe_moves(&p)
+            .unwrap()
+            .iter()
+            .map(|(_, after)| -*after)
+            .max()
+            .unwrap();
         assert_eq!(value, best, "{fen}");
     }
 }
@@ -123,14 +135,20 @@ fn too_many_pieces_and_missing_tables_are_typed_errors() {
     let i = Variant::International;
     assert!(matches!(
         tb.probe_wdl(&pos(i, "W:W31,32:B1,2")),
-        Err(ProbeError::TooManyPieces { pieces: 4, max: 3, .. })
+        Err(ProbeError::TooManyPieces {
+            pieces: 4,
+            max: 3,
+            ..
+        })
     ));
     let dir = tempfile::tempdir().unwrap();
     copy_dir(shared_tables(), dir.path());
     std::fs::remove_file(dir.path().join("international/KKvK.wdl")).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     let err = tb.probe_wdl(&pos(i, "W:WK1,K2:BK50")).unwrap_err();
-    assert!(matches!(err, ProbeError::MissingTable { material, .. } if material.to_string() == "KKvK"));
+    assert!(
+        matches!(err, ProbeError::MissingTable { material, .. } if material.to_string() == "KKvK")
+    );
     assert!(err.to_string().contains("KKvK"));
     assert!(Tablebase::open(dir.path().join("nowhere")).is_err());
 }
@@ -155,7 +173,10 @@ fn damaged_files_are_typed_errors() {
         std::fs::write(&path, &damaged).unwrap();
         let tb = Tablebase::open(dir.path()).unwrap();
         let err = probe_all(&tb).unwrap_err();
-        assert!(matches!(err, ProbeError::Corrupted { .. }), "byte {at}: {err}");
+        assert!(
+            matches!(err, ProbeError::Corrupted { .. }),
+            "byte {at}: {err}"
+        );
         assert!(err.to_string().contains("KKvK.wdl"), "{err}");
     }
     // Truncated anywhere.
@@ -163,21 +184,32 @@ fn damaged_files_are_typed_errors() {
         std::fs::write(&path, &bytes[..len]).unwrap();
         let tb = Tablebase::open(dir.path()).unwrap();
         let err = probe_all(&tb).unwrap_err();
-        assert!(matches!(err, ProbeError::Truncated { .. }), "length {len}: {err}");
+        assert!(
+            matches!(err, ProbeError::Truncated { .. }),
+            "length {len}: {err}"
+        );
     }
     // A table of the other variant under this name.
     std::fs::copy(dir.path().join("international/KKvK.wdl"), &path).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
-    assert!(matches!(probe_all(&tb).unwrap_err(), ProbeError::WrongTable { .. }));
+    assert!(matches!(
+        probe_all(&tb).unwrap_err(),
+        ProbeError::WrongTable { .. }
+    ));
 }
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     for v in Variant::ALL {
-        let Ok(entries) = std::fs::read_dir(dir.join(v.name())) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir.join(v.name())) else {
+            continue;
+        };
         for entry in entries {
             let entry = entry.unwrap();
-            out.push((format!("{v}/{}", entry.file_name().to_string_lossy()), std::fs::read(entry.path()).unwrap()));
+            out.push((
+                format!("{v}/{}", entry.file_name().to_string_lossy()),
+                std::fs::read(entry.path()).unwrap(),
+            ));
         }
     }
     out.sort();
@@ -189,7 +221,10 @@ fn same_bytes_whatever_the_thread_count() {
     let mut outputs = Vec::new();
     for threads in [1, 2, 3] {
         let dir = tempfile::tempdir().unwrap();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             for v in Variant::ALL {
                 generate(&Plan::new(v, 3, dir.path()).unwrap(), &NoProgress).unwrap();
@@ -219,18 +254,38 @@ fn an_interrupted_generation_resumes() {
     std::fs::write(b.join("KKvK.wdl.tmp"), b"half a table").unwrap();
     rafle_generator::remove_leftovers(&b).unwrap();
 
-    let summaries = generate(&Plan::new(Variant::Brazilian, 3, dir.path()).unwrap(), &NoProgress).unwrap();
-    let mut rebuilt: Vec<String> = summaries.iter().filter(|s| !s.reused).map(|s| s.material.to_string()).collect();
+    let summaries = generate(
+        &Plan::new(Variant::Brazilian, 3, dir.path()).unwrap(),
+        &NoProgress,
+    )
+    .unwrap();
+    let mut rebuilt: Vec<String> = summaries
+        .iter()
+        .filter(|s| !s.reused)
+        .map(|s| s.material.to_string())
+        .collect();
     rebuilt.sort();
     assert_eq!(rebuilt, ["KKvM", "KMvK", "MMvM"]);
-    assert!(summaries.iter().filter(|s| !s.reused).all(|s| s.material.to_string() == "KKvM" || s.rebuilt_because.is_some()));
+    assert!(summaries
+        .iter()
+        .filter(|s| !s.reused)
+        .all(|s| s.material.to_string() == "KKvM" || s.rebuilt_because.is_some()));
     assert!(!b.join("KKvK.wdl.tmp").exists());
     assert_eq!(files(dir.path()), files(shared_tables()));
     // Reused tables report the same counts as generated ones.
-    let fresh = generate(&Plan::new(Variant::Brazilian, 3, dir.path()).unwrap(), &NoProgress).unwrap();
+    let fresh = generate(
+        &Plan::new(Variant::Brazilian, 3, dir.path()).unwrap(),
+        &NoProgress,
+    )
+    .unwrap();
     for (a, b) in fresh.iter().zip(&summaries) {
         assert!(a.reused);
-        assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses), "{}", a.material);
+        assert_eq!(
+            (a.wins, a.draws, a.losses),
+            (b.wins, b.draws, b.losses),
+            "{}",
+            a.material
+        );
     }
 }
 
@@ -239,6 +294,13 @@ fn a_write_that_fails_leaves_no_table() {
     let dir = tempfile::tempdir().unwrap();
     // The variant directory is a file: nothing can be written under it.
     std::fs::write(dir.path().join("brazilian"), b"not a directory").unwrap();
-    let err = generate(&Plan::new(Variant::Brazilian, 2, dir.path()).unwrap(), &NoProgress).unwrap_err();
-    assert!(matches!(err, rafle_generator::GenerateError::Io { .. }), "{err}");
+    let err = generate(
+        &Plan::new(Variant::Brazilian, 2, dir.path()).unwrap(),
+        &NoProgress,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, rafle_generator::GenerateError::Io { .. }),
+        "{err}"
+    );
 }
