@@ -122,8 +122,8 @@ fn summary_rows(summary: &str) -> Vec<Row> {
             let mut fields = line.split_whitespace();
             let variant = fields.next().unwrap().to_string();
             let material = fields.next().unwrap().to_string();
-            let numbers: Vec<String> = fields.by_ref().take(6).map(String::from).collect();
-            assert_eq!(numbers.len(), 6, "summary line '{line}'");
+            let numbers: Vec<String> = fields.by_ref().take(8).map(String::from).collect();
+            assert_eq!(numbers.len(), 8, "summary line '{line}'");
             let note = fields.collect::<Vec<_>>().join(" ");
             Row {
                 variant,
@@ -204,11 +204,11 @@ fn generate_summarises_every_material_and_verify_passes() {
         assert_eq!(names[..9], MATERIALS_3, "{summary}");
         assert_eq!(names[9], "total");
         let total = of_variant[9];
-        assert!(total.note.ends_with(" bits/position"), "{summary}");
+        assert!(total.note.contains(" bits/position, dtw "), "{summary}");
         let mut positions = 0u64;
         for row in &of_variant[..9] {
             assert_eq!(row.note, "", "fresh tables have no note: {summary}");
-            let n: Vec<u64> = [0, 1, 2, 3, 5]
+            let n: Vec<u64> = [0, 1, 2, 3, 6, 7]
                 .iter()
                 .map(|&i| row.numbers[i].parse().unwrap())
                 .collect();
@@ -218,6 +218,12 @@ fn generate_summarises_every_material_and_verify_passes() {
                 std::fs::metadata(&path).unwrap().len(),
                 n[4],
                 "bytes of {path:?}"
+            );
+            let dtw_path = path.with_extension("dtw");
+            assert_eq!(
+                std::fs::metadata(&dtw_path).unwrap().len(),
+                n[5],
+                "bytes of {dtw_path:?}"
             );
             positions += n[0];
         }
@@ -249,13 +255,13 @@ fn probe_gives_known_values_and_consistent_moves() {
     let pos = probe_json(&dir, "W:W29:B25");
     assert_eq!(
         pos,
-        serde_json::json!({"fen": "W:W29:B25", "wdl": "win", "moves": [{"move": "29x22", "wdl": "loss"}]})
+        serde_json::json!({"fen": "W:W29:B25", "wdl": "win", "dtw": 1, "moves": [{"move": "29x22", "wdl": "loss", "dtw": 0}]})
     );
     // White's only man is blocked, and the square behind the blocker is taken: no move, lost.
     let pos = probe_json(&dir, "W:W29:B25,22");
     assert_eq!(
         pos,
-        serde_json::json!({"fen": "W:W29:B25,22", "wdl": "loss", "moves": []})
+        serde_json::json!({"fen": "W:W29:B25,22", "wdl": "loss", "dtw": 0, "moves": []})
     );
 
     let data = dir.path().to_str().unwrap();
@@ -277,6 +283,21 @@ fn probe_gives_known_values_and_consistent_moves() {
             "draw" => assert!(after.contains(&"draw") && !after.contains(&"loss"), "{pos}"),
             other => panic!("bad value {other} in {pos}"),
         }
+        // The distance: the quickest win over a lost successor, the longest loss, none for a
+        // draw.
+        let after_dtw = |value: &str| -> Vec<u64> {
+            moves
+                .iter()
+                .filter(|m| m["wdl"] == value)
+                .map(|m| m["dtw"].as_u64().unwrap())
+                .collect()
+        };
+        let expected = match pos["wdl"].as_str().unwrap() {
+            "win" => serde_json::json!(after_dtw("loss").into_iter().min().unwrap() + 1),
+            "loss" => serde_json::json!(after_dtw("win").into_iter().max().map_or(0, |d| d + 1)),
+            _ => serde_json::Value::Null,
+        };
+        assert_eq!(pos["dtw"], expected, "{pos}");
         // Moves in the order and notation of `rafle moves`.
         let texts: Vec<&str> = moves.iter().map(|m| m["move"].as_str().unwrap()).collect();
         let listed = ok(&["moves", "--variant", "brazilian", fen]);
@@ -285,10 +306,14 @@ fn probe_gives_known_values_and_consistent_moves() {
         // Text: the FEN and its value, then each move with its result for the mover.
         let out = ok(&["probe", "--variant", "brazilian", "--data", data, fen]);
         let mut lines = out.lines();
-        assert_eq!(
-            lines.next().unwrap(),
-            format!("{fen} {}", pos["wdl"].as_str().unwrap())
-        );
+        let first = lines.next().unwrap();
+        match pos["dtw"].as_u64() {
+            Some(d) => assert!(
+                first.starts_with(&format!("{fen} {} in {d} pl", pos["wdl"].as_str().unwrap())),
+                "{first}"
+            ),
+            None => assert_eq!(first, format!("{fen} draw")),
+        }
         for (line, m) in lines.zip(moves) {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let mover = match m["wdl"].as_str().unwrap() {
@@ -297,7 +322,10 @@ fn probe_gives_known_values_and_consistent_moves() {
                 _ => "draw",
             };
             assert!(line.starts_with("  "), "{line}");
-            assert_eq!(fields, [m["move"].as_str().unwrap(), mover], "{out}");
+            assert_eq!(fields[..2], [m["move"].as_str().unwrap(), mover], "{out}");
+            if let Some(d) = m["dtw"].as_u64() {
+                assert_eq!(fields[3], (d + 1).to_string(), "{line}");
+            }
         }
         assert_eq!(out.lines().count(), 1 + moves.len(), "{out}");
     }
@@ -349,7 +377,13 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines[..2], ["W:W29:B25 win", "  29x22  win"]);
+    assert_eq!(
+        lines[..2],
+        [
+            "W:W29:B25 win in 1 ply (1 move)",
+            "  29x22  win in 1 ply (1 move)"
+        ]
+    );
     assert!(lines[2].starts_with("W:W99 error: "), "{stdout}");
     assert_eq!(lines.len(), 3);
 
@@ -361,7 +395,7 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        "W:W29:B25 win\n  29x22  win\nW:W29:B25,22 loss\n"
+        "W:W29:B25 win in 1 ply (1 move)\n  29x22  win in 1 ply (1 move)\nW:W29:B25,22 loss in 0 plies (0 moves)\n"
     );
 }
 
@@ -480,7 +514,8 @@ fn verify_without_tables_says_so() {
 fn generate_again_reuses_every_table_unchanged() {
     let (dir, _) = generate("brazilian", &[]);
     let before = files(dir.path());
-    assert_eq!(before.len(), 9);
+    // A win/draw/loss and a distance-to-win table per material.
+    assert_eq!(before.len(), 18);
     let (summary, notes) = generate_in(dir.path(), "brazilian", &[]);
     assert_eq!(notes, "");
     for row in summary_rows(&summary)
@@ -497,7 +532,7 @@ fn thread_count_does_not_change_the_tables() {
     let (one, _) = generate("all", &["--threads", "1"]);
     let (two, _) = generate("all", &["--threads", "2"]);
     let one = files(one.path());
-    assert_eq!(one.len(), 18);
+    assert_eq!(one.len(), 36);
     assert!(
         one == files(two.path()),
         "tables differ between 1 and 2 threads"
@@ -528,7 +563,11 @@ fn generate_rebuilds_exactly_the_damaged_tables() {
                 row.note.starts_with("rebuilt: table ") && row.note.contains("corrupted"),
                 "{summary}"
             ),
-            "MMvM" => assert_eq!(row.note, "", "{summary}"),
+            // Its distance-to-win table was still there: a partial material, rebuilt.
+            "MMvM" => assert!(
+                row.note.starts_with("rebuilt: ") && row.note.contains("MMvM.wdl"),
+                "{summary}"
+            ),
             _ => assert_eq!(row.note, "reused", "{summary}"),
         }
     }

@@ -4,14 +4,14 @@
 use std::path::Path;
 use std::time::Instant;
 
-use rafle_probe::format::{packed_code, Header, TableKind};
-use rafle_probe::{PositionIndex, Table, Wdl};
+use rafle_probe::format::{Header, TableKind};
+use rafle_probe::{Dtw, PositionIndex, Table};
 use rayon::prelude::*;
 
 use crate::plan::{MaterialPlan, Plan};
 use crate::solve::solve;
-use crate::store::{Solved, Store};
-use crate::write::write_table;
+use crate::store::{Distances, Solved, Store};
+use crate::write::{header, pack_block, pack_dtw_block, write_table};
 use crate::{GenerateError, Progress};
 
 /// What was done for one material.
@@ -31,8 +31,12 @@ pub struct MaterialSummary {
     pub losses: u64,
     /// Wall-clock seconds spent on the material.
     pub seconds: f64,
-    /// Size of the table file.
+    /// The longest win, in plies (0 if there is none).
+    pub longest_win: u16,
+    /// Size of the win/draw/loss table file.
     pub bytes: u64,
+    /// Size of the distance-to-win table file.
+    pub dtw_bytes: u64,
     /// Whether an existing valid table was reused instead of generated.
     pub reused: bool,
     /// Why an existing file was not reused, if there was one.
@@ -57,35 +61,48 @@ pub fn generate(
         progress.material_started(plan.variant, m.material, m.positions);
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
-        let existing = if m.path.exists() {
+        let existing = if m.path.exists() || m.dtw_path.exists() {
             Some(load_existing(m, &index, &store, progress))
         } else {
             None
         };
-        let (solved, bytes, reused, rebuilt_because) = match existing {
-            Some(Ok((solved, bytes))) => (solved, bytes, true, None),
+        let (distances, bytes, dtw_bytes, reused, rebuilt_because) = match existing {
+            Some(Ok((distances, bytes, dtw_bytes))) => (distances, bytes, dtw_bytes, true, None),
             other => {
                 let because = match other {
                     Some(Err(reason)) => Some(reason),
                     _ => None,
                 };
                 let solution = solve(&index, &store, progress);
-                let bytes = write_table(&m.path, plan.variant, m.material, &solution.states)?;
-                let packed = pack_values(&solution.states);
-                (Solved { index, packed }, bytes, false, because)
+                let states = &solution.states;
+                let distances = Distances::new(states, &solution.distances);
+                let wdl = header(TableKind::Wdl, plan.variant, m.material, m.positions, 2);
+                let bytes = write_table(&m.path, wdl, |b| pack_block(states, b))?;
+                let dtw = header(
+                    TableKind::Dtw,
+                    plan.variant,
+                    m.material,
+                    m.positions,
+                    distances.bits(),
+                );
+                let dtw_bytes =
+                    write_table(&m.dtw_path, dtw, |b| pack_dtw_block(states, &distances, b))?;
+                (distances, bytes, dtw_bytes, false, because)
             }
         };
-        let (wins, draws, losses) = count_values(&solved.packed, m.positions);
-        store.insert(solved);
+        let counts = count_values(&distances);
+        store.insert(Solved { index, distances });
         let summary = MaterialSummary {
             variant: plan.variant,
             material: m.material,
             positions: m.positions,
-            wins,
-            draws,
-            losses,
+            wins: counts.wins,
+            draws: counts.draws,
+            losses: counts.losses,
+            longest_win: counts.longest_win,
             seconds: started.elapsed().as_secs_f64(),
             bytes,
+            dtw_bytes,
             reused,
             rebuilt_because,
         };
@@ -95,85 +112,99 @@ pub fn generate(
     Ok(summaries)
 }
 
-/// Reads a complete table back, every checksum checked, and restores the true values of the
-/// positions that must capture (stored as "don't care") from the materials below.
+/// Checks a material's complete tables, every checksum, and reads its distances back,
+/// restoring the true values of the positions that must capture (stored as "don't care") from
+/// the materials below.
 fn load_existing(
     m: &MaterialPlan,
     index: &PositionIndex,
     store: &Store,
     progress: &dyn Progress,
-) -> Result<(Solved, u64), String> {
-    let table = Table::open(&m.path, TableKind::Wdl, index.variant(), m.material)
-        .map_err(|e| e.to_string())?;
-    let header = table.header();
-    let mut packed = Vec::with_capacity(m.positions.div_ceil(4) as usize);
+) -> Result<(Distances, u64, u64), String> {
+    let (variant, material) = (index.variant(), m.material);
+    let wdl = Table::open(&m.path, TableKind::Wdl, variant, material).map_err(|e| e.to_string())?;
+    wdl.check_all_blocks().map_err(|e| e.to_string())?;
+    let dtw =
+        Table::open(&m.dtw_path, TableKind::Dtw, variant, material).map_err(|e| e.to_string())?;
+    let header = dtw.header();
+    let mut bytes = Vec::with_capacity(Header::block_len(1, header.bits) * m.positions as usize);
     for b in 0..header.blocks {
-        packed.extend_from_slice(&table.read_block(b).map_err(|e| e.to_string())?);
+        bytes.extend_from_slice(&dtw.read_block(b).map_err(|e| e.to_string())?);
     }
-    let block_bytes = Header::packed_len(header.positions_per_block);
-    packed
-        .par_chunks_mut(block_bytes)
-        .enumerate()
-        .for_each(|(b, chunk)| {
-            let first = (b * block_bytes * 4) as u64;
-            let count = ((chunk.len() * 4) as u64).min(m.positions - first);
-            let mut cursor = index.cursor(first);
-            for k in 0..count {
-                let pos = cursor.position();
-                cursor.advance();
-                if !pos.must_capture() {
-                    continue;
-                }
-                let best = pos
-                    .legal_moves()
-                    .iter()
-                    .map(|mv| -store.wdl(&pos.play(mv)))
-                    .max()
-                    .unwrap_or(Wdl::Loss);
-                let k = k as usize;
-                chunk[k / 4] =
-                    (chunk[k / 4] & !(3 << (2 * (k % 4)))) | best.code() << (2 * (k % 4));
-            }
-            progress.advance(2 * count);
-        });
-    Ok((
-        Solved {
-            index: index.clone(),
-            packed,
-        },
-        table.file_len(),
-    ))
-}
-
-/// The true values of solved states, packed 2 bits a position.
-fn pack_values(states: &[u8]) -> Vec<u8> {
-    let mut packed = vec![0u8; states.len().div_ceil(4)];
-    packed
-        .par_chunks_mut(1 << 14)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let first = c * (1 << 16);
-            for (k, byte) in chunk.iter_mut().enumerate() {
-                for j in 0..4 {
-                    if let Some(&s) = states.get(first + 4 * k + j) {
-                        *byte |= (s & 3) << (2 * j);
-                    }
-                }
-            }
-        });
-    packed
-}
-
-fn count_values(packed: &[u8], positions: u64) -> (u64, u64, u64) {
-    let (mut wins, mut draws, mut losses) = (0, 0, 0);
-    for i in 0..positions as usize {
-        match Wdl::from_code(packed_code(packed, i)) {
-            Some(Wdl::Win) => wins += 1,
-            Some(Wdl::Loss) => losses += 1,
-            _ => draws += 1,
+    let mut distances = if header.bits == 8 {
+        Distances::Narrow(bytes)
+    } else {
+        Distances::Wide(
+            bytes
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect(),
+        )
+    };
+    match &mut distances {
+        Distances::Narrow(v) => restore_captures(v, index, store, progress, |d| {
+            d.plies().map_or(u8::MAX, |p| p as u8)
+        }),
+        Distances::Wide(v) => {
+            restore_captures(v, index, store, progress, |d| d.plies().unwrap_or(u16::MAX))
         }
     }
-    (wins, draws, losses)
+    Ok((distances, wdl.file_len(), dtw.file_len()))
+}
+
+/// Gives every position that must capture the value of its best capture.
+fn restore_captures<T: Send>(
+    values: &mut [T],
+    index: &PositionIndex,
+    store: &Store,
+    progress: &dyn Progress,
+    encode: impl Fn(Dtw) -> T + Sync,
+) {
+    const CHUNK: usize = 1 << 14;
+    values
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut cursor = index.cursor((c * CHUNK) as u64);
+            for value in chunk.iter_mut() {
+                let pos = cursor.position();
+                cursor.advance();
+                if pos.must_capture() {
+                    *value = encode(Dtw::from_successors(
+                        pos.legal_moves().iter().map(|mv| store.dtw(&pos.play(mv))),
+                    ));
+                }
+            }
+            progress.advance(2 * chunk.len() as u64);
+        });
+}
+
+/// Counts of a solved material.
+struct Counts {
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    longest_win: u16,
+}
+
+fn count_values(distances: &Distances) -> Counts {
+    let mut counts = Counts {
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        longest_win: 0,
+    };
+    for i in 0..distances.len() {
+        match distances.get(i) {
+            Dtw::Win(d) => {
+                counts.wins += 1;
+                counts.longest_win = counts.longest_win.max(d);
+            }
+            Dtw::Draw => counts.draws += 1,
+            Dtw::Loss(_) => counts.losses += 1,
+        }
+    }
+    counts
 }
 
 /// Removes temporary files a previous, interrupted run left in `dir`.

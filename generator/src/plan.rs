@@ -17,8 +17,10 @@ pub struct MaterialPlan {
     pub material: Material,
     /// Positions, both sides to move.
     pub positions: u64,
-    /// Where its table goes.
+    /// Where its win/draw/loss table goes.
     pub path: PathBuf,
+    /// Where its distance-to-win table goes.
+    pub dtw_path: PathBuf,
 }
 
 /// The materials of a request in the order they are solved, and the peak memory.
@@ -55,16 +57,19 @@ impl Plan {
                 material,
                 positions: PositionIndex::count(variant, material),
                 path: table_path(dir, variant, material, TableKind::Wdl),
+                dtw_path: table_path(dir, variant, material, TableKind::Dtw),
             })
             .collect();
-        // Solving one material holds a state and a count byte per position, its packed values
-        // while writing, and the packed values of everything solved before it.
+        // Solving one material holds per position a state byte, a count byte and a 2-byte
+        // distance, then its distances (up to 2 bytes) and the blocks of its two tables while
+        // writing; the distances of everything solved before it stay (1 byte a position, 2 for
+        // the few materials with wins past 254 plies: an eighth more is allowed for them).
         let mut solved = 0u64;
         let mut peak = 0u64;
         for m in &materials {
-            let packed = m.positions.div_ceil(4);
-            peak = peak.max(solved + 2 * m.positions + 2 * packed);
-            solved += packed;
+            let current = 4 * m.positions + 2 * m.positions + m.positions.div_ceil(4);
+            peak = peak.max(solved + solved / 8 + current);
+            solved += m.positions;
         }
         Ok(Plan {
             variant,

@@ -1,24 +1,89 @@
-//! Solved tables kept in memory, 2 bits a position with every value true (capture positions
-//! included), for the lookups of materials solved later.
+//! Solved tables kept in memory for the lookups of materials solved later: the distance to win
+//! of every position (capture positions included), whose parity gives the value.
 
 use std::sync::Arc;
 
-use rafle_probe::format::packed_code;
-use rafle_probe::{Material, Position, PositionIndex, Wdl};
+use rafle_probe::{Dtw, Material, Position, PositionIndex, Wdl};
+
+/// Distances of one material: a byte a position where every distance fits, two otherwise;
+/// the largest value of the width marks a draw.
+#[derive(Debug)]
+pub(crate) enum Distances {
+    Narrow(Vec<u8>),
+    Wide(Vec<u16>),
+}
+
+impl Distances {
+    /// From a solution's states and distances.
+    pub(crate) fn new(states: &[u8], distances: &[u16]) -> Distances {
+        let draw = |s: u8| s & 3 == Wdl::Draw.code();
+        let longest = states
+            .iter()
+            .zip(distances)
+            .filter(|(&s, _)| !draw(s))
+            .map(|(_, &d)| d)
+            .max()
+            .unwrap_or(0);
+        if longest < u16::from(u8::MAX) {
+            Distances::Narrow(
+                states
+                    .iter()
+                    .zip(distances)
+                    .map(|(&s, &d)| if draw(s) { u8::MAX } else { d as u8 })
+                    .collect(),
+            )
+        } else {
+            Distances::Wide(
+                states
+                    .iter()
+                    .zip(distances)
+                    .map(|(&s, &d)| if draw(s) { u16::MAX } else { d })
+                    .collect(),
+            )
+        }
+    }
+
+    /// Bits a position in a DTW table of these distances.
+    pub(crate) fn bits(&self) -> u8 {
+        match self {
+            Distances::Narrow(_) => 8,
+            Distances::Wide(_) => 16,
+        }
+    }
+
+    /// The stored value of position `i`: the draw marker or a distance.
+    pub(crate) fn raw(&self, i: usize) -> u16 {
+        match self {
+            Distances::Narrow(v) => u16::from(v[i]),
+            Distances::Wide(v) => v[i],
+        }
+    }
+
+    /// Value and distance of position `i`: odd distances are wins, even ones losses.
+    pub(crate) fn get(&self, i: usize) -> Dtw {
+        let raw = self.raw(i);
+        if raw == rafle_probe::format::dtw_draw(self.bits()) {
+            Dtw::Draw
+        } else if raw % 2 == 1 {
+            Dtw::Win(raw)
+        } else {
+            Dtw::Loss(raw)
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Distances::Narrow(v) => v.len(),
+            Distances::Wide(v) => v.len(),
+        }
+    }
+}
 
 /// One solved material.
 #[derive(Debug)]
 pub(crate) struct Solved {
     pub(crate) index: PositionIndex,
-    /// 2-bit codes, four positions a byte, lowest bits first: the layout of a table block.
-    pub(crate) packed: Vec<u8>,
-}
-
-impl Solved {
-    pub(crate) fn value(&self, index: u64) -> Wdl {
-        let code = packed_code(&self.packed, index as usize);
-        Wdl::from_code(code).unwrap_or(Wdl::Draw)
-    }
+    pub(crate) distances: Distances,
 }
 
 /// The solved materials of one variant, looked up by material.
@@ -46,19 +111,16 @@ impl Store {
         self.slots[key] = Some(Arc::new(solved));
     }
 
-    /// The value of any position of a solved material, or of a position where a side has no
-    /// piece left.
+    /// Value and distance to win of any position of a solved material, or of a position where
+    /// the side to move has no piece left (lost in 0).
     ///
     /// # Panics
     ///
     /// If the position's material has not been solved: generation follows dependency order,
     /// so this is a bug.
-    pub(crate) fn wdl(&self, pos: &Position) -> Wdl {
+    pub(crate) fn dtw(&self, pos: &Position) -> Dtw {
         if pos.side_pieces(pos.turn()).is_empty() {
-            return Wdl::Loss;
-        }
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Wdl::Win;
+            return Dtw::Loss(0);
         }
         let material = Material::of(pos);
         let (pos, material) = if material.is_canonical() {
@@ -69,6 +131,6 @@ impl Store {
         let solved = self.slots[slot(material)]
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"));
-        solved.value(solved.index.rank(&pos))
+        solved.distances.get(solved.index.rank(&pos) as usize)
     }
 }

@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use rafle_probe::format::packed_code;
-use rafle_probe::{Material, Position, ProbeError, Tablebase, Variant, Wdl};
+use rafle_probe::format::{dtw_draw, dtw_value, packed_code, TableKind};
+use rafle_probe::{Dtw, Material, Position, ProbeError, Tablebase, Variant, Wdl};
 use rayon::prelude::*;
 
 /// The outcome of checking one table.
@@ -22,8 +22,9 @@ pub struct VerifyReport {
     pub examples: Vec<String>,
 }
 
-/// Checks every block checksum of a table, then every position: no legal move must be a loss,
-/// otherwise the value is the best of the negated values of the successors.
+/// Checks every block checksum of a material's win/draw/loss and distance-to-win tables, then
+/// every position: no legal move must be a loss (in 0), otherwise the value is the best of the
+/// negated values of the successors, and the distance the quickest win or the longest loss.
 ///
 /// `advance` is called with the number of positions checked as work goes on.
 ///
@@ -52,11 +53,28 @@ pub fn verify_table(
         let code = packed_code(&packed, index.rank(pos) as usize);
         Wdl::from_code(code).ok_or_else(|| corrupted(code))
     };
-    let value = |pos: &Position| -> Result<Wdl, ProbeError> {
-        if Material::of(pos) == material && !pos.must_capture() {
-            own(pos)
+    // The distance-to-win table of the same material, likewise.
+    let dtw_table = tablebase.table_of(TableKind::Dtw, variant, material)?;
+    let bits = dtw_table.header().bits;
+    let mut distances = Vec::new();
+    for b in 0..dtw_table.header().blocks {
+        distances.extend_from_slice(&dtw_table.read_block(b)?);
+    }
+    let own_dtw = |pos: &Position| -> Dtw {
+        let value = dtw_value(&distances, bits, index.rank(pos) as usize);
+        if value == dtw_draw(bits) {
+            Dtw::Draw
+        } else if value % 2 == 1 {
+            Dtw::Win(value)
         } else {
-            tablebase.probe_wdl(pos)
+            Dtw::Loss(value)
+        }
+    };
+    let value = |pos: &Position| -> Result<(Wdl, Dtw), ProbeError> {
+        if Material::of(pos) == material && !pos.must_capture() {
+            Ok((own(pos)?, own_dtw(pos)))
+        } else {
+            Ok((tablebase.probe_wdl(pos)?, tablebase.probe_dtw(pos)?))
         }
     };
     let positions = index.size();
@@ -78,18 +96,23 @@ pub fn verify_table(
                     continue;
                 }
                 let stored = own(&pos)?;
+                let stored_dtw = own_dtw(&pos);
                 let mut expected = Wdl::Loss;
+                let mut successors = Vec::new();
                 for mv in &pos.legal_moves() {
-                    expected = expected.max(-value(&pos.play(mv))?);
+                    let (wdl, dtw) = value(&pos.play(mv))?;
+                    expected = expected.max(-wdl);
+                    successors.push(dtw);
                 }
-                if stored != expected {
+                let expected_dtw = Dtw::from_successors(successors);
+                if stored != expected || stored_dtw != expected_dtw {
                     mismatches.fetch_add(1, Ordering::Relaxed);
                     let mut list = examples
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
                     if list.len() < 5 {
                         list.push(format!(
-                            "{}: stored {stored}, successors say {expected}",
+                            "{}: stored {stored} ({stored_dtw}), successors say {expected} ({expected_dtw})",
                             pos.to_fen()
                         ));
                     }

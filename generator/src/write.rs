@@ -10,6 +10,7 @@ use rafle_probe::{Material, Table, Variant};
 use rayon::prelude::*;
 
 use crate::solve::CAPTURE;
+use crate::store::Distances;
 use crate::GenerateError;
 
 /// zstd level of table blocks. Measured on the international tables up to 4 pieces: level 15
@@ -21,7 +22,7 @@ pub const COMPRESSION_LEVEL: i32 = 15;
 pub(crate) fn pack_block(states: &[u8], block: u32) -> Vec<u8> {
     let start = block as usize * POSITIONS_PER_BLOCK as usize;
     let end = (start + POSITIONS_PER_BLOCK as usize).min(states.len());
-    let mut packed = vec![0u8; Header::packed_len((end - start) as u32)];
+    let mut packed = vec![0u8; Header::block_len((end - start) as u32, 2)];
     let mut last = 0u8;
     for (i, &state) in states[start..end].iter().enumerate() {
         let code = if state & CAPTURE != 0 {
@@ -35,7 +36,32 @@ pub(crate) fn pack_block(states: &[u8], block: u32) -> Vec<u8> {
     packed
 }
 
-/// Writes the WDL table of `material` from solved `states`; returns the file's size.
+/// Packs block `block` of a DTW table: the distance of each position, or the draw marker,
+/// in `distances`' width; positions whose side to move must capture repeat the value before
+/// them.
+pub(crate) fn pack_dtw_block(states: &[u8], distances: &Distances, block: u32) -> Vec<u8> {
+    let start = block as usize * POSITIONS_PER_BLOCK as usize;
+    let end = (start + POSITIONS_PER_BLOCK as usize).min(states.len());
+    let bits = distances.bits();
+    let mut packed = Vec::with_capacity(Header::block_len((end - start) as u32, bits));
+    let mut last = 0u16;
+    for (i, &state) in states.iter().enumerate().take(end).skip(start) {
+        let value = if state & CAPTURE != 0 {
+            last
+        } else {
+            distances.raw(i)
+        };
+        last = value;
+        if bits == 8 {
+            packed.push(value as u8);
+        } else {
+            packed.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    packed
+}
+
+/// Writes a table of `positions` positions whose blocks `pack` makes; returns the file's size.
 ///
 /// # Errors
 ///
@@ -43,23 +69,14 @@ pub(crate) fn pack_block(states: &[u8], block: u32) -> Vec<u8> {
 /// [`GenerateError::Check`] if the written file does not read back the same.
 pub(crate) fn write_table(
     path: &Path,
-    variant: Variant,
-    material: Material,
-    states: &[u8],
+    header: Header,
+    pack: impl Fn(u32) -> Vec<u8> + Sync,
 ) -> Result<u64, GenerateError> {
-    let blocks = (states.len() as u64).div_ceil(u64::from(POSITIONS_PER_BLOCK)) as u32;
-    let header = Header {
-        kind: TableKind::Wdl,
-        variant,
-        material,
-        positions: states.len() as u64,
-        positions_per_block: POSITIONS_PER_BLOCK,
-        blocks,
-    };
+    let blocks = header.blocks;
     let compressed: Vec<(Vec<u8>, Vec<u8>)> = (0..blocks)
         .into_par_iter()
         .map(|b| {
-            let packed = pack_block(states, b);
+            let packed = pack(b);
             let compressed =
                 zstd::bulk::compress(&packed, COMPRESSION_LEVEL).map_err(|source| {
                     GenerateError::Io {
@@ -92,7 +109,7 @@ pub(crate) fn write_table(
         &index,
         compressed.iter().map(|(_, c)| c),
     )
-    .and_then(|()| check_file(&tmp, variant, material, &compressed))
+    .and_then(|()| check_file(&tmp, &header, &compressed))
     .and_then(|()| {
         fs::rename(&tmp, path).map_err(|source| GenerateError::Io {
             path: path.to_path_buf(),
@@ -111,6 +128,25 @@ pub(crate) fn write_table(
         }
     }
     Ok(offset)
+}
+
+/// The header of a table of `kind` for a solved material of `positions` positions.
+pub(crate) fn header(
+    kind: TableKind,
+    variant: Variant,
+    material: Material,
+    positions: u64,
+    bits: u8,
+) -> Header {
+    Header {
+        kind,
+        variant,
+        material,
+        positions,
+        positions_per_block: POSITIONS_PER_BLOCK,
+        blocks: positions.div_ceil(u64::from(POSITIONS_PER_BLOCK)) as u32,
+        bits,
+    }
 }
 
 /// The temporary name a table is written under before it is checked.
@@ -149,16 +185,16 @@ fn write_file<'a>(
 
 fn check_file(
     path: &Path,
-    variant: Variant,
-    material: Material,
+    header: &Header,
     blocks: &[(Vec<u8>, Vec<u8>)],
 ) -> Result<(), GenerateError> {
+    let (variant, material) = (header.variant, header.material);
     let check = |source| GenerateError::Check {
         variant,
         material,
         source,
     };
-    let table = Table::open(path, TableKind::Wdl, variant, material).map_err(check)?;
+    let table = Table::open(path, header.kind, variant, material).map_err(check)?;
     for (b, (packed, _)) in blocks.iter().enumerate() {
         if table.read_block(b as u32).map_err(check)? != *packed {
             return Err(check(rafle_probe::ProbeError::Corrupted {

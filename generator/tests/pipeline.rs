@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use rafle_generator::{generate, verify_table, NoProgress, Plan};
-use rafle_probe::{Material, Position, ProbeError, Tablebase, Variant, Wdl};
+use rafle_probe::{Dtw, Material, Position, ProbeError, Tablebase, Variant, Wdl};
 
 /// Tables of both variants up to 3 pieces, generated once for the tests that only read them.
 fn shared_tables() -> &'static Path {
@@ -130,6 +130,33 @@ fn known_values() {
 }
 
 #[test]
+fn known_distances() {
+    let tb = Tablebase::open(shared_tables()).unwrap();
+    let (i, b) = (Variant::International, Variant::Brazilian);
+    let dtw = |v, fen| tb.probe_dtw(&pos(v, fen)).unwrap();
+    // Capturing the last piece wins in 1; no move at all loses in 0.
+    assert_eq!(dtw(i, "W:WK46:B37"), Dtw::Win(1));
+    assert_eq!(dtw(i, "B:W50:B45"), Dtw::Loss(0));
+    assert_eq!(dtw(b, "W:W29:B22,25"), Dtw::Loss(0));
+    // The king in the corner must step onto the diagonal the other king watches.
+    assert_eq!(dtw(i, "W:WK5:BK46"), Dtw::Loss(2));
+    assert_eq!(dtw(i, "W:WK1,K2:BK50"), Dtw::Draw);
+    // Distances agree with values everywhere, and with the successors' distances.
+    for v in Variant::ALL {
+        for m in tb.materials(v) {
+            let index = rafle_probe::PositionIndex::new(v, m);
+            for k in (0..index.size()).step_by(97) {
+                let p = index.unrank(k);
+                let d = tb.probe_dtw(&p).unwrap();
+                assert_eq!(d.wdl(), tb.probe_wdl(&p).unwrap(), "{p:?}");
+                let successors = tb.probe_moves_dtw(&p).unwrap().into_iter().map(|(_, d)| d);
+                assert_eq!(d, Dtw::from_successors(successors), "{p:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn too_many_pieces_and_missing_tables_are_typed_errors() {
     let tb = Tablebase::open(shared_tables()).unwrap();
     let i = Variant::International;
@@ -232,7 +259,7 @@ fn same_bytes_whatever_the_thread_count() {
         });
         outputs.push(files(dir.path()));
     }
-    assert_eq!(outputs[0].len(), 18);
+    assert_eq!(outputs[0].len(), 36);
     assert!(outputs[0] == outputs[1] && outputs[1] == outputs[2]);
     assert_eq!(outputs[0], files(shared_tables()));
 }

@@ -10,8 +10,6 @@ use std::collections::VecDeque;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
-use crate::format::packed_code;
-
 const SHARDS: usize = 16;
 
 /// Which block of which table: the table's slot in the high half, the block in the low half.
@@ -76,12 +74,9 @@ impl BlockCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The 2-bit code of position `offset` of a cached block.
-    pub(crate) fn code(&self, key: BlockKey, offset: usize) -> Option<u8> {
-        self.shard(key)
-            .blocks
-            .get(&key)
-            .map(|block| packed_code(block, offset))
+    /// What `read` makes of a cached block, if the block is cached.
+    pub(crate) fn read<T>(&self, key: BlockKey, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        self.shard(key).blocks.get(&key).map(|block| read(block))
     }
 
     /// Keeps a block, dropping the shard's oldest ones past its budget (but never the block
@@ -128,10 +123,11 @@ mod tests {
             cache.insert(block_key(0, i), vec![0b1110_0100; 300]);
             assert!(cache.bytes() <= 16 * 1000);
         }
-        assert_eq!(cache.code(block_key(0, 999), 1), Some(0b01));
+        let code = |key, i| cache.read(key, |b| crate::format::packed_code(b, i));
+        assert_eq!(code(block_key(0, 999), 1), Some(0b01));
         assert!(
             (0..1000)
-                .filter(|&i| cache.code(block_key(0, i), 0).is_some())
+                .filter(|&i| code(block_key(0, i), 0).is_some())
                 .count()
                 < 60
         );

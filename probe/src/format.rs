@@ -2,15 +2,17 @@
 //!
 //! ```text
 //! header   64 bytes  magic, format version, kind, variant, material, position count,
-//!                    positions per block, block count, crc32 of the first 60 bytes
+//!                    positions per block, block count, bits per position, crc32 of the
+//!                    first 60 bytes
 //! index    16 bytes per block: file offset (u64), compressed length (u32), crc32 of the
 //!          compressed bytes (u32); then the crc32 of the whole index (u32)
 //! blocks   zstd frames, back to back, up to the end of the file
 //! ```
 //!
 //! All integers are little-endian. A block holds `positions_per_block` positions (the last one
-//! fewer) as 2-bit codes, four to a byte, lowest bits first. The file must end exactly where
-//! the last block ends, so a truncated file is told from a complete one.
+//! fewer). In a WDL table each is a 2-bit code, four to a byte, lowest bits first; in a DTW
+//! table a little-endian integer of 8 or 16 bits. The file must end exactly where the last block
+//! ends, so a truncated file is told from a complete one.
 
 use crate::{Material, Variant};
 
@@ -30,6 +32,9 @@ pub const POSITIONS_PER_BLOCK: u32 = 1 << 16;
 pub enum TableKind {
     /// Win/draw/loss, 2 bits per position; file extension `wdl`.
     Wdl,
+    /// Distance to win in plies, 8 or 16 bits per position (the largest value meaning a draw);
+    /// file extension `dtw`.
+    Dtw,
 }
 
 impl TableKind {
@@ -37,17 +42,31 @@ impl TableKind {
     pub fn extension(self) -> &'static str {
         match self {
             TableKind::Wdl => "wdl",
+            TableKind::Dtw => "dtw",
         }
     }
 
     fn code(self) -> u8 {
         match self {
             TableKind::Wdl => 1,
+            TableKind::Dtw => 2,
         }
     }
 
     fn from_code(code: u8) -> Option<TableKind> {
-        (code == 1).then_some(TableKind::Wdl)
+        match code {
+            1 => Some(TableKind::Wdl),
+            2 => Some(TableKind::Dtw),
+            _ => None,
+        }
+    }
+
+    /// Whether a table of this kind may store `bits` bits per position.
+    fn allows_bits(self, bits: u8) -> bool {
+        match self {
+            TableKind::Wdl => bits == 2,
+            TableKind::Dtw => bits == 8 || bits == 16,
+        }
     }
 }
 
@@ -81,6 +100,8 @@ pub struct Header {
     pub positions_per_block: u32,
     /// Number of blocks.
     pub blocks: u32,
+    /// Bits per position: 2 for WDL, 8 or 16 for DTW.
+    pub bits: u8,
 }
 
 /// Why header bytes could not be read.
@@ -122,9 +143,9 @@ impl Header {
         (self.positions - start).min(u64::from(self.positions_per_block)) as u32
     }
 
-    /// Bytes of a decompressed block of `positions` positions.
-    pub fn packed_len(positions: u32) -> usize {
-        (positions as usize).div_ceil(4)
+    /// Bytes of a decompressed block of `positions` positions at `bits` bits each.
+    pub fn block_len(positions: u32, bits: u8) -> usize {
+        (positions as usize * usize::from(bits)).div_ceil(8)
     }
 
     /// Length of the block index, checksum included.
@@ -144,6 +165,7 @@ impl Header {
         out[16..24].copy_from_slice(&self.positions.to_le_bytes());
         out[24..28].copy_from_slice(&self.positions_per_block.to_le_bytes());
         out[28..32].copy_from_slice(&self.blocks.to_le_bytes());
+        out[32] = self.bits;
         let crc = crc32fast::hash(&out[..60]);
         out[60..64].copy_from_slice(&crc.to_le_bytes());
         out
@@ -182,7 +204,11 @@ impl Header {
             positions: read_u64(bytes, 16),
             positions_per_block: read_u32(bytes, 24),
             blocks: read_u32(bytes, 28),
+            bits: bytes[32],
         };
+        if !header.kind.allows_bits(header.bits) {
+            return Err(HeaderError::Field("bits per position"));
+        }
         if header.positions_per_block == 0 || header.positions_per_block % 4 != 0 {
             return Err(HeaderError::Field("positions per block"));
         }
@@ -245,6 +271,25 @@ pub fn packed_code(block: &[u8], i: usize) -> u8 {
     (block[i / 4] >> (2 * (i % 4))) & 3
 }
 
+/// The value of position `i` in a DTW block of `bits` bits a position.
+#[inline]
+pub fn dtw_value(block: &[u8], bits: u8, i: usize) -> u16 {
+    if bits == 8 {
+        u16::from(block[i])
+    } else {
+        u16::from_le_bytes([block[2 * i], block[2 * i + 1]])
+    }
+}
+
+/// The DTW value a table of `bits` bits a position stores for a draw.
+pub fn dtw_draw(bits: u8) -> u16 {
+    if bits == 8 {
+        u16::from(u8::MAX)
+    } else {
+        u16::MAX
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +302,7 @@ mod tests {
             positions: 200_000,
             positions_per_block: POSITIONS_PER_BLOCK,
             blocks: 4,
+            bits: 2,
         }
     }
 

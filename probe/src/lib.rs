@@ -37,6 +37,7 @@
 
 mod cache;
 mod diagram;
+mod dtw;
 mod error;
 mod fen;
 pub mod format;
@@ -53,6 +54,7 @@ mod tablebase;
 mod variant;
 mod wdl;
 
+pub use dtw::Dtw;
 pub use error::ProbeError;
 pub use fen::{FenError, FenErrorKind};
 pub use index::{IndexCursor, PositionIndex};

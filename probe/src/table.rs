@@ -160,7 +160,7 @@ impl Table {
         if crc32fast::hash(bytes) != entry.crc {
             return Err(corrupted(format!("block {block} checksum mismatch")));
         }
-        let expected = Header::packed_len(self.header.positions_in_block(block));
+        let expected = Header::block_len(self.header.positions_in_block(block), self.header.bits);
         let data = zstd::bulk::decompress(bytes, expected)
             .map_err(|e| corrupted(format!("block {block} does not decompress: {e}")))?;
         if data.len() != expected {

@@ -5,20 +5,27 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::cache::{block_key, BlockCache};
-use crate::format::{packed_code, TableKind};
+use crate::format::{dtw_draw, dtw_value, packed_code, TableKind};
 use crate::table::Table;
-use crate::{Material, Move, Position, ProbeError, Variant, Wdl};
+use crate::{Dtw, Material, Move, Position, ProbeError, Variant, Wdl};
+
+/// Default byte budget of the decompressed-block cache.
+pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+
+const KINDS: [TableKind; 2] = [TableKind::Wdl, TableKind::Dtw];
 
 /// A table file found in the directory, opened on first use.
 #[derive(Debug)]
 struct Slot {
+    kind: TableKind,
     variant: Variant,
     material: Material,
     table: OnceLock<Table>,
 }
 
-/// Where a material's slot is found without hashing: the four piece counts, a nibble each.
-fn material_key(variant: Variant, m: Material) -> Option<usize> {
+/// Where a table's slot is found without hashing: the kind, the variant and the four piece
+/// counts, a nibble each.
+fn slot_key(kind: TableKind, variant: Variant, m: Material) -> Option<usize> {
     let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
     if counts.iter().any(|&c| c > 15) {
         return None;
@@ -26,25 +33,26 @@ fn material_key(variant: Variant, m: Material) -> Option<usize> {
     let key = counts
         .iter()
         .fold(0usize, |acc, &c| acc << 4 | usize::from(c));
-    Some(key | usize::from(variant == Variant::Brazilian) << 16)
+    Some(
+        key | usize::from(variant == Variant::Brazilian) << 16
+            | usize::from(kind == TableKind::Dtw) << 17,
+    )
 }
 
 const NO_SLOT: u16 = u16::MAX;
 
-/// Default byte budget of the decompressed-block cache.
-pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
-
-/// The tables of a directory (`<dir>/international/*.wdl`, `<dir>/brazilian/*.wdl`).
+/// The tables of a directory: `<dir>/<variant>/<material>.wdl` (win/draw/loss) and
+/// `<material>.dtw` (distance to win).
 ///
 /// Files are listed when the tablebase is opened, but each is mapped and checked only when a
 /// probe first needs it. Decompressed blocks are kept in a cache bounded in bytes.
 #[derive(Debug)]
 pub struct Tablebase {
     dir: PathBuf,
-    available: HashMap<Variant, BTreeSet<Material>>,
-    max_pieces: HashMap<Variant, u32>,
+    available: HashMap<(TableKind, Variant), BTreeSet<Material>>,
+    max_pieces: HashMap<(TableKind, Variant), u32>,
     slots: Vec<Slot>,
-    /// Slot of each material key, `NO_SLOT` where there is no file.
+    /// Slot of each slot key, `NO_SLOT` where there is no file.
     slot_of: Vec<u16>,
     cache: BlockCache,
 }
@@ -77,38 +85,43 @@ impl Tablebase {
         if !meta.is_dir() {
             return Err(io(&dir, std::io::Error::other("not a directory")));
         }
-        let mut available = HashMap::new();
+        let mut available: HashMap<(TableKind, Variant), BTreeSet<Material>> = HashMap::new();
         for variant in Variant::ALL {
+            for kind in KINDS {
+                available.insert((kind, variant), BTreeSet::new());
+            }
             let sub = dir.join(variant.name());
-            let mut materials = BTreeSet::new();
-            if sub.is_dir() {
-                for entry in std::fs::read_dir(&sub).map_err(|e| io(&sub, e))? {
-                    let entry = entry.map_err(|e| io(&sub, e))?;
-                    let name = entry.file_name();
-                    let Some(name) = name.to_str() else { continue };
-                    let Some(stem) = name.strip_suffix(".wdl") else {
+            if !sub.is_dir() {
+                continue;
+            }
+            for entry in std::fs::read_dir(&sub).map_err(|e| io(&sub, e))? {
+                let entry = entry.map_err(|e| io(&sub, e))?;
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                for kind in KINDS {
+                    let Some(stem) = name.strip_suffix(&format!(".{}", kind.extension())) else {
                         continue;
                     };
                     if let Ok(m) = stem.parse::<Material>() {
                         if m.is_canonical() {
-                            materials.insert(m);
+                            available.entry((kind, variant)).or_default().insert(m);
                         }
                     }
                 }
             }
-            available.insert(variant, materials);
         }
         let max_pieces = available
             .iter()
-            .map(|(v, set)| (*v, set.iter().map(|m| m.pieces()).max().unwrap_or(0)))
+            .map(|(k, set)| (*k, set.iter().map(|m| m.pieces()).max().unwrap_or(0)))
             .collect();
         let mut slots = Vec::new();
-        let mut slot_of = vec![NO_SLOT; 1 << 17];
-        for (&variant, materials) in &available {
+        let mut slot_of = vec![NO_SLOT; 1 << 18];
+        for (&(kind, variant), materials) in &available {
             for &material in materials {
-                if let Some(key) = material_key(variant, material) {
+                if let Some(key) = slot_key(kind, variant, material) {
                     slot_of[key] = slots.len() as u16;
                     slots.push(Slot {
+                        kind,
                         variant,
                         material,
                         table: OnceLock::new(),
@@ -136,16 +149,21 @@ impl Tablebase {
         &self.dir
     }
 
-    /// Where the table of a material (stored orientation) lives.
+    /// Where the win/draw/loss table of a material (stored orientation) lives.
     pub fn table_path(&self, variant: Variant, material: Material) -> PathBuf {
         table_path(&self.dir, variant, material, TableKind::Wdl)
     }
 
-    /// The materials with a table file, in dependency order.
+    /// The materials with a win/draw/loss table, in dependency order.
     pub fn materials(&self, variant: Variant) -> Vec<Material> {
+        self.materials_of(TableKind::Wdl, variant)
+    }
+
+    /// The materials with a table of `kind`, in dependency order.
+    pub fn materials_of(&self, kind: TableKind, variant: Variant) -> Vec<Material> {
         let mut list: Vec<Material> = self
             .available
-            .get(&variant)
+            .get(&(kind, variant))
             .into_iter()
             .flatten()
             .copied()
@@ -154,9 +172,14 @@ impl Tablebase {
         list
     }
 
-    /// Most pieces of any table of the variant (0 if there is none).
+    /// Most pieces of any win/draw/loss table of the variant (0 if there is none).
     pub fn max_pieces(&self, variant: Variant) -> u32 {
-        self.max_pieces.get(&variant).copied().unwrap_or(0)
+        self.max_pieces_of(TableKind::Wdl, variant)
+    }
+
+    /// Most pieces of any table of `kind` of the variant (0 if there is none).
+    pub fn max_pieces_of(&self, kind: TableKind, variant: Variant) -> u32 {
+        self.max_pieces.get(&(kind, variant)).copied().unwrap_or(0)
     }
 
     /// Win, draw or loss for the side to move. Positions whose side to move must capture are
@@ -173,14 +196,7 @@ impl Tablebase {
         if pos.side_pieces(pos.turn().opposite()).is_empty() {
             return Ok(Wdl::Win);
         }
-        let max = self.max_pieces(pos.variant());
-        if pos.piece_count() > max {
-            return Err(ProbeError::TooManyPieces {
-                variant: pos.variant(),
-                pieces: pos.piece_count(),
-                max,
-            });
-        }
+        self.check_pieces(TableKind::Wdl, pos)?;
         if pos.must_capture() {
             let mut best = Wdl::Loss;
             for mv in &pos.legal_moves() {
@@ -192,6 +208,32 @@ impl Tablebase {
             return Ok(best);
         }
         self.stored_wdl(pos)
+    }
+
+    /// The value with the distance to the end of the game in plies (RULES.md §5.2), from the
+    /// distance-to-win tables. Positions whose side to move must capture are resolved through
+    /// their captures; a side with no piece has lost in 0 (and the other has won).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_wdl`], for the `.dtw` tables.
+    pub fn probe_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return Ok(Dtw::Loss(0));
+        }
+        if pos.side_pieces(pos.turn().opposite()).is_empty() {
+            return Ok(Dtw::Win(0));
+        }
+        self.check_pieces(TableKind::Dtw, pos)?;
+        if pos.must_capture() {
+            let successors = pos
+                .legal_moves()
+                .iter()
+                .map(|mv| self.probe_dtw(&pos.play(mv)))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Dtw::from_successors(successors));
+        }
+        self.stored_dtw(pos)
     }
 
     /// Every legal move with the value for the side to move *after* it (so a winning move
@@ -207,6 +249,30 @@ impl Tablebase {
             .collect()
     }
 
+    /// Every legal move with the value and distance for the side to move *after* it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_dtw`].
+    pub fn probe_moves_dtw(&self, pos: &Position) -> Result<Vec<(Move, Dtw)>, ProbeError> {
+        pos.legal_moves()
+            .iter()
+            .map(|mv| Ok((*mv, self.probe_dtw(&pos.play(mv))?)))
+            .collect()
+    }
+
+    fn check_pieces(&self, kind: TableKind, pos: &Position) -> Result<(), ProbeError> {
+        let max = self.max_pieces_of(kind, pos.variant());
+        if pos.piece_count() > max {
+            return Err(ProbeError::TooManyPieces {
+                variant: pos.variant(),
+                pieces: pos.piece_count(),
+                max,
+            });
+        }
+        Ok(())
+    }
+
     /// The value stored for a position, without resolving captures (a position whose side to
     /// move must capture holds an arbitrary value).
     ///
@@ -214,61 +280,109 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_wdl`].
     pub fn stored_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let (code, table) =
+            self.stored(TableKind::Wdl, pos, |block, _, i| packed_code(block, i))?;
+        Wdl::from_code(code).ok_or_else(|| ProbeError::Corrupted {
+            path: table.path().to_path_buf(),
+            reason: format!("invalid value code {code}"),
+        })
+    }
+
+    /// The distance stored for a position, without resolving captures (a position whose side
+    /// to move must capture holds an arbitrary value).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_dtw`].
+    pub fn stored_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
+        let (value, bits) = self
+            .stored(TableKind::Dtw, pos, |block, bits, i| {
+                (dtw_value(block, bits, i), bits)
+            })?
+            .0;
+        Ok(if value == dtw_draw(bits) {
+            Dtw::Draw
+        } else if value % 2 == 1 {
+            Dtw::Win(value)
+        } else {
+            Dtw::Loss(value)
+        })
+    }
+
+    /// The raw value of a position in its table of `kind`, with the table.
+    fn stored<T>(
+        &self,
+        kind: TableKind,
+        pos: &Position,
+        read: impl Fn(&[u8], u8, usize) -> T,
+    ) -> Result<(T, &Table), ProbeError> {
         let material = Material::of(pos);
         let (pos, material) = if material.is_canonical() {
             (*pos, material)
         } else {
             (pos.mirrored(), material.mirrored())
         };
-        let (slot, table) = self.slot_table(pos.variant(), material)?;
+        let (slot, table) = self.slot_table(kind, pos.variant(), material)?;
         let index = table.index().rank(&pos);
         let per_block = u64::from(table.header().positions_per_block);
         let block = (index / per_block) as u32;
         let offset = (index % per_block) as usize;
         let key = block_key(slot, block);
-        let code = match self.cache.code(key, offset) {
-            Some(code) => code,
-            None => {
-                let data = table.read_block(block)?;
-                let code = packed_code(&data, offset);
-                self.cache.insert(key, data);
-                code
-            }
-        };
-        Wdl::from_code(code).ok_or_else(|| ProbeError::Corrupted {
-            path: table.path().to_path_buf(),
-            reason: format!("invalid value code {code} in block {block}"),
-        })
+        let bits = table.header().bits;
+        if let Some(value) = self.cache.read(key, |data| read(data, bits, offset)) {
+            return Ok((value, table));
+        }
+        let data = table.read_block(block)?;
+        let value = read(&data, bits, offset);
+        self.cache.insert(key, data);
+        Ok((value, table))
     }
 
-    /// The table of a material (stored orientation), opened and checked on first use.
+    /// The win/draw/loss table of a material (stored orientation), opened and checked on first
+    /// use.
     ///
     /// # Errors
     ///
     /// [`ProbeError::MissingTable`] or an error opening the file.
     pub fn table(&self, variant: Variant, material: Material) -> Result<&Table, ProbeError> {
-        self.slot_table(variant, material).map(|(_, table)| table)
+        self.table_of(TableKind::Wdl, variant, material)
+    }
+
+    /// The table of `kind` of a material (stored orientation), opened and checked on first use.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::MissingTable`] or an error opening the file.
+    pub fn table_of(
+        &self,
+        kind: TableKind,
+        variant: Variant,
+        material: Material,
+    ) -> Result<&Table, ProbeError> {
+        self.slot_table(kind, variant, material)
+            .map(|(_, table)| table)
     }
 
     fn slot_table(
         &self,
+        kind: TableKind,
         variant: Variant,
         material: Material,
     ) -> Result<(u32, &Table), ProbeError> {
-        let slot = material_key(variant, material)
+        let slot = slot_key(kind, variant, material)
             .map(|key| self.slot_of[key])
             .filter(|&s| s != NO_SLOT)
             .ok_or_else(|| ProbeError::MissingTable {
                 variant,
                 material,
-                path: self.table_path(variant, material),
+                path: table_path(&self.dir, variant, material, kind),
             })?;
         let entry = &self.slots[usize::from(slot)];
         if let Some(table) = entry.table.get() {
             return Ok((u32::from(slot), table));
         }
-        let path = self.table_path(entry.variant, entry.material);
-        let opened = Table::open(&path, TableKind::Wdl, entry.variant, entry.material)?;
+        let path = table_path(&self.dir, entry.variant, entry.material, entry.kind);
+        let opened = Table::open(&path, entry.kind, entry.variant, entry.material)?;
         // Two threads may open the same table at once; the first to finish is kept.
         let _ = entry.table.set(opened);
         let table = entry.table.get().ok_or_else(|| ProbeError::Corrupted {
@@ -278,6 +392,7 @@ impl Tablebase {
         Ok((u32::from(slot), table))
     }
 }
+
 /// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableKind) -> PathBuf {
     dir.join(variant.name())

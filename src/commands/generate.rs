@@ -202,19 +202,24 @@ impl Drop for Bars {
 }
 
 /// Which columns are numbers, aligned right.
-const RIGHT_ALIGNED: [bool; 9] = [false, false, true, true, true, true, true, true, false];
+const RIGHT_ALIGNED: [bool; COLUMNS] = [
+    false, false, true, true, true, true, true, true, true, true, false,
+];
+const COLUMNS: usize = 11;
 
 /// Writes one row per material and a total row, in aligned columns.
 fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Result<()> {
-    let mut rows: Vec<[String; 9]> = vec![[
+    let mut rows: Vec<[String; COLUMNS]> = vec![[
         "variant",
         "material",
         "positions",
         "wins",
         "draws",
         "losses",
+        "longest",
         "seconds",
         "bytes",
+        "dtw bytes",
         "note",
     ]
     .map(String::from)];
@@ -233,17 +238,22 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
             s.wins.to_string(),
             s.draws.to_string(),
             s.losses.to_string(),
+            s.longest_win.to_string(),
             format!("{:.3}", s.seconds),
             s.bytes.to_string(),
+            s.dtw_bytes.to_string(),
             note,
         ]);
     }
     let sum = |field: fn(&MaterialSummary) -> u64| summaries.iter().map(field).sum::<u64>();
-    let (positions, bytes) = (sum(|s| s.positions), sum(|s| s.bytes));
-    let bits = if positions == 0 {
-        0.0
-    } else {
-        bytes as f64 * 8.0 / positions as f64
+    let (positions, bytes, dtw_bytes) =
+        (sum(|s| s.positions), sum(|s| s.bytes), sum(|s| s.dtw_bytes));
+    let bits = |bytes: u64| {
+        if positions == 0 {
+            0.0
+        } else {
+            bytes as f64 * 8.0 / positions as f64
+        }
     };
     rows.push([
         summaries
@@ -255,11 +265,22 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
         sum(|s| s.wins).to_string(),
         sum(|s| s.draws).to_string(),
         sum(|s| s.losses).to_string(),
+        summaries
+            .iter()
+            .map(|s| s.longest_win)
+            .max()
+            .unwrap_or(0)
+            .to_string(),
         format!("{:.3}", summaries.iter().map(|s| s.seconds).sum::<f64>()),
         bytes.to_string(),
-        format!("{bits:.3} bits/position"),
+        dtw_bytes.to_string(),
+        format!(
+            "{:.3} bits/position, dtw {:.3}",
+            bits(bytes),
+            bits(dtw_bytes)
+        ),
     ]);
-    let mut widths = [0usize; 9];
+    let mut widths = [0usize; COLUMNS];
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());

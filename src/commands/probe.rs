@@ -4,7 +4,7 @@ use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use rafle_probe::{Position, ProbeError, Square, SquareStyle, Tablebase, Wdl};
+use rafle_probe::{Dtw, Move, Position, ProbeError, Square, SquareStyle, Tablebase, Wdl};
 use serde::Serialize;
 
 use super::{read_fen, VariantArg};
@@ -14,20 +14,22 @@ use crate::output::{other, Failure};
 pub const LONG_ABOUT: &str = "\
 Look positions up in the tables: their value and every legal move's.
 
-Text output, per position: the FEN and its value for the side to move (win, draw or loss),
-then one indented line per legal move with the result that move leads to for the side
-playing it: the moves that keep a win show \"win\".
+Text output, per position: the FEN, its value for the side to move (win, draw or loss) and
+the distance to the end of the game with best play (the winner hurrying, the loser holding
+out) in plies and in moves, then one indented line per legal move with the result that move
+leads to for the side playing it: the moves that keep a win show \"win\".
 
   $ rafle probe --variant brazilian B:W29:B25,22
-  B:W29:B25,22 win
-    22-26  loss
-    25-30  win
+  B:W29:B25,22 win in 3 plies (2 moves)
+    22-26  loss in 2 plies (1 move)
+    25-30  win in 3 plies (2 moves)
 
 JSON output (--json), one object per line:
-  {\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"moves\":[{\"move\":\"22-26\",\"wdl\":\"win\"},
-   {\"move\":\"25-30\",\"wdl\":\"loss\"}]}
-where a move's \"wdl\" is the value for the side to move AFTER the move, as the tables store
-it: a winning move shows \"loss\".
+  {\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,\"moves\":[{\"move\":\"22-26\",
+   \"wdl\":\"win\",\"dtw\":1},{\"move\":\"25-30\",\"wdl\":\"loss\",\"dtw\":2}]}
+where \"dtw\" is the distance to win in plies (null for a draw), and a move's \"wdl\" and
+\"dtw\" are those of the side to move AFTER the move, as the tables store them: a winning
+move shows \"loss\".
 
 Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN exits with
 code 2 and a table that cannot be read with code 1. With several FENs, or FENs read from
@@ -53,14 +55,17 @@ pub struct ProbeArgs {
 struct Answer {
     /// For the side to move.
     wdl: Wdl,
+    /// For the side to move.
+    dtw: Dtw,
     /// Move text and the value for the side to move after the move, in `rafle moves` order.
-    moves: Vec<(String, Wdl)>,
+    moves: Vec<(String, Wdl, Dtw)>,
 }
 
 #[derive(Serialize)]
 struct JsonAnswer<'a> {
     fen: &'a str,
     wdl: &'static str,
+    dtw: Option<u16>,
     moves: Vec<JsonMove>,
 }
 
@@ -69,6 +74,7 @@ struct JsonMove {
     #[serde(rename = "move")]
     text: String,
     wdl: &'static str,
+    dtw: Option<u16>,
 }
 
 #[derive(Serialize)]
@@ -161,9 +167,15 @@ fn probe(tables: &Tablebase, pos: &Position) -> Result<Answer, ProbeError> {
     // The position first: past the tables' reach it fails with "too many pieces" rather than
     // with a missing table of one of its captures.
     let wdl = tables.probe_wdl(pos)?;
+    let dtw = tables.probe_dtw(pos)?;
     let legal = pos.legal_moves();
-    let mut moves = tables.probe_moves(pos)?;
-    moves.sort_by_key(|(m, _)| {
+    let mut moves: Vec<(Move, Wdl, Dtw)> = tables
+        .probe_moves(pos)?
+        .into_iter()
+        .zip(tables.probe_moves_dtw(pos)?)
+        .map(|((mv, wdl), (_, dtw))| (mv, wdl, dtw))
+        .collect();
+    moves.sort_by_key(|(m, _, _)| {
         (
             m.from(),
             m.to(),
@@ -175,14 +187,15 @@ fn probe(tables: &Tablebase, pos: &Position) -> Result<Answer, ProbeError> {
     });
     let moves = moves
         .into_iter()
-        .map(|(mv, after)| {
+        .map(|(mv, wdl, dtw)| {
             (
                 pos.move_text_among(&mv, &legal, SquareStyle::Numeric),
-                after,
+                wdl,
+                dtw,
             )
         })
         .collect();
-    Ok(Answer { wdl, moves })
+    Ok(Answer { wdl, dtw, moves })
 }
 
 fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) -> io::Result<()> {
@@ -190,9 +203,10 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
         let moves = answer
             .moves
             .iter()
-            .map(|(text, after)| JsonMove {
+            .map(|(text, after, dtw)| JsonMove {
                 text: text.clone(),
                 wdl: after.name(),
+                dtw: dtw.plies(),
             })
             .collect();
         return write_json(
@@ -200,22 +214,40 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             &JsonAnswer {
                 fen,
                 wdl: answer.wdl.name(),
+                dtw: answer.dtw.plies(),
                 moves,
             },
         );
     }
-    writeln!(out, "{fen} {}", answer.wdl)?;
+    writeln!(out, "{fen} {}", describe(answer.dtw))?;
     let width = answer
         .moves
         .iter()
-        .map(|(text, _)| text.len())
+        .map(|(text, _, _)| text.len())
         .max()
         .unwrap_or(0);
-    for (text, after) in &answer.moves {
-        // The mover's result is the opposite of the value for the side to move after it.
-        writeln!(out, "  {text:<width$}  {}", -*after)?;
+    for (text, _, after) in &answer.moves {
+        // The mover's result is the opposite of the value for the side to move after it, one
+        // ply longer.
+        writeln!(
+            out,
+            "  {text:<width$}  {}",
+            describe(Dtw::from_successors([*after]))
+        )?;
     }
     Ok(())
+}
+
+/// `win in 7 plies (4 moves)`, `draw`, `loss in 6 plies (3 moves)`.
+fn describe(dtw: Dtw) -> String {
+    match (dtw.plies(), dtw.moves()) {
+        (Some(plies), Some(moves)) => {
+            let ply_word = if plies == 1 { "ply" } else { "plies" };
+            let move_word = if moves == 1 { "move" } else { "moves" };
+            format!("{} in {plies} {ply_word} ({moves} {move_word})", dtw.wdl())
+        }
+        _ => dtw.wdl().to_string(),
+    }
 }
 
 fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
