@@ -3,9 +3,11 @@
 
 #[path = "support/naive.rs"]
 mod naive;
+#[path = "support/naive_rules.rs"]
+mod naive_rules;
 
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Role, Tablebase, Variant, Wdl};
+use rafle_probe::{Dtw, Role, Tablebase, Variant, Wdl};
 
 fn same(ours: Wdl, theirs: naive::Wdl) -> bool {
     matches!(
@@ -80,4 +82,31 @@ fn brazilian_kings_up_to_four_pieces() {
     assert!(total > 10_000, "{total}");
     let share = f64::from(draws) / f64::from(total);
     assert!(share > 0.95, "{draws} draws of {total}");
+}
+
+/// Distances to win of every position up to 3 pieces in both variants, against the
+/// independent solver's (ply-by-ply iteration over a hash map of positions).
+#[test]
+fn every_distance_up_to_three_pieces() {
+    let dir = tempfile::tempdir().unwrap();
+    for v in Variant::ALL {
+        generate(&Plan::new(v, 3, dir.path()).unwrap(), &NoProgress).unwrap();
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let reference = naive_rules::dtw(v, 3, &[Role::Man, Role::King]);
+        assert!(reference.len() > 100_000, "{v}: {} positions", reference.len());
+        let mut longest = 0;
+        for (p, &theirs) in &reference {
+            let ours = tb.probe_dtw(p).unwrap();
+            let same = match (ours, theirs) {
+                (Dtw::Win(a), naive_rules::Dtw::Win(b)) | (Dtw::Loss(a), naive_rules::Dtw::Loss(b)) => {
+                    u32::from(a) == b
+                }
+                (Dtw::Draw, naive_rules::Dtw::Draw) => true,
+                _ => false,
+            };
+            assert!(same, "{}: ours {ours:?}, reference {theirs:?}", p.to_fen());
+            longest = longest.max(ours.plies().unwrap_or(0));
+        }
+        assert!(longest > 10, "{v}: longest {longest}");
+    }
 }
