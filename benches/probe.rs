@@ -1,5 +1,6 @@
 //! Probe latency: a random position of any material, with its table in the page cache and its
-//! block already decompressed (warm), and the first probe of a freshly opened tablebase (cold).
+//! block already decompressed (warm, for win/draw/loss and for the distance to win), and the
+//! first probe of a freshly opened tablebase (cold).
 //!
 //! Tables come from `RAFLE_BENCH_DATA` (default `target/bench-data`), generated there on the
 //! first run (Brazilian up to 5 pieces, international up to 4) and reused afterwards.
@@ -58,6 +59,16 @@ fn probes(c: &mut Criterion) {
             b.iter(|| {
                 i = (i + 1) % positions.len();
                 black_box(tb.probe_wdl(black_box(&positions[i])).expect("probe"))
+            });
+        });
+        for p in &positions {
+            tb.probe_dtw(p).expect("warm-up probe");
+        }
+        let mut k = 0;
+        group.bench_function(format!("{variant} dtw warm"), |b| {
+            b.iter(|| {
+                k = (k + 1) % positions.len();
+                black_box(tb.probe_dtw(black_box(&positions[k])).expect("probe"))
             });
         });
         let mut j = 0;

@@ -55,6 +55,10 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
     let counts: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
     let distances: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(0)).collect();
     let chunks = n.div_ceil(CHUNK);
+    // The first level at which each chunk has a position to walk back from or a promotion win
+    // falling due: levels skip the chunks with nothing to do, and jump over empty levels.
+    let due: Vec<AtomicU16> = (0..chunks).map(|_| AtomicU16::new(u16::MAX)).collect();
+    let mark = |i: usize, level: u16| due[i / CHUNK as usize].fetch_min(level, Ordering::Relaxed);
 
     let seeded = AtomicU64::new(0);
     (0..chunks).into_par_iter().for_each(|c| {
@@ -68,6 +72,11 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
             counts[i as usize].store(seed.open, Ordering::Relaxed);
             distances[i as usize].store(seed.distance, Ordering::Relaxed);
             decided += u64::from(seed.state & VALUE != UNKNOWN);
+            if seed.state & VALUE != UNKNOWN && seed.state & VALUE != Wdl::Draw.code() {
+                mark(i as usize, seed.distance);
+            } else if seed.state & PROMOTION_WINS != 0 {
+                mark(i as usize, seed.distance - 1);
+            }
         }
         seeded.fetch_add(decided, Ordering::Relaxed);
         progress.advance(range.end - range.start);
@@ -80,6 +89,12 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
         let next = level + 1;
         let decided = AtomicU64::new(0);
         (0..chunks).into_par_iter().for_each(|c| {
+            if due[c as usize].load(Ordering::Relaxed) > level {
+                return;
+            }
+            // Cleared before reading any position: what this scan leaves waiting, and what
+            // other threads decide here meanwhile, marks it again.
+            due[c as usize].store(u16::MAX, Ordering::Relaxed);
             let range = c * CHUNK..((c + 1) * CHUNK).min(n);
             let mut newly = 0;
             let mut cursor = index.cursor(range.start);
@@ -89,23 +104,33 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
                 let here = distances[at].load(Ordering::Relaxed);
                 if state & VALUE == UNKNOWN {
                     // A promotion's win falls due at this level unless something was quicker.
-                    if state & PROMOTION_WINS != 0
-                        && here == next
-                        && states[at]
-                            .compare_exchange(
-                                state,
-                                Wdl::Win.code(),
-                                Ordering::Relaxed,
-                                Ordering::Relaxed,
-                            )
-                            .is_ok()
-                    {
-                        newly += 1;
+                    if state & PROMOTION_WINS != 0 {
+                        if here == next {
+                            if states[at]
+                                .compare_exchange(
+                                    state,
+                                    Wdl::Win.code(),
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                )
+                                .is_ok()
+                            {
+                                newly += 1;
+                            }
+                            mark(at, next);
+                        } else {
+                            mark(at, here - 1);
+                        }
                     }
                     cursor.advance();
                     continue;
                 }
-                if state & DONE != 0 || here != level || state & VALUE == Wdl::Draw.code() {
+                if state & DONE != 0 || state & VALUE == Wdl::Draw.code() {
+                    cursor.advance();
+                    continue;
+                }
+                if here != level {
+                    mark(at, here);
                     cursor.advance();
                     continue;
                 }
@@ -123,6 +148,7 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
                         // Every thread that gets here writes the same distance, and a pending
                         // promotion win is never quicker than this level's.
                         distances[j].store(next, Ordering::Relaxed);
+                        mark(j, next);
                         if states[j]
                             .compare_exchange(
                                 before,
@@ -137,6 +163,7 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
                     } else if counts[j].fetch_sub(1, Ordering::Relaxed) == 1 {
                         let longest = distances[j].load(Ordering::Relaxed).max(next);
                         distances[j].store(longest, Ordering::Relaxed);
+                        mark(j, longest);
                         states[j].store(Wdl::Loss.code(), Ordering::Relaxed);
                         newly += 1;
                     }
@@ -147,11 +174,11 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
         let decided = decided.into_inner();
         decided_total += decided;
         progress.advance(decided);
-        // Nothing decided at this level and nothing due later: the rest are draws.
-        if decided == 0 && !any_pending(&states, &distances, level) {
-            break;
+        // The next level with something due; none: the rest are draws.
+        match due.iter().map(|d| d.load(Ordering::Relaxed)).min() {
+            Some(first) if first != u16::MAX => level = first.max(next),
+            _ => break,
         }
-        level = next;
     }
     progress.advance(n - decided_total);
     drop(counts);
@@ -167,17 +194,6 @@ pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progres
     }
     let distances = distances.into_iter().map(AtomicU16::into_inner).collect();
     Solution { states, distances }
-}
-
-/// Whether some position is still to be walked back from, or has a promotion win due, after
-/// `level`.
-fn any_pending(states: &[AtomicU8], distances: &[AtomicU16], level: u16) -> bool {
-    states.par_iter().zip(distances.par_iter()).any(|(s, d)| {
-        let s = s.load(Ordering::Relaxed);
-        let d = d.load(Ordering::Relaxed);
-        let waiting = s & VALUE != UNKNOWN && s & VALUE != Wdl::Draw.code() && s & DONE == 0;
-        (waiting || s & PROMOTION_WINS != 0 && s & VALUE == UNKNOWN) && d > level
-    })
 }
 
 /// The first state of a position.
