@@ -8,7 +8,7 @@ mod show;
 mod verify;
 
 use clap::{Args, Subcommand};
-use rafle_probe::{Position, SquareStyle, Variant};
+use rafle_probe::{Move, Position, Square, SquareStyle, Variant};
 
 use crate::output::{input, Failure};
 
@@ -99,6 +99,15 @@ impl StyleArg {
             SquareStyle::Numeric
         }
     }
+}
+
+/// The order moves are listed in: by start square, end square, then captured squares.
+pub fn move_order(mv: &Move) -> (Square, Square, Vec<u8>) {
+    (
+        mv.from(),
+        mv.to(),
+        mv.captured().into_iter().map(Square::number).collect(),
+    )
 }
 
 /// Reads a FEN given on the command line, as an input error if it is malformed.

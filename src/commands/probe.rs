@@ -4,7 +4,7 @@ use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use rafle_probe::{Dtw, Move, Position, ProbeError, Square, SquareStyle, Tablebase, Wdl};
+use rafle_probe::{Dtw, Move, Position, ProbeError, SquareStyle, Tablebase, Wdl};
 use serde::Serialize;
 
 use super::{read_fen, VariantArg};
@@ -175,16 +175,7 @@ fn probe(tables: &Tablebase, pos: &Position) -> Result<Answer, ProbeError> {
         .zip(tables.probe_moves_dtw(pos)?)
         .map(|((mv, wdl), (_, dtw))| (mv, wdl, dtw))
         .collect();
-    moves.sort_by_key(|(m, _, _)| {
-        (
-            m.from(),
-            m.to(),
-            m.captured()
-                .into_iter()
-                .map(Square::number)
-                .collect::<Vec<_>>(),
-        )
-    });
+    moves.sort_by_key(|(m, _, _)| super::move_order(m));
     let moves = moves
         .into_iter()
         .map(|(mv, wdl, dtw)| {
