@@ -61,14 +61,7 @@ impl Distances {
 
     /// Value and distance of position `i`: odd distances are wins, even ones losses.
     pub(crate) fn get(&self, i: usize) -> Dtw {
-        let raw = self.raw(i);
-        if raw == rafle_probe::format::dtw_draw(self.bits()) {
-            Dtw::Draw
-        } else if raw % 2 == 1 {
-            Dtw::Win(raw)
-        } else {
-            Dtw::Loss(raw)
-        }
+        Dtw::from_stored(self.raw(i), self.bits())
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use rafle_probe::format::{dtw_draw, dtw_value, packed_code, TableKind};
+use rafle_probe::format::{dtw_value, packed_code, TableKind};
 use rafle_probe::{Dtw, Material, Position, ProbeError, Tablebase, Variant, Wdl};
 use rayon::prelude::*;
 
@@ -61,14 +61,7 @@ pub fn verify_table(
         distances.extend_from_slice(&dtw_table.read_block(b)?);
     }
     let own_dtw = |pos: &Position| -> Dtw {
-        let value = dtw_value(&distances, bits, index.rank(pos) as usize);
-        if value == dtw_draw(bits) {
-            Dtw::Draw
-        } else if value % 2 == 1 {
-            Dtw::Win(value)
-        } else {
-            Dtw::Loss(value)
-        }
+        Dtw::from_stored(dtw_value(&distances, bits, index.rank(pos) as usize), bits)
     };
     let value = |pos: &Position| -> Result<(Wdl, Dtw), ProbeError> {
         if Material::of(pos) == material && !pos.must_capture() {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::cache::{block_key, BlockCache};
-use crate::format::{dtw_draw, dtw_value, packed_code, TableKind};
+use crate::format::{dtw_value, packed_code, TableKind};
 use crate::table::Table;
 use crate::{Dtw, Material, Move, Position, ProbeError, Variant, Wdl};
 
@@ -300,13 +300,7 @@ impl Tablebase {
                 (dtw_value(block, bits, i), bits)
             })?
             .0;
-        Ok(if value == dtw_draw(bits) {
-            Dtw::Draw
-        } else if value % 2 == 1 {
-            Dtw::Win(value)
-        } else {
-            Dtw::Loss(value)
-        })
+        Ok(Dtw::from_stored(value, bits))
     }
 
     /// The raw value of a position in its table of `kind`, with the table.
