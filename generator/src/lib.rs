@@ -3,7 +3,8 @@
 //! A [`Plan`] lists the materials of a request in dependency order (a capture leads to fewer
 //! pieces, a promotion to fewer men) with the memory they need; [`generate`] solves each by
 //! parallel retrograde analysis on rayon's threads, under the rules of [`rafle_probe`]
-//! (majority capture included), and writes zstd-compressed tables that
+//! (majority capture included), with and without the draw rules 6.2–6.4 (their limits set by
+//! [`Plan::with_limits`]), and writes zstd-compressed tables that
 //! [`rafle_probe::Tablebase`] reads. [`verify_table`] checks a table against its successors by
 //! forward move generation.
 //!
@@ -25,6 +26,7 @@ mod error;
 mod generate;
 mod plan;
 mod progress;
+mod rules;
 mod solve;
 mod store;
 mod verify;
@@ -33,6 +35,6 @@ mod write;
 pub use error::{human_bytes, GenerateError};
 pub use generate::{generate, remove_leftovers, MaterialSummary};
 pub use plan::{available_memory, MaterialPlan, Plan, MAX_PIECES};
-pub use progress::{NoProgress, Progress};
+pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 pub use verify::{verify_table, VerifyReport};
 pub use write::{temporary_path, COMPRESSION_LEVEL};

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{table_path, Material, PositionIndex, Variant};
+use rafle_probe::{table_path, Limits, Material, PositionIndex, Variant};
 
 use crate::GenerateError;
 
@@ -21,6 +21,10 @@ pub struct MaterialPlan {
     pub path: PathBuf,
     /// Where its distance-to-win table goes.
     pub dtw_path: PathBuf,
+    /// Where its rule table goes.
+    pub rules_path: PathBuf,
+    /// The draw-rule limits of its rule table.
+    pub limits: Limits,
 }
 
 /// The materials of a request in the order they are solved, and the peak memory.
@@ -36,10 +40,13 @@ pub struct Plan {
     pub materials: Vec<MaterialPlan>,
     /// Peak bytes of memory the generation needs.
     pub peak_bytes: u64,
+    /// The draw-rule limits of the rule tables.
+    pub limits: Limits,
 }
 
 impl Plan {
-    /// Plans every material of `variant` with up to `max_pieces` pieces, tables in `dir`.
+    /// Plans every material of `variant` with up to `max_pieces` pieces, tables in `dir`, with
+    /// the FMJD draw-rule limits.
     ///
     /// # Errors
     ///
@@ -58,17 +65,21 @@ impl Plan {
                 positions: PositionIndex::count(variant, material),
                 path: table_path(dir, variant, material, TableKind::Wdl),
                 dtw_path: table_path(dir, variant, material, TableKind::Dtw),
+                rules_path: table_path(dir, variant, material, TableKind::Rules),
+                limits: Limits::fmjd(variant),
             })
             .collect();
         // Solving one material holds per position a state byte, a count byte and a 2-byte
         // distance, then its distances (up to 2 bytes) and the blocks of its two tables while
-        // writing; the distances of everything solved before it stay (1 byte a position, 2 for
-        // the few materials with wins past 254 plies: an eighth more is allowed for them).
+        // writing, then 3 bytes a position for the rule values beside its distances; the
+        // distances and rule values of everything solved before it stay (2 bytes a position,
+        // and a byte more for the few materials with wins past 254 plies: an eighth more is
+        // allowed for them).
         let mut solved = 0u64;
         let mut peak = 0u64;
         for m in &materials {
             let current = 4 * m.positions + 2 * m.positions + m.positions.div_ceil(4);
-            peak = peak.max(solved + solved / 8 + current);
+            peak = peak.max(2 * solved + solved / 8 + current);
             solved += m.positions;
         }
         Ok(Plan {
@@ -77,7 +88,17 @@ impl Plan {
             dir: dir.to_path_buf(),
             materials,
             peak_bytes: peak + OVERHEAD,
+            limits: Limits::fmjd(variant),
         })
+    }
+
+    /// The same plan with other draw-rule limits for the rule tables.
+    pub fn with_limits(mut self, limits: Limits) -> Plan {
+        self.limits = limits;
+        for m in &mut self.materials {
+            m.limits = limits;
+        }
+        self
     }
 
     /// Total positions of all materials.

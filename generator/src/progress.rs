@@ -6,8 +6,8 @@ use crate::MaterialSummary;
 
 /// Receives generation progress; every method has a default that ignores it.
 ///
-/// Work is counted in units of two per position: one when the position is first examined,
-/// one when its value is settled.
+/// Work is counted in [`UNITS_PER_POSITION`] units a position: one when the position is first
+/// examined, one when its value is settled, one when its rule-aware value is.
 pub trait Progress: Sync {
     /// A variant's generation starts: the plan of what will be done.
     fn variant_started(&self, _plan: &crate::Plan) {}
@@ -18,6 +18,9 @@ pub trait Progress: Sync {
     /// A material is done.
     fn material_finished(&self, _summary: &MaterialSummary) {}
 }
+
+/// Units of work a material has per position.
+pub const UNITS_PER_POSITION: u64 = 3;
 
 /// Reports nothing.
 #[derive(Debug, Clone, Copy, Default)]

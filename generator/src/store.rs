@@ -1,9 +1,10 @@
 //! Solved tables kept in memory for the lookups of materials solved later: the distance to win
-//! of every position (capture positions included), whose parity gives the value.
+//! of every position (capture positions included), whose parity gives the value, and its
+//! rule-aware value.
 
 use std::sync::Arc;
 
-use rafle_probe::{Dtw, Material, Position, PositionIndex, Wdl};
+use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue, Wdl};
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
 /// the largest value of the width marks a draw.
@@ -77,6 +78,8 @@ impl Distances {
 pub(crate) struct Solved {
     pub(crate) index: PositionIndex,
     pub(crate) distances: Distances,
+    /// [`RuleValue::code`] of every position.
+    pub(crate) rules: Vec<u8>,
 }
 
 /// The solved materials of one variant, looked up by material.
@@ -115,6 +118,26 @@ impl Store {
         if pos.side_pieces(pos.turn()).is_empty() {
             return Dtw::Loss(0);
         }
+        let (solved, i) = self.locate(pos);
+        solved.distances.get(i)
+    }
+
+    /// The rule-aware value of any position of a solved material, or of a position where the
+    /// side to move has no piece left (lost, count 0).
+    ///
+    /// # Panics
+    ///
+    /// As [`Store::dtw`], and if the stored code is invalid (the solver wrote it).
+    pub(crate) fn rule(&self, pos: &Position) -> RuleValue {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return RuleValue::loss(0);
+        }
+        let (solved, i) = self.locate(pos);
+        RuleValue::from_code(solved.rules[i]).expect("the solver writes valid codes")
+    }
+
+    /// The solved material of a position and the position's index there.
+    fn locate(&self, pos: &Position) -> (&Solved, usize) {
         let material = Material::of(pos);
         let (pos, material) = if material.is_canonical() {
             (*pos, material)
@@ -124,6 +147,6 @@ impl Store {
         let solved = self.slots[slot(material)]
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"));
-        solved.distances.get(solved.index.rank(&pos) as usize)
+        (solved, solved.index.rank(&pos) as usize)
     }
 }

@@ -5,7 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rafle_probe::format::{dtw_value, packed_code, TableKind};
-use rafle_probe::{Dtw, Material, Position, ProbeError, Tablebase, Variant, Wdl};
+use rafle_probe::{
+    resets_counter, Category, Counters, Dtw, Material, Position, ProbeError, RuleValue, Tablebase,
+    Variant, Wdl,
+};
 use rayon::prelude::*;
 
 /// The outcome of checking one table.
@@ -22,9 +25,11 @@ pub struct VerifyReport {
     pub examples: Vec<String>,
 }
 
-/// Checks every block checksum of a material's win/draw/loss and distance-to-win tables, then
-/// every position: no legal move must be a loss (in 0), otherwise the value is the best of the
-/// negated values of the successors, and the distance the quickest win or the longest loss.
+/// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule tables,
+/// then every position: no legal move must be a loss (in 0), otherwise the value is the best of
+/// the negated values of the successors, the distance the quickest win or the longest loss, and
+/// the rule-aware value the one [`RuleValue::from_successors`] gives from the successors' rule
+/// values and whether each move resets the counter.
 ///
 /// `advance` is called with the number of positions checked as work goes on.
 ///
@@ -63,11 +68,35 @@ pub fn verify_table(
     let own_dtw = |pos: &Position| -> Dtw {
         Dtw::from_stored(dtw_value(&distances, bits, index.rank(pos) as usize), bits)
     };
-    let value = |pos: &Position| -> Result<(Wdl, Dtw), ProbeError> {
+    // And the rule table.
+    let rules_table = tablebase.table_of(TableKind::Rules, variant, material)?;
+    let mut codes = Vec::new();
+    for b in 0..rules_table.header().blocks {
+        codes.extend_from_slice(&rules_table.read_block(b)?);
+    }
+    let own_rule = |pos: &Position| -> Result<RuleValue, ProbeError> {
+        let code = codes[index.rank(pos) as usize];
+        RuleValue::from_code(code).ok_or_else(|| ProbeError::Corrupted {
+            path: rules_table.path().to_path_buf(),
+            reason: format!("invalid rule value code {code}"),
+        })
+    };
+    let limits = tablebase
+        .limits(variant)?
+        .ok_or_else(|| ProbeError::Corrupted {
+            path: rules_table.path().to_path_buf(),
+            reason: "a rule table without limits".to_string(),
+        })?;
+    let limit = limits.of(Category::of(variant, material));
+    let value = |pos: &Position| -> Result<(Wdl, Dtw, RuleValue), ProbeError> {
         if Material::of(pos) == material && !pos.must_capture() {
-            Ok((own(pos)?, own_dtw(pos)))
+            Ok((own(pos)?, own_dtw(pos), own_rule(pos)?))
         } else {
-            Ok((tablebase.probe_wdl(pos)?, tablebase.probe_dtw(pos)?))
+            Ok((
+                tablebase.probe_wdl(pos)?,
+                tablebase.probe_dtw(pos)?,
+                tablebase.probe_rules(pos, Counters::FRESH)?.value,
+            ))
         }
     };
     let positions = index.size();
@@ -90,22 +119,29 @@ pub fn verify_table(
                 }
                 let stored = own(&pos)?;
                 let stored_dtw = own_dtw(&pos);
+                let stored_rule = own_rule(&pos)?;
                 let mut expected = Wdl::Loss;
                 let mut successors = Vec::new();
+                let mut rule_successors = Vec::new();
                 for mv in &pos.legal_moves() {
-                    let (wdl, dtw) = value(&pos.play(mv))?;
+                    let next = pos.play(mv);
+                    let (wdl, dtw, rule) = value(&next)?;
                     expected = expected.max(-wdl);
                     successors.push(dtw);
+                    rule_successors.push((rule, resets_counter(&pos, mv, &next)));
                 }
                 let expected_dtw = Dtw::from_successors(successors);
-                if stored != expected || stored_dtw != expected_dtw {
+                let expected_rule = RuleValue::from_successors(limit, rule_successors);
+                if stored != expected || stored_dtw != expected_dtw || stored_rule != expected_rule
+                {
                     mismatches.fetch_add(1, Ordering::Relaxed);
                     let mut list = examples
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
                     if list.len() < 5 {
                         list.push(format!(
-                            "{}: stored {stored} ({stored_dtw}), successors say {expected} ({expected_dtw})",
+                            "{}: stored {stored} ({stored_dtw}; {stored_rule}), successors say \
+                             {expected} ({expected_dtw}; {expected_rule})",
                             pos.to_fen()
                         ));
                     }

@@ -6,7 +6,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::{BlockEntry, Header, TableKind, HEADER_LEN, POSITIONS_PER_BLOCK};
-use rafle_probe::{Material, Table, Variant};
+use rafle_probe::{Limits, Material, Table, Variant};
 use rayon::prelude::*;
 
 use crate::solve::CAPTURE;
@@ -59,6 +59,26 @@ pub(crate) fn pack_dtw_block(states: &[u8], distances: &Distances, block: u32) -
         }
     }
     packed
+}
+
+/// Packs block `block` of a rule table: the code of each position, positions whose side to
+/// move must capture repeating the code before them.
+pub(crate) fn pack_rules_block(
+    must_capture: impl Fn(usize) -> bool,
+    codes: &[u8],
+    block: u32,
+) -> Vec<u8> {
+    let start = block as usize * POSITIONS_PER_BLOCK as usize;
+    let end = (start + POSITIONS_PER_BLOCK as usize).min(codes.len());
+    let mut last = 0u8;
+    (start..end)
+        .map(|i| {
+            if !must_capture(i) {
+                last = codes[i];
+            }
+            last
+        })
+        .collect()
 }
 
 /// Writes a table of `positions` positions whose blocks `pack` makes; returns the file's size.
@@ -137,6 +157,7 @@ pub(crate) fn header(
     material: Material,
     positions: u64,
     bits: u8,
+    limits: Option<Limits>,
 ) -> Header {
     Header {
         kind,
@@ -146,6 +167,7 @@ pub(crate) fn header(
         positions_per_block: POSITIONS_PER_BLOCK,
         blocks: positions.div_ceil(u64::from(POSITIONS_PER_BLOCK)) as u32,
         bits,
+        limits,
     }
 }
 

@@ -93,14 +93,17 @@ fn every_distance_up_to_three_pieces() {
         generate(&Plan::new(v, 3, dir.path()).unwrap(), &NoProgress).unwrap();
         let tb = Tablebase::open(dir.path()).unwrap();
         let reference = naive_rules::dtw(v, 3, &[Role::Man, Role::King]);
-        assert!(reference.len() > 100_000, "{v}: {} positions", reference.len());
+        assert!(
+            reference.len() > 100_000,
+            "{v}: {} positions",
+            reference.len()
+        );
         let mut longest = 0;
         for (p, &theirs) in &reference {
             let ours = tb.probe_dtw(p).unwrap();
             let same = match (ours, theirs) {
-                (Dtw::Win(a), naive_rules::Dtw::Win(b)) | (Dtw::Loss(a), naive_rules::Dtw::Loss(b)) => {
-                    u32::from(a) == b
-                }
+                (Dtw::Win(a), naive_rules::Dtw::Win(b))
+                | (Dtw::Loss(a), naive_rules::Dtw::Loss(b)) => u32::from(a) == b,
                 (Dtw::Draw, naive_rules::Dtw::Draw) => true,
                 _ => false,
             };

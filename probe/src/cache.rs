@@ -1,16 +1,31 @@
 //! A bounded cache of decompressed blocks, shared by all tables of a [`crate::Tablebase`].
 //!
-//! The cache is split into shards, each behind its own lock, so that threads probing at once
-//! seldom wait for each other; a probe copies the two bits it wants while it holds the lock,
-//! so nothing is reference-counted on the hot path. Each shard keeps its part of the byte
-//! budget and drops its oldest blocks first.
+//! The cache is split into shards, each behind its own lock (and on its own cache line, so two
+//! threads probing different shards never touch the same line); a probe copies the few bits it
+//! wants while it holds the lock, so nothing is reference-counted or allocated on the hot path.
+//!
+//! Each shard keeps an equal part of the byte budget, counting every block's bytes and a fixed
+//! allowance for its bookkeeping, and makes room *before* it keeps a new block, so the sum
+//! over the shards never passes the budget, however many probes run. Eviction is CLOCK (an
+//! approximation of least recently used): a block read since the hand last passed it gets a
+//! second chance, so the blocks a search keeps returning to stay while one-off blocks go
+//! first. A block larger than a whole shard's part is not kept at all: its probe still
+//! answers, decompressing it each time.
 
 use std::collections::hash_map::HashMap;
 use std::collections::VecDeque;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-const SHARDS: usize = 16;
+/// Most shards; fewer when the budget is small, so that a shard still holds several blocks.
+const MAX_SHARDS: usize = 64;
+
+/// The largest block a table holds: 65,536 positions of 16 bits.
+const LARGEST_BLOCK: usize = 128 << 10;
+
+/// Bytes counted for each kept block on top of its data: its map entry (key, pointer, length,
+/// flag, with the map's spare room), its place on the clock, and the allocator's header.
+pub(crate) const ENTRY_OVERHEAD: usize = 96;
 
 /// Which block of which table: the table's slot in the high half, the block in the low half.
 pub(crate) type BlockKey = u64;
@@ -39,75 +54,133 @@ impl Hasher for KeyHasher {
     }
 }
 
-#[derive(Debug, Default)]
-struct Shard {
-    blocks: HashMap<BlockKey, Box<[u8]>, BuildHasherDefault<KeyHasher>>,
-    order: VecDeque<BlockKey>,
-    bytes: usize,
-}
-
-/// Decompressed blocks kept up to a byte budget.
-#[derive(Debug)]
-pub(crate) struct BlockCache {
-    shards: Box<[Mutex<Shard>]>,
-    shard_budget: usize,
-}
-
 impl std::fmt::Debug for KeyHasher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("KeyHasher")
     }
 }
 
+/// A kept block and whether it was read since the clock hand last passed it.
+#[derive(Debug)]
+struct Entry {
+    data: Box<[u8]>,
+    referenced: bool,
+}
+
+#[derive(Debug, Default)]
+struct Shard {
+    blocks: HashMap<BlockKey, Entry, BuildHasherDefault<KeyHasher>>,
+    /// The clock: every kept key once, the hand at the front.
+    clock: VecDeque<BlockKey>,
+    /// Bytes counted against the shard's part of the budget.
+    bytes: usize,
+}
+
+impl Shard {
+    /// Drops blocks, unreferenced ones first, until `wanted` more bytes fit in `budget`.
+    fn make_room(&mut self, wanted: usize, budget: usize) {
+        while self.bytes + wanted > budget {
+            let Some(key) = self.clock.pop_front() else {
+                break;
+            };
+            match self.blocks.get_mut(&key) {
+                Some(entry) if entry.referenced => {
+                    entry.referenced = false;
+                    self.clock.push_back(key);
+                }
+                Some(_) => {
+                    if let Some(gone) = self.blocks.remove(&key) {
+                        self.bytes -= gone.data.len() + ENTRY_OVERHEAD;
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+}
+
+/// A shard on cache lines of its own, so that two threads locking neighbouring shards do not
+/// keep stealing each other's line.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct PaddedShard(Mutex<Shard>);
+
+/// Decompressed blocks kept up to a byte budget.
+#[derive(Debug)]
+pub(crate) struct BlockCache {
+    shards: Box<[PaddedShard]>,
+    /// `shards.len() - 1`; the count is a power of two.
+    mask: usize,
+    shard_budget: usize,
+}
+
 impl BlockCache {
+    /// A cache that never holds more than `budget` bytes (blocks and their bookkeeping).
     pub(crate) fn new(budget: usize) -> BlockCache {
+        // Enough shards to spread the threads, few enough that each holds four of the largest
+        // blocks; a small budget gets one shard, so that its blocks are not cut off from it.
+        let mut count = MAX_SHARDS;
+        while count > 1 && budget / count < 4 * (LARGEST_BLOCK + ENTRY_OVERHEAD) {
+            count /= 2;
+        }
         BlockCache {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            shard_budget: budget / SHARDS,
+            shards: (0..count).map(|_| PaddedShard::default()).collect(),
+            mask: count - 1,
+            shard_budget: budget / count,
         }
     }
 
-    fn shard(&self, key: BlockKey) -> std::sync::MutexGuard<'_, Shard> {
-        let spread = (key ^ key >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 60;
-        self.shards[spread as usize % SHARDS]
+    fn shard(&self, key: BlockKey) -> MutexGuard<'_, Shard> {
+        let spread = (key ^ key >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+        // A poisoned lock only means another thread panicked while holding it; every update
+        // of a shard leaves it consistent, so its contents are still good.
+        self.shards[spread as usize & self.mask]
+            .0
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// What `read` makes of a cached block, if the block is cached.
+    #[inline]
     pub(crate) fn read<T>(&self, key: BlockKey, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
-        self.shard(key).blocks.get(&key).map(|block| read(block))
+        let mut shard = self.shard(key);
+        let entry = shard.blocks.get_mut(&key)?;
+        // Written only when it changes, so that a block read over and over does not dirty its
+        // entry's line on every probe.
+        if !entry.referenced {
+            entry.referenced = true;
+        }
+        Some(read(&entry.data))
     }
 
-    /// Keeps a block, dropping the shard's oldest ones past its budget (but never the block
-    /// just added, so a budget smaller than one block still works, one block at a time).
+    /// Keeps a block, first dropping other blocks of its shard until it fits. A block bigger
+    /// than the shard's whole part of the budget is not kept.
     pub(crate) fn insert(&self, key: BlockKey, block: Vec<u8>) {
+        let cost = block.len() + ENTRY_OVERHEAD;
+        if cost > self.shard_budget {
+            return;
+        }
         let mut shard = self.shard(key);
         if shard.blocks.contains_key(&key) {
             return;
         }
-        shard.bytes += block.len();
-        shard.blocks.insert(key, block.into_boxed_slice());
-        shard.order.push_back(key);
-        while shard.bytes > self.shard_budget && shard.order.len() > 1 {
-            let Some(old) = shard.order.pop_front() else {
-                break;
-            };
-            if let Some(gone) = shard.blocks.remove(&old) {
-                shard.bytes -= gone.len();
-            }
-        }
+        shard.make_room(cost, self.shard_budget);
+        shard.bytes += cost;
+        shard.blocks.insert(
+            key,
+            Entry {
+                data: block.into_boxed_slice(),
+                referenced: false,
+            },
+        );
+        shard.clock.push_back(key);
     }
 
-    /// Bytes of decompressed blocks held.
+    /// Bytes counted against the budget: kept blocks and their bookkeeping.
     pub(crate) fn bytes(&self) -> usize {
         self.shards
             .iter()
-            .map(|s| {
-                s.lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .bytes
-            })
+            .map(|s| s.0.lock().unwrap_or_else(PoisonError::into_inner).bytes)
             .sum()
     }
 }
@@ -118,18 +191,68 @@ mod tests {
 
     #[test]
     fn stays_within_budget() {
-        let cache = BlockCache::new(16 * 1000);
+        let budget = 16 * 1000;
+        let cache = BlockCache::new(budget);
         for i in 0..1000 {
             cache.insert(block_key(0, i), vec![0b1110_0100; 300]);
-            assert!(cache.bytes() <= 16 * 1000);
+            assert!(cache.bytes() <= budget);
         }
         let code = |key, i| cache.read(key, |b| crate::format::packed_code(b, i));
         assert_eq!(code(block_key(0, 999), 1), Some(0b01));
-        assert!(
-            (0..1000)
-                .filter(|&i| code(block_key(0, i), 0).is_some())
-                .count()
-                < 60
-        );
+        let kept = (0..1000)
+            .filter(|&i| code(block_key(0, i), 0).is_some())
+            .count();
+        assert_eq!(kept, budget / (300 + ENTRY_OVERHEAD));
+    }
+
+    #[test]
+    fn a_block_bigger_than_the_budget_is_not_kept() {
+        let cache = BlockCache::new(1000);
+        cache.insert(block_key(0, 0), vec![0; 2000]);
+        assert_eq!(cache.bytes(), 0);
+        assert_eq!(cache.read(block_key(0, 0), |b| b.len()), None);
+        cache.insert(block_key(0, 1), vec![0; 100]);
+        assert_eq!(cache.read(block_key(0, 1), |b| b.len()), Some(100));
+    }
+
+    #[test]
+    fn blocks_read_again_outlive_blocks_read_once() {
+        let cache = BlockCache::new(10 * (100 + ENTRY_OVERHEAD));
+        for i in 0..10 {
+            cache.insert(block_key(1, i), vec![0; 100]);
+        }
+        // Block 3 is read while the others are not; twenty new blocks go through.
+        for i in 10..30 {
+            assert!(cache.read(block_key(1, 3), |_| ()).is_some(), "{i}");
+            cache.insert(block_key(1, i), vec![0; 100]);
+        }
+        assert!(cache.read(block_key(1, 3), |_| ()).is_some());
+        assert!(cache.read(block_key(1, 4), |_| ()).is_none());
+    }
+
+    #[test]
+    fn many_threads_never_pass_the_budget() {
+        let budget = 600 << 10;
+        let cache = BlockCache::new(budget);
+        std::thread::scope(|scope| {
+            for t in 0..4u32 {
+                let cache = &cache;
+                scope.spawn(move || {
+                    let mut state = 0x9e37_79b9u32.wrapping_mul(t + 1);
+                    for _ in 0..5000 {
+                        state ^= state << 13;
+                        state ^= state >> 17;
+                        state ^= state << 5;
+                        let key = block_key(state % 7, state % 300);
+                        let len = [100, 16 << 10, 64 << 10, 128 << 10][(state % 4) as usize];
+                        if cache.read(key, |b| b.len()).is_none() {
+                            cache.insert(key, vec![0; len]);
+                        }
+                        assert!(cache.bytes() <= budget);
+                    }
+                });
+            }
+        });
+        assert!(cache.bytes() <= budget);
     }
 }

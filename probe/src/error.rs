@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::{Material, Variant};
+use crate::{Limits, Material, Variant};
 
 /// Why a probe could not answer.
 #[derive(Debug)]
@@ -52,6 +52,15 @@ pub enum ProbeError {
         expected: String,
         /// What the file says it holds.
         found: String,
+    },
+    /// The directory's rule tables were computed with different draw-rule limits.
+    MixedLimits {
+        /// The board.
+        variant: Variant,
+        /// One table and its limits.
+        first: (PathBuf, Limits),
+        /// Another table with other limits.
+        second: (PathBuf, Limits),
     },
     /// The operating system refused to read a file or directory.
     Io {
@@ -111,6 +120,18 @@ impl fmt::Display for ProbeError {
                 f,
                 "table {} holds {found}, expected {expected}",
                 path.display()
+            ),
+            ProbeError::MixedLimits {
+                variant,
+                first,
+                second,
+            } => write!(
+                f,
+                "the {variant} rule tables mix draw-rule limits: {} has {}, {} has {}",
+                first.0.display(),
+                first.1,
+                second.0.display(),
+                second.1
             ),
             ProbeError::Io { path, source } => write!(f, "{}: {source}", path.display()),
         }

@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! header   64 bytes  magic, format version, kind, variant, material, position count,
-//!                    positions per block, block count, bits per position, crc32 of the
-//!                    first 60 bytes
+//!                    positions per block, block count, bits per position, the draw-rule
+//!                    limits of a rule table (plies of 6.2, 6.3, 6.4), crc32 of the first
+//!                    60 bytes
 //! index    16 bytes per block: file offset (u64), compressed length (u32), crc32 of the
 //!          compressed bytes (u32); then the crc32 of the whole index (u32)
 //! blocks   zstd frames, back to back, up to the end of the file
@@ -11,10 +12,13 @@
 //!
 //! All integers are little-endian. A block holds `positions_per_block` positions (the last one
 //! fewer). In a WDL table each is a 2-bit code, four to a byte, lowest bits first; in a DTW
-//! table a little-endian integer of 8 or 16 bits. The file must end exactly where the last block
+//! table a little-endian integer of 8 or 16 bits; in a rule table a byte, [`RuleValue::code`]. The file must end exactly where the last block
 //! ends, so a truncated file is told from a complete one.
 
-use crate::{Material, Variant};
+use crate::rules::MAX_LIMIT;
+#[cfg(doc)]
+use crate::RuleValue;
+use crate::{Limits, Material, Variant};
 
 /// The first eight bytes of every rafle table.
 pub const MAGIC: [u8; 8] = *b"RAFLETB\x1a";
@@ -35,6 +39,9 @@ pub enum TableKind {
     /// Distance to win in plies, 8 or 16 bits per position (the largest value meaning a draw);
     /// file extension `dtw`.
     Dtw,
+    /// Rule-aware class and count ([`RuleValue::code`]), 8 bits per position; the header
+    /// records the limits; file extension `rules`.
+    Rules,
 }
 
 impl TableKind {
@@ -43,6 +50,7 @@ impl TableKind {
         match self {
             TableKind::Wdl => "wdl",
             TableKind::Dtw => "dtw",
+            TableKind::Rules => "rules",
         }
     }
 
@@ -50,6 +58,7 @@ impl TableKind {
         match self {
             TableKind::Wdl => 1,
             TableKind::Dtw => 2,
+            TableKind::Rules => 3,
         }
     }
 
@@ -57,6 +66,7 @@ impl TableKind {
         match code {
             1 => Some(TableKind::Wdl),
             2 => Some(TableKind::Dtw),
+            3 => Some(TableKind::Rules),
             _ => None,
         }
     }
@@ -66,6 +76,7 @@ impl TableKind {
         match self {
             TableKind::Wdl => bits == 2,
             TableKind::Dtw => bits == 8 || bits == 16,
+            TableKind::Rules => bits == 8,
         }
     }
 }
@@ -100,8 +111,10 @@ pub struct Header {
     pub positions_per_block: u32,
     /// Number of blocks.
     pub blocks: u32,
-    /// Bits per position: 2 for WDL, 8 or 16 for DTW.
+    /// Bits per position: 2 for WDL, 8 or 16 for DTW, 8 for rules.
     pub bits: u8,
+    /// The draw-rule limits a rule table was computed with (`None` for other kinds).
+    pub limits: Option<Limits>,
 }
 
 /// Why header bytes could not be read.
@@ -166,6 +179,9 @@ impl Header {
         out[24..28].copy_from_slice(&self.positions_per_block.to_le_bytes());
         out[28..32].copy_from_slice(&self.blocks.to_le_bytes());
         out[32] = self.bits;
+        if let Some(l) = self.limits {
+            out[33..36].copy_from_slice(&[l.rule_6_2, l.rule_6_3, l.rule_6_4]);
+        }
         let crc = crc32fast::hash(&out[..60]);
         out[60..64].copy_from_slice(&crc.to_le_bytes());
         out
@@ -197,7 +213,7 @@ impl Header {
             black_men: bytes[14],
             black_kings: bytes[15],
         };
-        let header = Header {
+        let mut header = Header {
             kind,
             variant,
             material,
@@ -205,7 +221,23 @@ impl Header {
             positions_per_block: read_u32(bytes, 24),
             blocks: read_u32(bytes, 28),
             bits: bytes[32],
+            limits: None,
         };
+        let limits = Limits {
+            rule_6_2: bytes[33],
+            rule_6_3: bytes[34],
+            rule_6_4: bytes[35],
+        };
+        let valid = |p: u8| (1..=MAX_LIMIT).contains(&p);
+        if kind == TableKind::Rules {
+            if ![limits.rule_6_2, limits.rule_6_3, limits.rule_6_4]
+                .into_iter()
+                .all(valid)
+            {
+                return Err(HeaderError::Field("draw-rule limits"));
+            }
+            header.limits = Some(limits);
+        }
         if !header.kind.allows_bits(header.bits) {
             return Err(HeaderError::Field("bits per position"));
         }
@@ -303,6 +335,7 @@ mod tests {
             positions_per_block: POSITIONS_PER_BLOCK,
             blocks: 4,
             bits: 2,
+            limits: None,
         }
     }
 
@@ -311,6 +344,21 @@ mod tests {
         let h = header();
         assert_eq!(Header::decode(&h.encode()), Ok(h));
         assert_eq!(h.positions_in_block(3), 200_000 - 3 * 65536);
+        let rules = Header {
+            kind: TableKind::Rules,
+            bits: 8,
+            limits: Some(Limits::fmjd(Variant::Brazilian)),
+            ..h
+        };
+        assert_eq!(Header::decode(&rules.encode()), Ok(rules));
+        let no_limits = Header {
+            limits: None,
+            ..rules
+        };
+        assert_eq!(
+            Header::decode(&no_limits.encode()),
+            Err(HeaderError::Field("draw-rule limits"))
+        );
     }
 
     #[test]

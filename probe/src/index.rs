@@ -224,6 +224,19 @@ impl PositionIndex {
         2 * men * binomial(free, wk) * binomial(free - wk, bk)
     }
 
+    /// Number of placements of the men, for one side to move.
+    pub fn men_placements(&self) -> u64 {
+        self.men_configs
+    }
+
+    /// Number of placements of the kings around one placement of the men. Indices run through
+    /// the side to move, then the men, then the kings: the positions with the same men and side
+    /// to move are the consecutive indices from `(side * men_placements() + men) *
+    /// king_placements()`, side 0 being White.
+    pub fn king_placements(&self) -> u64 {
+        self.white_king_configs * self.black_king_configs
+    }
+
     /// Number of positions, both sides to move.
     pub fn size(&self) -> u64 {
         2 * self.per_side

@@ -48,6 +48,7 @@ mod movegen;
 mod notation;
 mod position;
 mod retro;
+mod rules;
 mod square;
 mod table;
 mod tablebase;
@@ -62,6 +63,10 @@ pub use material::{BadMaterialName, Material};
 pub use movegen::{Move, MoveList};
 pub use notation::MoveError;
 pub use position::{Color, Piece, PlacementError, Position, Role};
+pub use rules::{
+    resets_counter, BadLimits, Category, Counters, Limits, RuleClass, RuleOutcome, RuleValue,
+    MAX_LIMIT,
+};
 pub use square::{parse_square, Square, SquareError, SquareIter, SquareSet, SquareStyle};
 pub use table::Table;
 pub use tablebase::{table_path, Tablebase, DEFAULT_CACHE_BYTES};

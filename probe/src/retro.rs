@@ -11,7 +11,17 @@ impl Position {
     ///
     /// The positions are not checked for a capture the mover would have had to make instead;
     /// the caller decides whether such a position counts.
-    pub fn for_each_quiet_predecessor(&self, mut f: impl FnMut(Position)) {
+    pub fn for_each_quiet_predecessor(&self, f: impl FnMut(Position)) {
+        self.quiet_predecessors(true, f);
+    }
+
+    /// As [`Position::for_each_quiet_predecessor`], for king moves only: the predecessors with
+    /// the same men.
+    pub fn for_each_quiet_king_predecessor(&self, f: impl FnMut(Position)) {
+        self.quiet_predecessors(false, f);
+    }
+
+    fn quiet_predecessors(&self, men_too: bool, mut f: impl FnMut(Position)) {
         let mover = self.turn.opposite();
         let v = self.variant;
         let empty = !(self.white | self.black) & crate::geometry::board_mask(v);
@@ -34,7 +44,7 @@ impl Position {
                         from = step(v, from, d) & empty;
                     }
                 }
-            } else if at & promotion == 0 {
+            } else if men_too && at & promotion == 0 {
                 for d in backwards {
                     let from = step(v, at, d) & empty;
                     if from != 0 {

@@ -4,15 +4,22 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+mod engine;
+
 use crate::cache::{block_key, BlockCache};
+use crate::format::Header;
 use crate::format::{dtw_value, packed_code, TableKind};
+use crate::rules::resets_counter;
 use crate::table::Table;
-use crate::{Dtw, Material, Move, Position, ProbeError, Variant, Wdl};
+use crate::{
+    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome, RuleValue,
+    Variant, Wdl,
+};
 
 /// Default byte budget of the decompressed-block cache.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
-const KINDS: [TableKind; 2] = [TableKind::Wdl, TableKind::Dtw];
+const KINDS: [TableKind; 3] = [TableKind::Wdl, TableKind::Dtw, TableKind::Rules];
 
 /// A table file found in the directory, opened on first use.
 #[derive(Debug)]
@@ -33,16 +40,13 @@ fn slot_key(kind: TableKind, variant: Variant, m: Material) -> Option<usize> {
     let key = counts
         .iter()
         .fold(0usize, |acc, &c| acc << 4 | usize::from(c));
-    Some(
-        key | usize::from(variant == Variant::Brazilian) << 16
-            | usize::from(kind == TableKind::Dtw) << 17,
-    )
+    Some(key | usize::from(variant == Variant::Brazilian) << 16 | (kind as usize) << 17)
 }
 
 const NO_SLOT: u16 = u16::MAX;
 
-/// The tables of a directory: `<dir>/<variant>/<material>.wdl` (win/draw/loss) and
-/// `<material>.dtw` (distance to win).
+/// The tables of a directory: `<dir>/<variant>/<material>.wdl` (win/draw/loss),
+/// `<material>.dtw` (distance to win) and `<material>.rules` (rule-aware class and count).
 ///
 /// Files are listed when the tablebase is opened, but each is mapped and checked only when a
 /// probe first needs it. Decompressed blocks are kept in a cache bounded in bytes.
@@ -54,6 +58,8 @@ pub struct Tablebase {
     slots: Vec<Slot>,
     /// Slot of each slot key, `NO_SLOT` where there is no file.
     slot_of: Vec<u16>,
+    /// The draw-rule limits of each variant's rule tables, read from their headers.
+    limits: HashMap<Variant, FoundLimits>,
     cache: BlockCache,
 }
 
@@ -115,7 +121,7 @@ impl Tablebase {
             .map(|(k, set)| (*k, set.iter().map(|m| m.pieces()).max().unwrap_or(0)))
             .collect();
         let mut slots = Vec::new();
-        let mut slot_of = vec![NO_SLOT; 1 << 18];
+        let mut slot_of = vec![NO_SLOT; 1 << 19];
         for (&(kind, variant), materials) in &available {
             for &material in materials {
                 if let Some(key) = slot_key(kind, variant, material) {
@@ -129,14 +135,40 @@ impl Tablebase {
                 }
             }
         }
+        let mut limits = HashMap::new();
+        for variant in Variant::ALL {
+            let materials = &available[&(TableKind::Rules, variant)];
+            if let Some(found) = rule_limits(&dir, variant, materials) {
+                limits.insert(variant, found);
+            }
+        }
         Ok(Tablebase {
             dir,
             available,
             max_pieces,
             slots,
             slot_of,
+            limits,
             cache: BlockCache::new(cache_bytes),
         })
+    }
+
+    /// The draw-rule limits the variant's rule tables were computed with, `None` if there is
+    /// no rule table.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::MixedLimits`] if the tables do not all have the same limits.
+    pub fn limits(&self, variant: Variant) -> Result<Option<Limits>, ProbeError> {
+        match self.limits.get(&variant) {
+            None => Ok(None),
+            Some(Ok((_, limits))) => Ok(Some(*limits)),
+            Some(Err((first, second))) => Err(ProbeError::MixedLimits {
+                variant,
+                first: first.clone(),
+                second: second.clone(),
+            }),
+        }
     }
 
     /// Bytes of decompressed blocks the cache holds now.
@@ -261,6 +293,82 @@ impl Tablebase {
             .collect()
     }
 
+    /// The rule-aware value (RULES.md §5.3) and the result with the live `counters` used: win,
+    /// draw or loss when 6.2–6.4 are enforced. Positions whose side to move must capture are
+    /// resolved through their captures.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_wdl`], for the `.rules` tables, and
+    /// [`ProbeError::MixedLimits`] if they were computed with different limits.
+    pub fn probe_rules(
+        &self,
+        pos: &Position,
+        counters: Counters,
+    ) -> Result<RuleOutcome, ProbeError> {
+        let limits = self.rule_limits_for(pos)?;
+        let value = self.rule_value(pos, limits)?;
+        Ok(RuleOutcome::new(
+            value,
+            Category::of_position(pos),
+            limits,
+            counters,
+        ))
+    }
+
+    /// Every legal move with the rule-aware value for the side to move *after* it, with fresh
+    /// counters there when the move resets the counter (the caller's live counters decide the
+    /// rest: see [`Counters::after`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_rules`].
+    pub fn probe_moves_rules(&self, pos: &Position) -> Result<Vec<(Move, RuleValue)>, ProbeError> {
+        let limits = self.rule_limits_for(pos)?;
+        pos.legal_moves()
+            .iter()
+            .map(|mv| Ok((*mv, self.rule_value(&pos.play(mv), limits)?)))
+            .collect()
+    }
+
+    fn rule_limits_for(&self, pos: &Position) -> Result<Limits, ProbeError> {
+        self.check_pieces(TableKind::Rules, pos)?;
+        self.limits(pos.variant())?.ok_or_else(|| {
+            let material = Material::of(pos).canonical();
+            ProbeError::MissingTable {
+                variant: pos.variant(),
+                material,
+                path: table_path(&self.dir, pos.variant(), material, TableKind::Rules),
+            }
+        })
+    }
+
+    fn rule_value(&self, pos: &Position, limits: Limits) -> Result<RuleValue, ProbeError> {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return Ok(RuleValue::loss(0));
+        }
+        if pos.side_pieces(pos.turn().opposite()).is_empty() {
+            return Ok(RuleValue::win(0));
+        }
+        self.check_pieces(TableKind::Rules, pos)?;
+        if pos.must_capture() {
+            let limit = limits.of(Category::of_position(pos));
+            let successors = pos
+                .legal_moves()
+                .iter()
+                .map(|mv| {
+                    let next = pos.play(mv);
+                    Ok((
+                        self.rule_value(&next, limits)?,
+                        resets_counter(pos, mv, &next),
+                    ))
+                })
+                .collect::<Result<Vec<_>, ProbeError>>()?;
+            return Ok(RuleValue::from_successors(limit, successors));
+        }
+        self.stored_rules(pos)
+    }
+
     fn check_pieces(&self, kind: TableKind, pos: &Position) -> Result<(), ProbeError> {
         let max = self.max_pieces_of(kind, pos.variant());
         if pos.piece_count() > max {
@@ -301,6 +409,20 @@ impl Tablebase {
             })?
             .0;
         Ok(Dtw::from_stored(value, bits))
+    }
+
+    /// The rule-aware value stored for a position, without resolving captures (a position
+    /// whose side to move must capture holds an arbitrary value).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_rules`].
+    pub fn stored_rules(&self, pos: &Position) -> Result<RuleValue, ProbeError> {
+        let (code, table) = self.stored(TableKind::Rules, pos, |block, _, i| block[i])?;
+        RuleValue::from_code(code).ok_or_else(|| ProbeError::Corrupted {
+            path: table.path().to_path_buf(),
+            reason: format!("invalid rule value code {code}"),
+        })
     }
 
     /// The raw value of a position in its table of `kind`, with the table.
@@ -377,6 +499,17 @@ impl Tablebase {
         }
         let path = table_path(&self.dir, entry.variant, entry.material, entry.kind);
         let opened = Table::open(&path, entry.kind, entry.variant, entry.material)?;
+        if let Some(limits) = opened.header().limits {
+            if let Some(Ok((first, expected))) = self.limits.get(&entry.variant) {
+                if limits != *expected {
+                    return Err(ProbeError::MixedLimits {
+                        variant: entry.variant,
+                        first: (first.clone(), *expected),
+                        second: (path, limits),
+                    });
+                }
+            }
+        }
         // Two threads may open the same table at once; the first to finish is kept.
         let _ = entry.table.set(opened);
         let table = entry.table.get().ok_or_else(|| ProbeError::Corrupted {
@@ -391,4 +524,37 @@ impl Tablebase {
 pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableKind) -> PathBuf {
     dir.join(variant.name())
         .join(format!("{material}.{}", kind.extension()))
+}
+
+/// The limits of a variant's rule tables with the file they were read from, or two files whose
+/// limits differ.
+type FoundLimits = Result<(PathBuf, Limits), ((PathBuf, Limits), (PathBuf, Limits))>;
+
+/// The limits recorded in the headers of a variant's rule tables; `None` without any.
+/// Unreadable headers are left for opening the table to report.
+fn rule_limits(
+    dir: &Path,
+    variant: Variant,
+    materials: &BTreeSet<Material>,
+) -> Option<FoundLimits> {
+    use std::io::Read;
+    let mut first: Option<(PathBuf, Limits)> = None;
+    for &material in materials {
+        let path = table_path(dir, variant, material, TableKind::Rules);
+        let mut bytes = [0u8; crate::format::HEADER_LEN];
+        let read = std::fs::File::open(&path).and_then(|mut f| f.read_exact(&mut bytes));
+        let Some(limits) = read
+            .ok()
+            .and_then(|()| Header::decode(&bytes).ok())
+            .and_then(|h| h.limits)
+        else {
+            continue;
+        };
+        match &first {
+            None => first = Some((path, limits)),
+            Some((_, seen)) if *seen == limits => {}
+            Some(seen) => return Some(Err((seen.clone(), (path, limits)))),
+        }
+    }
+    first.map(Ok)
 }

@@ -1,0 +1,239 @@
+//! What an engine needs besides the plain probes: probes that answer only from blocks already
+//! in the cache (cheap enough for every node of a search), the best move by distance to win,
+//! and whether a material has a table.
+//!
+//! This is a child module of `tablebase` so that it reads the table slots and the cache
+//! without widening their visibility.
+
+use super::{slot_key, Tablebase, NO_SLOT};
+use crate::format::{packed_code, TableKind};
+use crate::rules::resets_counter;
+use crate::{
+    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome, RuleValue,
+    Variant, Wdl,
+};
+
+/// A tablebase is shared between the threads of a search: checked here, at compile time.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Tablebase>();
+};
+
+impl Tablebase {
+    /// Whether the directory has a table of `kind` for a material (either orientation: `KvKK`
+    /// is found in the `KKvK` table).
+    ///
+    /// ```
+    /// # use rafle_probe::{format::TableKind, Material, Tablebase, Variant};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
+    /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
+    /// let tables = Tablebase::open(dir.path())?;
+    /// let kk_k: Material = "KvKK".parse()?;
+    /// assert!(tables.has_table(TableKind::Wdl, Variant::Brazilian, kk_k));
+    /// assert!(tables.has_table(TableKind::Dtw, Variant::Brazilian, kk_k));
+    /// assert!(!tables.has_table(TableKind::Wdl, Variant::International, kk_k));
+    /// assert_eq!(tables.max_pieces(Variant::Brazilian), 3);
+    /// assert_eq!(tables.materials(Variant::Brazilian).len(), 9);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn has_table(&self, kind: TableKind, variant: Variant, material: Material) -> bool {
+        slot_key(kind, variant, material.canonical())
+            .is_some_and(|key| self.slot_of[key] != NO_SLOT)
+    }
+
+    /// Win, draw or loss for the side to move, as [`Tablebase::probe_wdl`] gives it, but only
+    /// if every block needed is already in the cache (a position whose side to move must
+    /// capture needs the blocks of its captures); `None` otherwise, and also when there is no
+    /// table for the position, without reading any file. Nothing is allocated.
+    ///
+    /// Meant for the inner nodes of a search, where waiting for a block to be decompressed
+    /// costs more than searching on: probe with [`Tablebase::probe_wdl`] near the root, which
+    /// fills the cache, and with this deeper down.
+    ///
+    /// ```
+    /// # use rafle_probe::{Position, Tablebase, Variant, Wdl};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
+    /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
+    /// let tables = Tablebase::open_with_cache(dir.path(), 64 << 20)?;
+    /// let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2:BK32")?;
+    /// assert_eq!(tables.probe_wdl_cached(&pos), None); // nothing read yet
+    /// assert_eq!(tables.probe_wdl(&pos)?, Wdl::Win); // reads the block
+    /// assert_eq!(tables.probe_wdl_cached(&pos), Some(Wdl::Win));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn probe_wdl_cached(&self, pos: &Position) -> Option<Wdl> {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return Some(Wdl::Loss);
+        }
+        if pos.side_pieces(pos.turn().opposite()).is_empty() {
+            return Some(Wdl::Win);
+        }
+        if pos.must_capture() {
+            let mut best = Wdl::Loss;
+            for mv in &pos.legal_moves() {
+                best = best.max(-self.probe_wdl_cached(&pos.play(mv))?);
+                if best == Wdl::Win {
+                    break;
+                }
+            }
+            return Some(best);
+        }
+        let code = self.stored_cached(TableKind::Wdl, pos, |block, _, i| packed_code(block, i))?;
+        Wdl::from_code(code)
+    }
+
+    /// The rule-aware outcome, as [`Tablebase::probe_rules`] gives it, but only if every
+    /// block needed is already in the cache; `None` otherwise, and also when there is no
+    /// rule table for the position or the directory's rule tables mix limits, without reading
+    /// any file. Nothing is allocated.
+    pub fn probe_rules_cached(&self, pos: &Position, counters: Counters) -> Option<RuleOutcome> {
+        let limits = self.limits(pos.variant()).ok()??;
+        let value = self.rule_value_cached(pos, limits)?;
+        Some(RuleOutcome::new(
+            value,
+            Category::of_position(pos),
+            limits,
+            counters,
+        ))
+    }
+
+    fn rule_value_cached(&self, pos: &Position, limits: Limits) -> Option<RuleValue> {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return Some(RuleValue::loss(0));
+        }
+        if pos.side_pieces(pos.turn().opposite()).is_empty() {
+            return Some(RuleValue::win(0));
+        }
+        if pos.must_capture() {
+            let limit = limits.of(Category::of_position(pos));
+            let mut missing = false;
+            // `map_while` stops at the first successor not in the cache; `missing` tells that
+            // apart from the end of the moves.
+            let value = RuleValue::from_successors(
+                limit,
+                pos.legal_moves().iter().map_while(|mv| {
+                    let next = pos.play(mv);
+                    let value = self.rule_value_cached(&next, limits);
+                    missing |= value.is_none();
+                    Some((value?, resets_counter(pos, mv, &next)))
+                }),
+            );
+            return (!missing).then_some(value);
+        }
+        let code = self.stored_cached(TableKind::Rules, pos, |block, _, i| block[i])?;
+        RuleValue::from_code(code)
+    }
+
+    /// The raw value of a position in its table of `kind` if the table is open and the block
+    /// is cached.
+    #[inline]
+    fn stored_cached<T>(
+        &self,
+        kind: TableKind,
+        pos: &Position,
+        read: impl FnOnce(&[u8], u8, usize) -> T,
+    ) -> Option<T> {
+        let material = Material::of(pos);
+        let (pos, material) = if material.is_canonical() {
+            (*pos, material)
+        } else {
+            (pos.mirrored(), material.mirrored())
+        };
+        let slot = self.slot_of[slot_key(kind, pos.variant(), material)?];
+        if slot == NO_SLOT {
+            return None;
+        }
+        // A table not yet opened has no block in the cache.
+        let table = self.slots[usize::from(slot)].table.get()?;
+        let index = table.index().rank(&pos);
+        let per_block = u64::from(table.header().positions_per_block);
+        let block = (index / per_block) as u32;
+        let offset = (index % per_block) as usize;
+        let bits = table.header().bits;
+        self.cache
+            .read(super::block_key(u32::from(slot), block), |data| {
+                read(data, bits, offset)
+            })
+    }
+
+    /// The best move by distance to win, with the value it keeps for the side to move (the
+    /// position's own value, [`Tablebase::probe_dtw`]): in a won position the move that wins
+    /// quickest, in a drawn one a move that keeps the draw, in a lost one the move that holds
+    /// out longest. Among equally good moves the first in the order of
+    /// [`Position::legal_moves`] is chosen, so the answer is the same on every call.
+    ///
+    /// `None` when the game is over: the side to move has no legal move, or the opponent has
+    /// no piece left.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_dtw`]: the distance tables of the position's material and of
+    /// those its moves reach must be there.
+    ///
+    /// ```
+    /// # use rafle_probe::{Dtw, Position, SquareStyle, Tablebase, Variant};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
+    /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
+    /// let tables = Tablebase::open(dir.path())?;
+    /// let pos = Position::from_fen(Variant::Brazilian, "B:W29:B25,22")?;
+    /// let (mv, value) = tables.best_move(&pos)?.expect("a legal move");
+    /// assert_eq!(pos.move_text(&mv, SquareStyle::Numeric), "25-30");
+    /// assert_eq!(value, Dtw::Win(3));
+    /// assert_eq!(value, tables.probe_dtw(&pos)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Dtw)>, ProbeError> {
+        if pos.side_pieces(pos.turn().opposite()).is_empty() {
+            return Ok(None);
+        }
+        self.check_pieces(TableKind::Dtw, pos)?;
+        let mut best: Option<(Move, Dtw)> = None;
+        for mv in &pos.legal_moves() {
+            let value = Dtw::from_successors([self.probe_dtw(&pos.play(mv))?]);
+            if best.is_none_or(|(_, kept)| preference(value) > preference(kept)) {
+                best = Some((*mv, value));
+            }
+        }
+        Ok(best)
+    }
+}
+
+/// Orders values from the mover's side: a win beats a draw beats a loss, a quicker win and a
+/// longer loss are better.
+fn preference(value: Dtw) -> (u8, i32) {
+    match value {
+        Dtw::Win(n) => (2, -i32::from(n)),
+        Dtw::Draw => (1, 0),
+        Dtw::Loss(n) => (0, i32::from(n)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preference_orders_values() {
+        let mut values = [
+            Dtw::Loss(2),
+            Dtw::Win(5),
+            Dtw::Draw,
+            Dtw::Loss(8),
+            Dtw::Win(1),
+        ];
+        values.sort_by_key(|&v| std::cmp::Reverse(preference(v)));
+        assert_eq!(
+            values,
+            [
+                Dtw::Win(1),
+                Dtw::Win(5),
+                Dtw::Draw,
+                Dtw::Loss(8),
+                Dtw::Loss(2)
+            ]
+        );
+    }
+}
