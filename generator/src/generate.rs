@@ -6,15 +6,13 @@
 use std::path::Path;
 use std::time::Instant;
 
-use rafle_probe::format::{Header, TableKind};
-use rafle_probe::{
-    resets_counter, Category, Dtw, Position, PositionIndex, RuleClass, RuleValue, Table,
-};
-use rayon::prelude::*;
+use rafle_probe::format::TableKind;
+use rafle_probe::{Dtw, PositionIndex, RuleClass, RuleValue};
 
+use crate::load::{holds_value, load_existing, Captures, Loaded};
 use crate::plan::{MaterialPlan, Plan};
 use crate::rules::solve_rules;
-use crate::solve::{solve, CAPTURE};
+use crate::solve::solve;
 use crate::store::{Distances, Solved, Store};
 use crate::write::{header, pack_block, pack_dtw_block, pack_rules_block, write_table};
 use crate::{GenerateError, Progress};
@@ -36,6 +34,8 @@ pub struct MaterialSummary {
     pub losses: u64,
     /// Wall-clock seconds spent on the material.
     pub seconds: f64,
+    /// Of which solving the rule-aware values took (0 if they were read back).
+    pub rules_seconds: f64,
     /// The longest win, in plies (0 if there is none).
     pub longest_win: u16,
     /// Size of the win/draw/loss table file.
@@ -78,20 +78,23 @@ pub fn generate(
         } else {
             Err(())
         };
-        let solved = match existing {
-            Ok(found) => found,
-            Err(()) => solve_and_write(plan, m, &index, &store, progress)?,
+        let (solved, reused_tables) = match existing {
+            Ok(found) => (found, true),
+            Err(()) => (solve_and_write(plan, m, &index, &store, progress)?, false),
         };
-        let mut reused = solved.reused;
+        let mut reused = reused_tables;
+        let mut rules_seconds = 0.0;
         let (rules, rules_bytes) = match solved.rules {
-            Some(found) => found,
-            None => {
-                if solved.reused {
+            Ok(found) => found,
+            Err(because) => {
+                if reused_tables {
                     reused = false;
-                    rebuilt_because = solved.rules_rebuilt_because;
+                    rebuilt_because = because;
                 }
+                let rules_started = Instant::now();
                 let rules = solve_rules(&index, &store, &solved.distances, plan.limits, progress);
-                let captures = &solved.captures;
+                rules_seconds = rules_started.elapsed().as_secs_f64();
+                let (captures, distances) = (&solved.captures, &solved.distances);
                 let header = header(
                     TableKind::Rules,
                     plan.variant,
@@ -101,7 +104,7 @@ pub fn generate(
                     Some(plan.limits),
                 );
                 let bytes = write_table(&m.rules_path, header, |b| {
-                    pack_rules_block(|i| captures.contains(i), &rules, b)
+                    pack_rules_block(|i| holds_value(captures, distances, i), &rules, b)
                 })?;
                 (rules, bytes)
             }
@@ -123,6 +126,7 @@ pub fn generate(
             blessed_losses: counts.blessed_losses,
             longest_win: counts.longest_win,
             seconds: started.elapsed().as_secs_f64(),
+            rules_seconds,
             bytes: solved.bytes,
             dtw_bytes: solved.dtw_bytes,
             rules_bytes,
@@ -135,48 +139,13 @@ pub fn generate(
     Ok(summaries)
 }
 
-/// A material's win/draw/loss and distance tables, solved or read back, and its rule table if
-/// one was read back valid.
-struct Tables {
-    distances: Distances,
-    captures: Captures,
-    bytes: u64,
-    dtw_bytes: u64,
-    reused: bool,
-    rules: Option<(Vec<u8>, u64)>,
-    rules_rebuilt_because: Option<String>,
-}
-
-/// Which positions' side to move must capture, a bit each.
-struct Captures(Vec<u64>);
-
-impl Captures {
-    fn new(positions: usize) -> Captures {
-        Captures(vec![0; positions.div_ceil(64)])
-    }
-
-    fn from_states(states: &[u8]) -> Captures {
-        let mut captures = Captures::new(states.len());
-        for (i, s) in states.iter().enumerate() {
-            if s & CAPTURE != 0 {
-                captures.0[i / 64] |= 1 << (i % 64);
-            }
-        }
-        captures
-    }
-
-    fn contains(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 != 0
-    }
-}
-
 fn solve_and_write(
     plan: &Plan,
     m: &MaterialPlan,
     index: &PositionIndex,
     store: &Store,
     progress: &dyn Progress,
-) -> Result<Tables, GenerateError> {
+) -> Result<Loaded, GenerateError> {
     let solution = solve(index, store, progress);
     let states = &solution.states;
     let distances = Distances::new(states, &solution.distances);
@@ -197,145 +166,17 @@ fn solve_and_write(
         distances.bits(),
         None,
     );
-    let dtw_bytes = write_table(&m.dtw_path, dtw, |b| pack_dtw_block(states, &distances, b))?;
-    Ok(Tables {
-        captures: Captures::from_states(states),
+    let captures = Captures::from_states(states);
+    let dtw_bytes = write_table(&m.dtw_path, dtw, |b| {
+        pack_dtw_block(|i| holds_value(&captures, &distances, i), &distances, b)
+    })?;
+    Ok(Loaded {
+        captures,
         distances,
         bytes,
         dtw_bytes,
-        reused: false,
-        rules: None,
-        rules_rebuilt_because: None,
+        rules: Err(None),
     })
-}
-
-/// Checks a material's complete tables, every checksum, and reads its distances back,
-/// restoring the true values of the positions that must capture (stored as "don't care") from
-/// the materials below; the same for its rule table, if it is valid and has the plan's limits.
-fn load_existing(
-    m: &MaterialPlan,
-    index: &PositionIndex,
-    store: &Store,
-    progress: &dyn Progress,
-) -> Result<Tables, String> {
-    let (variant, material) = (index.variant(), m.material);
-    let wdl = Table::open(&m.path, TableKind::Wdl, variant, material).map_err(|e| e.to_string())?;
-    wdl.check_all_blocks().map_err(|e| e.to_string())?;
-    let dtw =
-        Table::open(&m.dtw_path, TableKind::Dtw, variant, material).map_err(|e| e.to_string())?;
-    let header = dtw.header();
-    let bytes = read_all_blocks(&dtw).map_err(|e| e.to_string())?;
-    let mut distances = if header.bits == 8 {
-        Distances::Narrow(bytes)
-    } else {
-        Distances::Wide(
-            bytes
-                .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                .collect(),
-        )
-    };
-    let captures = match &mut distances {
-        Distances::Narrow(v) => restore_captures(v, index, (progress, 2), |pos| {
-            let value =
-                Dtw::from_successors(pos.legal_moves().iter().map(|mv| store.dtw(&pos.play(mv))));
-            value.plies().map_or(u8::MAX, |p| p as u8)
-        }),
-        Distances::Wide(v) => restore_captures(v, index, (progress, 2), |pos| {
-            let value =
-                Dtw::from_successors(pos.legal_moves().iter().map(|mv| store.dtw(&pos.play(mv))));
-            value.plies().unwrap_or(u16::MAX)
-        }),
-    };
-    let (rules, rules_rebuilt_because) = match load_rules(m, index, store, progress) {
-        Ok(found) => (Some(found), None),
-        Err(reason) => (None, reason),
-    };
-    Ok(Tables {
-        distances,
-        captures,
-        bytes: wdl.file_len(),
-        dtw_bytes: dtw.file_len(),
-        reused: true,
-        rules,
-        rules_rebuilt_because,
-    })
-}
-
-/// A valid rule table of the plan's limits, read back with its capture positions restored;
-/// else why not (`None` when there is no file).
-fn load_rules(
-    m: &MaterialPlan,
-    index: &PositionIndex,
-    store: &Store,
-    progress: &dyn Progress,
-) -> Result<(Vec<u8>, u64), Option<String>> {
-    if !m.rules_path.exists() {
-        return Err(None);
-    }
-    let (variant, material) = (index.variant(), m.material);
-    let table = Table::open(&m.rules_path, TableKind::Rules, variant, material)
-        .map_err(|e| Some(e.to_string()))?;
-    if table.header().limits != Some(m.limits) {
-        return Err(Some(format!(
-            "{} was computed with other draw-rule limits",
-            m.rules_path.display()
-        )));
-    }
-    let mut codes = read_all_blocks(&table).map_err(|e| Some(e.to_string()))?;
-    let limit = m.limits.of(Category::of(variant, material));
-    restore_captures(&mut codes, index, (progress, 1), |pos| {
-        RuleValue::from_successors(
-            limit,
-            pos.legal_moves().iter().map(|mv| {
-                let next = pos.play(mv);
-                (store.rule(&next), resets_counter(pos, mv, &next))
-            }),
-        )
-        .code()
-    });
-    Ok((codes, table.file_len()))
-}
-
-/// The decompressed contents of every block of a table, checksums checked.
-fn read_all_blocks(table: &Table) -> Result<Vec<u8>, rafle_probe::ProbeError> {
-    let header = table.header();
-    let mut bytes =
-        Vec::with_capacity(Header::block_len(1, header.bits) * header.positions as usize);
-    for b in 0..header.blocks {
-        bytes.extend_from_slice(&table.read_block(b)?);
-    }
-    Ok(bytes)
-}
-
-/// Gives every position that must capture the value of its best capture; returns which they
-/// are.
-fn restore_captures<T: Send>(
-    values: &mut [T],
-    index: &PositionIndex,
-    (progress, units): (&dyn Progress, u64),
-    value: impl Fn(&Position) -> T + Sync,
-) -> Captures {
-    const CHUNK: usize = 1 << 12;
-    let words: Vec<Vec<u64>> = values
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut cursor = index.cursor((c * CHUNK) as u64);
-            let mut words = vec![0u64; chunk.len().div_ceil(64)];
-            for (i, slot) in chunk.iter_mut().enumerate() {
-                let pos = cursor.position();
-                cursor.advance();
-                if pos.must_capture() {
-                    *slot = value(&pos);
-                    words[i / 64] |= 1 << (i % 64);
-                }
-            }
-            progress.advance(units * chunk.len() as u64);
-            words
-        })
-        .collect();
-    Captures(words.concat())
 }
 
 /// Counts of a solved material.

@@ -24,6 +24,7 @@
 
 mod error;
 mod generate;
+mod load;
 mod plan;
 mod progress;
 mod rules;

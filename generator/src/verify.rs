@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use rafle_probe::format::{dtw_value, packed_code, TableKind};
 use rafle_probe::{
-    resets_counter, Category, Counters, Dtw, Material, Position, ProbeError, RuleValue, Tablebase,
-    Variant, Wdl,
+    resets_counter, Category, Counters, Dtw, Material, Position, ProbeError, RuleClass, RuleValue,
+    Tablebase, Variant, Wdl,
 };
 use rayon::prelude::*;
 
@@ -29,7 +29,9 @@ pub struct VerifyReport {
 /// then every position: no legal move must be a loss (in 0), otherwise the value is the best of
 /// the negated values of the successors, the distance the quickest win or the longest loss, and
 /// the rule-aware value the one [`RuleValue::from_successors`] gives from the successors' rule
-/// values and whether each move resets the counter.
+/// values and whether each move resets the counter. Distances and rule values are stored for
+/// the positions with White to move that are not drawn; the others are derived from their
+/// moves, as a probe derives them, before the stored ones are checked.
 ///
 /// `advance` is called with the number of positions checked as work goes on.
 ///
@@ -88,29 +90,76 @@ pub fn verify_table(
             reason: "a rule table without limits".to_string(),
         })?;
     let limit = limits.of(Category::of(variant, material));
-    let value = |pos: &Position| -> Result<(Wdl, Dtw, RuleValue), ProbeError> {
-        if Material::of(pos) == material && !pos.must_capture() {
-            Ok((own(pos)?, own_dtw(pos), own_rule(pos)?))
-        } else {
-            Ok((
-                tablebase.probe_wdl(pos)?,
-                tablebase.probe_dtw(pos)?,
-                tablebase.probe_rules(pos, Counters::FRESH)?.value,
-            ))
-        }
-    };
     let positions = index.size();
+    let half = positions / 2;
+
+    // Distances and rule values are stored for White to move only: those of Black to move
+    // are derived from their moves first, as the probe would, then every stored value is
+    // checked against its successors, which are mostly positions with Black to move.
+    type Values = (Dtw, RuleValue);
+    let drawn = (Dtw::Draw, RuleValue::uncounted(RuleClass::Draw));
+    let outside = |pos: &Position| -> Result<Values, ProbeError> {
+        Ok((
+            tablebase.probe_dtw(pos)?,
+            tablebase.probe_rules(pos, Counters::FRESH)?.value,
+        ))
+    };
+    let combine = |pos: &Position,
+                   look: &dyn Fn(&Position) -> Result<(Wdl, Values), ProbeError>|
+     -> Result<(Wdl, Values), ProbeError> {
+        let mut expected = Wdl::Loss;
+        let mut distances = Vec::new();
+        let mut rules = Vec::new();
+        for mv in &pos.legal_moves() {
+            let next = pos.play(mv);
+            let (wdl, (dtw, rule)) = look(&next)?;
+            expected = expected.max(-wdl);
+            distances.push(dtw);
+            rules.push((rule, resets_counter(pos, mv, &next)));
+        }
+        Ok((
+            expected,
+            (
+                Dtw::from_successors(distances),
+                RuleValue::from_successors(limit, rules),
+            ),
+        ))
+    };
+    let elsewhere = |pos: &Position| -> Result<(Wdl, Values), ProbeError> {
+        Ok((tablebase.probe_wdl(pos)?, outside(pos)?))
+    };
+    const CHUNK: u64 = 1 << 14;
+    let black: Vec<Option<Values>> = (half..positions)
+        .into_par_iter()
+        .map(|i| {
+            let pos = index.unrank(i);
+            if pos.must_capture() || own(&pos)? == Wdl::Draw {
+                return Ok(None);
+            }
+            let look = |next: &Position| -> Result<(Wdl, Values), ProbeError> {
+                if Material::of(next) != material || next.must_capture() {
+                    return elsewhere(next);
+                }
+                match own(next)? {
+                    Wdl::Draw => Ok((Wdl::Draw, drawn)),
+                    wdl => Ok((wdl, (own_dtw(next), own_rule(next)?))),
+                }
+            };
+            Ok(Some(combine(&pos, &look)?.1))
+        })
+        .collect::<Result<_, ProbeError>>()?;
+    advance(positions - half);
+
     let captures = AtomicU64::new(0);
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
-    const CHUNK: u64 = 1 << 14;
     (0..positions.div_ceil(CHUNK))
         .into_par_iter()
         .try_for_each(|c| {
             let range = c * CHUNK..((c + 1) * CHUNK).min(positions);
             let len = range.end - range.start;
             let mut cursor = index.cursor(range.start);
-            for _ in range {
+            for i in range {
                 let pos = cursor.position();
                 cursor.advance();
                 if pos.must_capture() {
@@ -118,20 +167,38 @@ pub fn verify_table(
                     continue;
                 }
                 let stored = own(&pos)?;
-                let stored_dtw = own_dtw(&pos);
-                let stored_rule = own_rule(&pos)?;
-                let mut expected = Wdl::Loss;
-                let mut successors = Vec::new();
-                let mut rule_successors = Vec::new();
-                for mv in &pos.legal_moves() {
-                    let next = pos.play(mv);
-                    let (wdl, dtw, rule) = value(&next)?;
-                    expected = expected.max(-wdl);
-                    successors.push(dtw);
-                    rule_successors.push((rule, resets_counter(&pos, mv, &next)));
-                }
-                let expected_dtw = Dtw::from_successors(successors);
-                let expected_rule = RuleValue::from_successors(limit, rule_successors);
+                // Every position's win/draw/loss is stored; its distance and rule value only
+                // with White to move and not drawn.
+                let holds_values = i < half && stored != Wdl::Draw;
+                let look = |next: &Position| -> Result<(Wdl, Values), ProbeError> {
+                    if Material::of(next) != material || next.must_capture() {
+                        return elsewhere(next);
+                    }
+                    let wdl = own(next)?;
+                    let j = index.rank(next);
+                    let values = if j >= half {
+                        black[(j - half) as usize].unwrap_or(drawn)
+                    } else if wdl == Wdl::Draw {
+                        drawn
+                    } else {
+                        (own_dtw(next), own_rule(next)?)
+                    };
+                    Ok((wdl, values))
+                };
+                let (expected, (expected_dtw, expected_rule)) = if holds_values {
+                    combine(&pos, &look)?
+                } else {
+                    let mut best = Wdl::Loss;
+                    for mv in &pos.legal_moves() {
+                        best = best.max(-look(&pos.play(mv))?.0);
+                    }
+                    (best, drawn)
+                };
+                let (stored_dtw, stored_rule) = if holds_values {
+                    (own_dtw(&pos), own_rule(&pos)?)
+                } else {
+                    drawn
+                };
                 if stored != expected || stored_dtw != expected_dtw || stored_rule != expected_rule
                 {
                     mismatches.fetch_add(1, Ordering::Relaxed);
@@ -147,7 +214,7 @@ pub fn verify_table(
                     }
                 }
             }
-            advance(len);
+            advance(len / 2);
             Ok::<(), ProbeError>(())
         })?;
     let mut examples = examples

@@ -36,35 +36,36 @@ pub(crate) fn pack_block(states: &[u8], block: u32) -> Vec<u8> {
     packed
 }
 
-/// Packs block `block` of a DTW table: the distance of each position, or the draw marker,
-/// in `distances`' width; positions whose side to move must capture repeat the value before
-/// them.
-pub(crate) fn pack_dtw_block(states: &[u8], distances: &Distances, block: u32) -> Vec<u8> {
+/// Packs block `block` of a DTW table: the distance of each position `holds_value` keeps, or
+/// the draw marker, in `distances`' width; the other positions repeat the value before them
+/// (see [`rafle_probe::format`]).
+pub(crate) fn pack_dtw_block(
+    holds_value: impl Fn(usize) -> bool,
+    distances: &Distances,
+    block: u32,
+) -> Vec<u8> {
     let start = block as usize * POSITIONS_PER_BLOCK as usize;
-    let end = (start + POSITIONS_PER_BLOCK as usize).min(states.len());
+    let end = (start + POSITIONS_PER_BLOCK as usize).min(distances.len());
     let bits = distances.bits();
     let mut packed = Vec::with_capacity(Header::block_len((end - start) as u32, bits));
     let mut last = 0u16;
-    for (i, &state) in states.iter().enumerate().take(end).skip(start) {
-        let value = if state & CAPTURE != 0 {
-            last
-        } else {
-            distances.raw(i)
-        };
-        last = value;
+    for i in start..end {
+        if holds_value(i) {
+            last = distances.raw(i);
+        }
         if bits == 8 {
-            packed.push(value as u8);
+            packed.push(last as u8);
         } else {
-            packed.extend_from_slice(&value.to_le_bytes());
+            packed.extend_from_slice(&last.to_le_bytes());
         }
     }
     packed
 }
 
-/// Packs block `block` of a rule table: the code of each position, positions whose side to
-/// move must capture repeating the code before them.
+/// Packs block `block` of a rule table: the code of each position `holds_value` keeps, the
+/// others repeating the code before them.
 pub(crate) fn pack_rules_block(
-    must_capture: impl Fn(usize) -> bool,
+    holds_value: impl Fn(usize) -> bool,
     codes: &[u8],
     block: u32,
 ) -> Vec<u8> {
@@ -73,7 +74,7 @@ pub(crate) fn pack_rules_block(
     let mut last = 0u8;
     (start..end)
         .map(|i| {
-            if !must_capture(i) {
+            if holds_value(i) {
                 last = codes[i];
             }
             last

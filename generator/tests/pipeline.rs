@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use rafle_generator::{generate, verify_table, NoProgress, Plan};
-use rafle_probe::{Dtw, Material, Position, ProbeError, Tablebase, Variant, Wdl};
+use rafle_probe::{Dtw, Limits, Material, Position, ProbeError, Tablebase, Variant, Wdl};
 
 /// Tables of both variants up to 3 pieces, generated once for the tests that only read them.
 fn shared_tables() -> &'static Path {
@@ -259,7 +259,7 @@ fn same_bytes_whatever_the_thread_count() {
         });
         outputs.push(files(dir.path()));
     }
-    assert_eq!(outputs[0].len(), 36);
+    assert_eq!(outputs[0].len(), 54);
     assert!(outputs[0] == outputs[1] && outputs[1] == outputs[2]);
     assert_eq!(outputs[0], files(shared_tables()));
 }
@@ -279,6 +279,10 @@ fn an_interrupted_generation_resumes() {
     flipped[last] ^= 1;
     std::fs::write(b.join("MMvM.wdl"), &flipped).unwrap();
     std::fs::write(b.join("KKvK.wdl.tmp"), b"half a table").unwrap();
+    // A rule table cut short, and a distance table missing.
+    let cut = std::fs::read(b.join("KKvK.rules")).unwrap();
+    std::fs::write(b.join("KKvK.rules"), &cut[..cut.len() - 3]).unwrap();
+    std::fs::remove_file(b.join("KMvM.dtw")).unwrap();
     rafle_generator::remove_leftovers(&b).unwrap();
 
     let summaries = generate(
@@ -292,7 +296,7 @@ fn an_interrupted_generation_resumes() {
         .map(|s| s.material.to_string())
         .collect();
     rebuilt.sort();
-    assert_eq!(rebuilt, ["KKvM", "KMvK", "MMvM"]);
+    assert_eq!(rebuilt, ["KKvK", "KKvM", "KMvK", "KMvM", "MMvM"]);
     assert!(summaries
         .iter()
         .filter(|s| !s.reused)
@@ -308,12 +312,52 @@ fn an_interrupted_generation_resumes() {
     for (a, b) in fresh.iter().zip(&summaries) {
         assert!(a.reused);
         assert_eq!(
-            (a.wins, a.draws, a.losses),
-            (b.wins, b.draws, b.losses),
+            (a.wins, a.draws, a.losses, a.cursed_wins, a.blessed_losses),
+            (b.wins, b.draws, b.losses, b.cursed_wins, b.blessed_losses),
             "{}",
             a.material
         );
     }
+}
+
+#[test]
+fn other_limits_recompute_only_the_rule_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(shared_tables(), dir.path());
+    let v = Variant::International;
+    let tight = Limits::parse(v, "6.2=6,6.3=4,6.4=3").unwrap();
+    let plan = Plan::new(v, 3, dir.path()).unwrap().with_limits(tight);
+    let summaries = generate(&plan, &NoProgress).unwrap();
+    assert!(summaries.iter().all(|s| !s.reused
+        && s.rebuilt_because
+            .as_deref()
+            .is_some_and(|r| r.contains("limits"))));
+    assert!(summaries.iter().map(|s| s.cursed_wins).sum::<u64>() > 0);
+    let changed: Vec<String> = files(dir.path())
+        .into_iter()
+        .filter(|f| !files(shared_tables()).contains(f))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(!changed.is_empty());
+    assert!(
+        changed.iter().all(|name| name.ends_with(".rules")),
+        "{changed:?}"
+    );
+    let tb = Tablebase::open(dir.path()).unwrap();
+    assert_eq!(tb.limits(v).unwrap(), Some(tight));
+    // The other variant's tables keep the real limits; one tight table among them is refused.
+    let b = Variant::Brazilian;
+    assert_eq!(tb.limits(b).unwrap(), Some(Limits::fmjd(b)));
+    std::fs::copy(
+        dir.path().join("international/KvK.rules"),
+        dir.path().join("brazilian/KvK.rules"),
+    )
+    .unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    assert!(matches!(
+        tb.limits(b),
+        Err(rafle_probe::ProbeError::MixedLimits { .. })
+    ));
 }
 
 #[test]

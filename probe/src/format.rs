@@ -12,8 +12,17 @@
 //!
 //! All integers are little-endian. A block holds `positions_per_block` positions (the last one
 //! fewer). In a WDL table each is a 2-bit code, four to a byte, lowest bits first; in a DTW
-//! table a little-endian integer of 8 or 16 bits; in a rule table a byte, [`RuleValue::code`]. The file must end exactly where the last block
-//! ends, so a truncated file is told from a complete one.
+//! table a little-endian integer of 8 or 16 bits; in a rule table a byte, [`RuleValue::code`].
+//!
+//! Some positions hold no value of their own, and the writer gives them the value before them
+//! to lengthen the runs zstd compresses: in every table the positions whose side to move must
+//! capture (their value follows from their captures); in distance and rule tables also the
+//! drawn positions (the win/draw/loss table tells them) and the positions with Black to move
+//! (their value follows from their moves, one ply away; a symmetric material reads them from
+//! the mirror image). Version 2 of the format leaves these out; version 1 stored both sides.
+//!
+//! The file must end exactly where the last block ends, so a truncated file is told from a
+//! complete one.
 
 use crate::rules::MAX_LIMIT;
 #[cfg(doc)]
@@ -23,7 +32,7 @@ use crate::{Limits, Material, Variant};
 /// The first eight bytes of every rafle table.
 pub const MAGIC: [u8; 8] = *b"RAFLETB\x1a";
 /// The format version this code reads and writes.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 64;
 /// Size of one block index entry.

@@ -12,8 +12,8 @@ use crate::format::{dtw_value, packed_code, TableKind};
 use crate::rules::resets_counter;
 use crate::table::Table;
 use crate::{
-    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome, RuleValue,
-    Variant, Wdl,
+    Category, Color, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome,
+    RuleValue, Variant, Wdl,
 };
 
 /// Default byte budget of the decompressed-block cache.
@@ -257,13 +257,19 @@ impl Tablebase {
             return Ok(Dtw::Win(0));
         }
         self.check_pieces(TableKind::Dtw, pos)?;
-        if pos.must_capture() {
-            let successors = pos
-                .legal_moves()
-                .iter()
-                .map(|mv| self.probe_dtw(&pos.play(mv)))
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(Dtw::from_successors(successors));
+        if pos.must_capture() || !values_stored(pos) {
+            // The successors are combined as they come, not collected, so that a probe
+            // allocates nothing; `map_while` stops at the first error, kept in `failure`.
+            let mut failure = None;
+            let value = Dtw::from_successors(pos.legal_moves().iter().map_while(|mv| {
+                self.probe_dtw(&pos.play(mv))
+                    .map_err(|e| failure = Some(e))
+                    .ok()
+            }));
+            return failure.map_or(Ok(value), Err);
+        }
+        if self.stored_wdl(pos)? == Wdl::Draw {
+            return Ok(Dtw::Draw);
         }
         self.stored_dtw(pos)
     }
@@ -351,20 +357,25 @@ impl Tablebase {
             return Ok(RuleValue::win(0));
         }
         self.check_pieces(TableKind::Rules, pos)?;
-        if pos.must_capture() {
+        if pos.must_capture() || !values_stored(pos) {
             let limit = limits.of(Category::of_position(pos));
-            let successors = pos
-                .legal_moves()
-                .iter()
-                .map(|mv| {
+            // As in `probe_dtw`: combined as they come, the first error kept.
+            let mut failure = None;
+            let value = RuleValue::from_successors(
+                limit,
+                pos.legal_moves().iter().map_while(|mv| {
                     let next = pos.play(mv);
-                    Ok((
-                        self.rule_value(&next, limits)?,
-                        resets_counter(pos, mv, &next),
-                    ))
-                })
-                .collect::<Result<Vec<_>, ProbeError>>()?;
-            return Ok(RuleValue::from_successors(limit, successors));
+                    let value = self
+                        .rule_value(&next, limits)
+                        .map_err(|e| failure = Some(e))
+                        .ok()?;
+                    Some((value, resets_counter(pos, mv, &next)))
+                }),
+            );
+            return failure.map_or(Ok(value), Err);
+        }
+        if self.stored_wdl(pos)? == Wdl::Draw {
+            return Ok(RuleValue::uncounted(crate::RuleClass::Draw));
         }
         self.stored_rules(pos)
     }
@@ -396,8 +407,9 @@ impl Tablebase {
         })
     }
 
-    /// The distance stored for a position, without resolving captures (a position whose side
-    /// to move must capture holds an arbitrary value).
+    /// The distance stored for a position, without resolving anything: only a position whose
+    /// side to move need not capture, which is not drawn, and which has White to move in the
+    /// stored orientation (or is of a symmetric material) holds its true value.
     ///
     /// # Errors
     ///
@@ -411,8 +423,8 @@ impl Tablebase {
         Ok(Dtw::from_stored(value, bits))
     }
 
-    /// The rule-aware value stored for a position, without resolving captures (a position
-    /// whose side to move must capture holds an arbitrary value).
+    /// The rule-aware value stored for a position, without resolving anything: the same
+    /// positions as for [`Tablebase::stored_dtw`] hold their true value.
     ///
     /// # Errors
     ///
@@ -433,10 +445,14 @@ impl Tablebase {
         read: impl Fn(&[u8], u8, usize) -> T,
     ) -> Result<(T, &Table), ProbeError> {
         let material = Material::of(pos);
-        let (pos, material) = if material.is_canonical() {
-            (*pos, material)
-        } else {
+        // Distance and rule tables keep a symmetric material's positions with White to move
+        // only: Black to move is read from the mirror image.
+        let mirror = !material.is_canonical()
+            || (kind != TableKind::Wdl && material.is_symmetric() && pos.turn() == Color::Black);
+        let (pos, material) = if mirror {
             (pos.mirrored(), material.mirrored())
+        } else {
+            (*pos, material)
         };
         let (slot, table) = self.slot_table(kind, pos.variant(), material)?;
         let index = table.index().rank(&pos);
@@ -518,6 +534,14 @@ impl Tablebase {
         })?;
         Ok((u32::from(slot), table))
     }
+}
+
+/// Whether the distance and rule tables hold a value for a position whose side to move need not
+/// capture: they keep the positions with White to move in the stored orientation (both sides of
+/// a symmetric material, through its mirror image); the others are found through their moves.
+pub(crate) fn values_stored(pos: &Position) -> bool {
+    let material = Material::of(pos);
+    material.is_symmetric() || (pos.turn() == Color::White) == material.is_canonical()
 }
 
 /// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.
