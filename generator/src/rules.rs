@@ -27,7 +27,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rafle_probe::{
-    resets_counter, Category, Color, Limits, Material, Position, PositionIndex, RuleClass,
+    resets_counter, Category, Color, Dtw, Role, Limits, Material, Position, PositionIndex, RuleClass,
     RuleValue, Wdl,
 };
 use rayon::prelude::*;
@@ -46,9 +46,10 @@ const PENDING_WIN: u8 = 4;
 const DONE: u8 = 8;
 /// The value holds the final [`RuleValue::code`].
 const FINAL: u8 = 16;
-/// The side to move must capture: the position's moves all leave the group, so it is settled
-/// by its seed, and it is no predecessor of anything (its quiet moves are not legal).
-const CAPTURE: u8 = 32;
+/// Settled by its seed as neither won nor lost under the rules, and skipped when walking back:
+/// a draw with the rules ignored (the rules only add draws), or a position that must capture
+/// (its quiet moves are not legal) and escapes.
+const SETTLED: u8 = 32;
 
 /// Positions per unit of parallel work.
 const CHUNK: u64 = 1 << 14;
@@ -78,7 +79,7 @@ pub(crate) fn solve_rules(
             .collect(),
     };
     for group in groups(index, category) {
-        solver.seed(&group);
+        solver.seed(&group, distances);
         solver.run_levels(&group);
         solver.finish(&group, distances, progress);
     }
@@ -143,12 +144,12 @@ fn promotion_distance(pos: &Position) -> u32 {
     let v = pos.variant();
     let last_row = u32::from(v.board_size()) - 1;
     let white: u32 = pos
-        .pieces(Color::White, rafle_probe::Role::Man)
+        .pieces(Color::White, Role::Man)
         .into_iter()
         .map(|sq| u32::from(sq.row(v)))
         .sum();
     let black: u32 = pos
-        .pieces(Color::Black, rafle_probe::Role::Man)
+        .pieces(Color::Black, Role::Man)
         .into_iter()
         .map(|sq| last_row - u32::from(sq.row(v)))
         .sum();
@@ -177,14 +178,17 @@ impl Solver<'_> {
     }
 
     /// First states of a group, from the moves that leave it.
-    fn seed(&self, group: &Group) {
+    fn seed(&self, group: &Group, distances: &Distances) {
         group.par_iter().for_each(|(_, ranges)| {
             for range in ranges {
                 let mut cursor = self.index.cursor(range.start);
                 for i in range.clone() {
-                    let pos = cursor.position();
+                    let (state, open, value) = if distances.get(i as usize) == Dtw::Draw {
+                        (SETTLED, 0, 0)
+                    } else {
+                        self.seed_position(&cursor.position())
+                    };
                     cursor.advance();
-                    let (state, open, value) = self.seed_position(&pos);
                     let at = i as usize;
                     self.states[at].store(state, Ordering::Relaxed);
                     self.open[at].store(open, Ordering::Relaxed);
@@ -207,10 +211,21 @@ impl Solver<'_> {
         let mut quickest_win = None::<u8>;
         let mut longest_loss = 0u8;
         let mut escapes = false;
+        let variant = self.index.variant();
+        let men = pos.pieces(pos.turn(), Role::Man);
         for mv in &moves {
             let next = pos.play(mv);
-            let resets = resets_counter(pos, mv, &next);
-            let same = Material::of(&next) == material;
+            let next_material = Material::of(&next);
+            let same = next_material == material;
+            // What `resets_counter` says, knowing the category: a move that stays in the
+            // material keeps it, and one that leaves it captures or promotes.
+            let resets = if same {
+                self.category == Category::Outside && men.contains(mv.from())
+            } else {
+                self.category == Category::Outside
+                    || Category::of(variant, next_material) != self.category
+            };
+            debug_assert_eq!(resets, resets_counter(pos, mv, &next));
             if same && !resets {
                 open += 1;
                 continue;
@@ -236,7 +251,7 @@ impl Solver<'_> {
         match quickest_win {
             // Nothing is quicker than 1, and nothing else can come.
             Some(c) if c == 1 || open == 0 => (WIN, 0, c),
-            None if capture && escapes => (CAPTURE, 0, 0),
+            None if capture && escapes => (SETTLED, 0, 0),
             Some(c) => (PENDING_WIN, open + 1, c),
             None if open == 0 && !escapes => (LOSS, 0, longest_loss),
             None => (0, open + u8::from(escapes), longest_loss),
@@ -313,7 +328,7 @@ impl Solver<'_> {
                 let j = self.index.rank(&p);
                 let jt = j as usize;
                 let before = self.states[jt].load(Ordering::Relaxed);
-                if before & (DECIDED | CAPTURE) != 0 {
+                if before & (DECIDED | SETTLED) != 0 {
                     return;
                 }
                 if lost {
