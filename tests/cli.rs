@@ -160,6 +160,10 @@ fn bad_input_gives_one_line_and_exit_code_2() {
         &["moves", "W:W31:B1:", "extra"],
         &["show", "hello"],
         &["show", "W:W31-:B1"],
+        &["probe", "--counters", "x", "W:W28:B23"],
+        &["probe", "--counters", "3", "W:W28:B23"],
+        &["stats", "--variant", "russian"],
+        &["stats", "extra"],
     ];
     for args in cases {
         let out = rafle(args);
@@ -190,5 +194,8 @@ fn errors_say_where() {
 fn help_and_version_succeed() {
     assert!(stdout(&["--help"]).contains("perft"));
     assert!(stdout(&["perft", "--help"]).contains("--fen"));
+    assert!(stdout(&["probe", "--help"]).contains("--counters"));
+    assert!(stdout(&["stats", "--help"]).contains("cursed win"));
+    assert!(stdout(&["generate", "--help"]).contains("--limits"));
     assert!(stdout(&["--version"]).starts_with("rafle "));
 }

@@ -104,7 +104,9 @@ fn generate_in(dir: &Path, variant: &str, extra: &[&str]) -> (String, String) {
     (text(&out.stdout), notes.join("\n"))
 }
 
-/// A row of the generate summary.
+/// A row of the generate summary: the numbers are the positions, wins, draws, losses, cursed
+/// wins, blessed losses, longest win, seconds, and the bytes of the win/draw/loss, distance and
+/// rule tables.
 #[derive(Debug)]
 struct Row {
     variant: String,
@@ -122,8 +124,8 @@ fn summary_rows(summary: &str) -> Vec<Row> {
             let mut fields = line.split_whitespace();
             let variant = fields.next().unwrap().to_string();
             let material = fields.next().unwrap().to_string();
-            let numbers: Vec<String> = fields.by_ref().take(8).map(String::from).collect();
-            assert_eq!(numbers.len(), 8, "summary line '{line}'");
+            let numbers: Vec<String> = fields.by_ref().take(11).map(String::from).collect();
+            assert_eq!(numbers.len(), 11, "summary line '{line}'");
             let note = fields.collect::<Vec<_>>().join(" ");
             Row {
                 variant,
@@ -204,27 +206,33 @@ fn generate_summarises_every_material_and_verify_passes() {
         assert_eq!(names[..9], MATERIALS_3, "{summary}");
         assert_eq!(names[9], "total");
         let total = of_variant[9];
-        assert!(total.note.contains(" bits/position, dtw "), "{summary}");
+        assert!(
+            total.note.contains(" bits/position, dtw ") && total.note.contains(", rules "),
+            "{summary}"
+        );
         let mut positions = 0u64;
         for row in &of_variant[..9] {
             assert_eq!(row.note, "", "fresh tables have no note: {summary}");
-            let n: Vec<u64> = [0, 1, 2, 3, 6, 7]
+            let n: Vec<u64> = [0, 1, 2, 3, 4, 5, 8, 9, 10]
                 .iter()
                 .map(|&i| row.numbers[i].parse().unwrap())
                 .collect();
             assert_eq!(n[0], n[1] + n[2] + n[3], "wins + draws + losses: {summary}");
+            // Under the FMJD limits no material of 3 pieces has a win the rules spoil.
+            assert_eq!(
+                (n[4], n[5]),
+                (0, 0),
+                "no cursed win or blessed loss: {summary}"
+            );
             let path = table(&dir, variant, &row.material);
-            assert_eq!(
-                std::fs::metadata(&path).unwrap().len(),
-                n[4],
-                "bytes of {path:?}"
-            );
-            let dtw_path = path.with_extension("dtw");
-            assert_eq!(
-                std::fs::metadata(&dtw_path).unwrap().len(),
-                n[5],
-                "bytes of {dtw_path:?}"
-            );
+            for (extension, bytes) in [("wdl", n[6]), ("dtw", n[7]), ("rules", n[8])] {
+                let path = path.with_extension(extension);
+                assert_eq!(
+                    std::fs::metadata(&path).unwrap().len(),
+                    bytes,
+                    "bytes of {path:?}"
+                );
+            }
             positions += n[0];
         }
         assert_eq!(total.numbers[0], positions.to_string());
@@ -255,13 +263,20 @@ fn probe_gives_known_values_and_consistent_moves() {
     let pos = probe_json(&dir, "W:W29:B25");
     assert_eq!(
         pos,
-        serde_json::json!({"fen": "W:W29:B25", "wdl": "win", "dtw": 1, "moves": [{"move": "29x22", "wdl": "loss", "dtw": 0}]})
+        serde_json::json!({
+            "fen": "W:W29:B25", "wdl": "win", "dtw": 1, "class": "win", "count": 1,
+            "rule": "6.2", "limits": "6.2=50,6.3=40,6.4=10",
+            "moves": [{"move": "29x22", "wdl": "loss", "dtw": 0, "class": "loss", "count": 0}]
+        })
     );
     // White's only man is blocked, and the square behind the blocker is taken: no move, lost.
     let pos = probe_json(&dir, "W:W29:B25,22");
     assert_eq!(
         pos,
-        serde_json::json!({"fen": "W:W29:B25,22", "wdl": "loss", "dtw": 0, "moves": []})
+        serde_json::json!({
+            "fen": "W:W29:B25,22", "wdl": "loss", "dtw": 0, "class": "loss", "count": 0,
+            "rule": "6.2", "limits": "6.2=50,6.3=40,6.4=10", "moves": []
+        })
     );
 
     let data = dir.path().to_str().unwrap();
@@ -298,6 +313,12 @@ fn probe_gives_known_values_and_consistent_moves() {
             _ => serde_json::Value::Null,
         };
         assert_eq!(pos["dtw"], expected, "{pos}");
+        // Under the FMJD limits no position of 3 pieces is a cursed win or a blessed loss:
+        // the class is the value, with a count for a win or a loss.
+        for value in std::iter::once(&pos).chain(moves) {
+            assert_eq!(value["class"], value["wdl"], "{pos}");
+            assert_eq!(value["count"].is_null(), value["wdl"] == "draw", "{pos}");
+        }
         // Moves in the order and notation of `rafle moves`.
         let texts: Vec<&str> = moves.iter().map(|m| m["move"].as_str().unwrap()).collect();
         let listed = ok(&["moves", "--variant", "brazilian", fen]);
@@ -312,7 +333,7 @@ fn probe_gives_known_values_and_consistent_moves() {
                 first.starts_with(&format!("{fen} {} in {d} pl", pos["wdl"].as_str().unwrap())),
                 "{first}"
             ),
-            None => assert_eq!(first, format!("{fen} draw")),
+            None => assert!(first.starts_with(&format!("{fen} draw; ")), "{first}"),
         }
         for (line, m) in lines.zip(moves) {
             let fields: Vec<&str> = line.split_whitespace().collect();
@@ -322,7 +343,8 @@ fn probe_gives_known_values_and_consistent_moves() {
                 _ => "draw",
             };
             assert!(line.starts_with("  "), "{line}");
-            assert_eq!(fields[..2], [m["move"].as_str().unwrap(), mover], "{out}");
+            assert_eq!(fields[0], m["move"].as_str().unwrap(), "{out}");
+            assert_eq!(fields[1].trim_end_matches(';'), mover, "{out}");
             if let Some(d) = m["dtw"].as_u64() {
                 assert_eq!(fields[3], (d + 1).to_string(), "{line}");
             }
@@ -380,8 +402,8 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert_eq!(
         lines[..2],
         [
-            "W:W29:B25 win in 1 ply (1 move)",
-            "  29x22  win in 1 ply (1 move)"
+            "W:W29:B25 win in 1 ply (1 move); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)",
+            "  29x22  win in 1 ply (1 move); win, count 1"
         ]
     );
     assert!(lines[2].starts_with("W:W99 error: "), "{stdout}");
@@ -395,7 +417,9 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        "W:W29:B25 win in 1 ply (1 move)\n  29x22  win in 1 ply (1 move)\nW:W29:B25,22 loss in 0 plies (0 moves)\n"
+        "W:W29:B25 win in 1 ply (1 move); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)\n\
+         \x20 29x22  win in 1 ply (1 move); win, count 1\n\
+         W:W29:B25,22 loss in 0 plies (0 moves); rule 6.2: loss, count 0 (rules 6.2=50,6.3=40,6.4=10)\n"
     );
 }
 
@@ -514,8 +538,8 @@ fn verify_without_tables_says_so() {
 fn generate_again_reuses_every_table_unchanged() {
     let (dir, _) = generate("brazilian", &[]);
     let before = files(dir.path());
-    // A win/draw/loss and a distance-to-win table per material.
-    assert_eq!(before.len(), 18);
+    // A win/draw/loss, a distance-to-win and a rule table per material.
+    assert_eq!(before.len(), 27);
     let (summary, notes) = generate_in(dir.path(), "brazilian", &[]);
     assert_eq!(notes, "");
     for row in summary_rows(&summary)
@@ -532,7 +556,7 @@ fn thread_count_does_not_change_the_tables() {
     let (one, _) = generate("all", &["--threads", "1"]);
     let (two, _) = generate("all", &["--threads", "2"]);
     let one = files(one.path());
-    assert_eq!(one.len(), 36);
+    assert_eq!(one.len(), 54);
     assert!(
         one == files(two.path()),
         "tables differ between 1 and 2 threads"

@@ -27,8 +27,8 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rafle_probe::{
-    resets_counter, Category, Color, Dtw, Role, Limits, Material, Position, PositionIndex, RuleClass,
-    RuleValue, Wdl,
+    resets_counter, Category, Color, Dtw, Limits, Material, Position, PositionIndex, Role,
+    RuleClass, RuleValue, Wdl,
 };
 use rayon::prelude::*;
 
@@ -131,7 +131,7 @@ fn by_chunk(ranges: impl Iterator<Item = Range<u64>>) -> Group {
                     Some(last) if last.end == start => last.end = end,
                     _ => parts.push(start..end),
                 },
-                _ => group.push((chunk, vec![start..end])),
+                _ => group.push((chunk, std::iter::once(start..end).collect())),
             }
             start = end;
         }

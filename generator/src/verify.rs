@@ -97,6 +97,7 @@ pub fn verify_table(
     // are derived from their moves first, as the probe would, then every stored value is
     // checked against its successors, which are mostly positions with Black to move.
     type Values = (Dtw, RuleValue);
+    type Lookup<'a> = &'a dyn Fn(&Position) -> Result<(Wdl, Values), ProbeError>;
     let drawn = (Dtw::Draw, RuleValue::uncounted(RuleClass::Draw));
     let outside = |pos: &Position| -> Result<Values, ProbeError> {
         Ok((
@@ -104,9 +105,7 @@ pub fn verify_table(
             tablebase.probe_rules(pos, Counters::FRESH)?.value,
         ))
     };
-    let combine = |pos: &Position,
-                   look: &dyn Fn(&Position) -> Result<(Wdl, Values), ProbeError>|
-     -> Result<(Wdl, Values), ProbeError> {
+    let combine = |pos: &Position, look: Lookup| -> Result<(Wdl, Values), ProbeError> {
         let mut expected = Wdl::Loss;
         let mut distances = Vec::new();
         let mut rules = Vec::new();

@@ -54,7 +54,9 @@ const NO_SLOT: u16 = u16::MAX;
 pub struct Tablebase {
     dir: PathBuf,
     available: HashMap<(TableKind, Variant), BTreeSet<Material>>,
-    max_pieces: HashMap<(TableKind, Variant), u32>,
+    /// Most pieces per variant and kind, `[variant as usize][kind as usize]`: every probe
+    /// reads it, so it is an array rather than a hashed map.
+    max_pieces: [[u32; KINDS.len()]; Variant::ALL.len()],
     slots: Vec<Slot>,
     /// Slot of each slot key, `NO_SLOT` where there is no file.
     slot_of: Vec<u16>,
@@ -116,10 +118,11 @@ impl Tablebase {
                 }
             }
         }
-        let max_pieces = available
-            .iter()
-            .map(|(k, set)| (*k, set.iter().map(|m| m.pieces()).max().unwrap_or(0)))
-            .collect();
+        let mut max_pieces = [[0; KINDS.len()]; Variant::ALL.len()];
+        for (&(kind, variant), set) in &available {
+            let most = set.iter().map(|m| m.pieces()).max().unwrap_or(0);
+            max_pieces[variant as usize][kind as usize] = most;
+        }
         let mut slots = Vec::new();
         let mut slot_of = vec![NO_SLOT; 1 << 19];
         for (&(kind, variant), materials) in &available {
@@ -211,7 +214,7 @@ impl Tablebase {
 
     /// Most pieces of any table of `kind` of the variant (0 if there is none).
     pub fn max_pieces_of(&self, kind: TableKind, variant: Variant) -> u32 {
-        self.max_pieces.get(&(kind, variant)).copied().unwrap_or(0)
+        self.max_pieces[variant as usize][kind as usize]
     }
 
     /// Win, draw or loss for the side to move. Positions whose side to move must capture are
@@ -257,7 +260,12 @@ impl Tablebase {
             return Ok(Dtw::Win(0));
         }
         self.check_pieces(TableKind::Dtw, pos)?;
-        if pos.must_capture() || !values_stored(pos) {
+        let capture = pos.must_capture();
+        // A draw needs no distance: the win/draw/loss table tells it at once.
+        if !capture && self.stored_wdl(pos)? == Wdl::Draw {
+            return Ok(Dtw::Draw);
+        }
+        if capture || !values_stored(pos) {
             // The successors are combined as they come, not collected, so that a probe
             // allocates nothing; `map_while` stops at the first error, kept in `failure`.
             let mut failure = None;
@@ -267,9 +275,6 @@ impl Tablebase {
                     .ok()
             }));
             return failure.map_or(Ok(value), Err);
-        }
-        if self.stored_wdl(pos)? == Wdl::Draw {
-            return Ok(Dtw::Draw);
         }
         self.stored_dtw(pos)
     }
@@ -357,7 +362,11 @@ impl Tablebase {
             return Ok(RuleValue::win(0));
         }
         self.check_pieces(TableKind::Rules, pos)?;
-        if pos.must_capture() || !values_stored(pos) {
+        let capture = pos.must_capture();
+        if !capture && self.stored_wdl(pos)? == Wdl::Draw {
+            return Ok(RuleValue::uncounted(crate::RuleClass::Draw));
+        }
+        if capture || !values_stored(pos) {
             let limit = limits.of(Category::of_position(pos));
             // As in `probe_dtw`: combined as they come, the first error kept.
             let mut failure = None;
@@ -373,9 +382,6 @@ impl Tablebase {
                 }),
             );
             return failure.map_or(Ok(value), Err);
-        }
-        if self.stored_wdl(pos)? == Wdl::Draw {
-            return Ok(RuleValue::uncounted(crate::RuleClass::Draw));
         }
         self.stored_rules(pos)
     }
@@ -444,16 +450,7 @@ impl Tablebase {
         pos: &Position,
         read: impl Fn(&[u8], u8, usize) -> T,
     ) -> Result<(T, &Table), ProbeError> {
-        let material = Material::of(pos);
-        // Distance and rule tables keep a symmetric material's positions with White to move
-        // only: Black to move is read from the mirror image.
-        let mirror = !material.is_canonical()
-            || (kind != TableKind::Wdl && material.is_symmetric() && pos.turn() == Color::Black);
-        let (pos, material) = if mirror {
-            (pos.mirrored(), material.mirrored())
-        } else {
-            (*pos, material)
-        };
+        let (pos, material) = stored_orientation(kind, pos);
         let (slot, table) = self.slot_table(kind, pos.variant(), material)?;
         let index = table.index().rank(&pos);
         let per_block = u64::from(table.header().positions_per_block);
@@ -542,6 +539,20 @@ impl Tablebase {
 pub(crate) fn values_stored(pos: &Position) -> bool {
     let material = Material::of(pos);
     material.is_symmetric() || (pos.turn() == Color::White) == material.is_canonical()
+}
+
+/// A position and its material in the orientation the table of `kind` stores them.
+fn stored_orientation(kind: TableKind, pos: &Position) -> (Position, Material) {
+    let material = Material::of(pos);
+    // Distance and rule tables keep a symmetric material's positions with White to move
+    // only: Black to move is read from the mirror image.
+    let mirror = !material.is_canonical()
+        || (kind != TableKind::Wdl && material.is_symmetric() && pos.turn() == Color::Black);
+    if mirror {
+        (pos.mirrored(), material.mirrored())
+    } else {
+        (*pos, material)
+    }
 }
 
 /// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.

@@ -9,9 +9,9 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
     available_memory, generate, human_bytes, remove_leftovers, GenerateError, MaterialSummary,
-    Plan, Progress,
+    Plan, Progress, UNITS_PER_POSITION,
 };
-use rafle_probe::{Material, Variant};
+use rafle_probe::{Limits, Material, Variant};
 
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::{input, other, Failure};
@@ -31,6 +31,11 @@ pub struct GenerateArgs {
     /// Worker threads [default: one per core].
     #[arg(long, short = 't', value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+    /// Draw-rule limits in plies for the rule tables, like 6.2=50,6.3=32,6.4=10; rules left
+    /// out keep the FMJD limit of each variant (6.2=50, 6.3=32 international or 40 Brazilian,
+    /// 6.4=10).
+    #[arg(long, value_name = "LIMITS")]
+    limits: Option<String>,
 }
 
 /// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
@@ -42,13 +47,26 @@ fn default_pieces(variant: Variant) -> u32 {
 }
 
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    // The limits are read first: a typo in them is reported before anything else is done.
+    let limits = args
+        .variant
+        .variants()
+        .into_iter()
+        .map(|v| match &args.limits {
+            Some(text) => Limits::parse(v, text).map_err(input),
+            None => Ok(Limits::fmjd(v)),
+        })
+        .collect::<Result<Vec<Limits>, Failure>>()?;
     let plans = args
         .variant
         .variants()
         .into_iter()
-        .map(|v| {
+        .zip(limits)
+        .map(|(v, limits)| {
             let pieces = args.pieces.unwrap_or_else(|| default_pieces(v));
-            Plan::new(v, pieces, &args.data).map_err(failure)
+            Ok(Plan::new(v, pieces, &args.data)
+                .map_err(failure)?
+                .with_limits(limits))
         })
         .collect::<Result<Vec<Plan>, Failure>>()?;
     // Variants are generated one after the other, so each must fit on its own. Where the free
@@ -60,12 +78,13 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     }
     for plan in &plans {
         note(&format!(
-            "{}: {} materials up to {} pieces, {} positions, peak memory {}",
+            "{}: {} materials up to {} pieces, {} positions, peak memory {}, rules {}",
             plan.variant,
             plan.materials.len(),
             plan.max_pieces,
             plan.positions(),
-            human_bytes(plan.peak_bytes)
+            human_bytes(plan.peak_bytes),
+            plan.limits
         ));
     }
     // 0 lets rayon pick one thread per core (or RAYON_NUM_THREADS).
@@ -128,7 +147,7 @@ impl Bars {
     fn new(plan: &Plan) -> Bars {
         let multi = MultiProgress::new();
         let overall = multi.add(
-            ProgressBar::new(2 * plan.positions())
+            ProgressBar::new(UNITS_PER_POSITION * plan.positions())
                 .with_style(style(
                     "{prefix:>13} [{bar:40}] {percent:>3}%  {positions_per_sec}  ETA {eta}",
                 ))
@@ -147,7 +166,7 @@ impl Bars {
 }
 
 /// A bar style from a template of this file, with the `positions_per_sec` key: work units
-/// come two per position.
+/// come [`UNITS_PER_POSITION`] a position.
 fn style(template: &str) -> ProgressStyle {
     ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -155,7 +174,11 @@ fn style(template: &str) -> ProgressStyle {
         .with_key(
             "positions_per_sec",
             |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.0} positions/s", state.per_sec() / 2.0);
+                let _ = write!(
+                    w,
+                    "{:.0} positions/s",
+                    state.per_sec() / UNITS_PER_POSITION as f64
+                );
             },
         )
 }
@@ -163,7 +186,7 @@ fn style(template: &str) -> ProgressStyle {
 impl Progress for Bars {
     fn material_started(&self, _variant: Variant, material: Material, positions: u64) {
         self.material.reset();
-        self.material.set_length(2 * positions);
+        self.material.set_length(UNITS_PER_POSITION * positions);
         self.material.set_prefix(material.to_string());
     }
 
@@ -173,7 +196,7 @@ impl Progress for Bars {
     }
 
     fn material_finished(&self, summary: &MaterialSummary) {
-        let units = 2 * summary.positions;
+        let units = UNITS_PER_POSITION * summary.positions;
         let done = self.finished_units.fetch_add(units, Ordering::Relaxed) + units;
         self.overall.set_position(done);
         // Without bars (a log file, CI), a line per material shows the run is alive.
@@ -203,9 +226,9 @@ impl Drop for Bars {
 
 /// Which columns are numbers, aligned right.
 const RIGHT_ALIGNED: [bool; COLUMNS] = [
-    false, false, true, true, true, true, true, true, true, true, false,
+    false, false, true, true, true, true, true, true, true, true, true, true, true, false,
 ];
-const COLUMNS: usize = 11;
+const COLUMNS: usize = 14;
 
 /// Writes one row per material and a total row, in aligned columns.
 fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Result<()> {
@@ -216,10 +239,13 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
         "wins",
         "draws",
         "losses",
+        "cursed",
+        "blessed",
         "longest",
         "seconds",
         "bytes",
         "dtw bytes",
+        "rules bytes",
         "note",
     ]
     .map(String::from)];
@@ -238,16 +264,23 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
             s.wins.to_string(),
             s.draws.to_string(),
             s.losses.to_string(),
+            s.cursed_wins.to_string(),
+            s.blessed_losses.to_string(),
             s.longest_win.to_string(),
             format!("{:.3}", s.seconds),
             s.bytes.to_string(),
             s.dtw_bytes.to_string(),
+            s.rules_bytes.to_string(),
             note,
         ]);
     }
     let sum = |field: fn(&MaterialSummary) -> u64| summaries.iter().map(field).sum::<u64>();
-    let (positions, bytes, dtw_bytes) =
-        (sum(|s| s.positions), sum(|s| s.bytes), sum(|s| s.dtw_bytes));
+    let (positions, bytes, dtw_bytes, rules_bytes) = (
+        sum(|s| s.positions),
+        sum(|s| s.bytes),
+        sum(|s| s.dtw_bytes),
+        sum(|s| s.rules_bytes),
+    );
     let bits = |bytes: u64| {
         if positions == 0 {
             0.0
@@ -265,6 +298,8 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
         sum(|s| s.wins).to_string(),
         sum(|s| s.draws).to_string(),
         sum(|s| s.losses).to_string(),
+        sum(|s| s.cursed_wins).to_string(),
+        sum(|s| s.blessed_losses).to_string(),
         summaries
             .iter()
             .map(|s| s.longest_win)
@@ -274,26 +309,38 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
         format!("{:.3}", summaries.iter().map(|s| s.seconds).sum::<f64>()),
         bytes.to_string(),
         dtw_bytes.to_string(),
+        rules_bytes.to_string(),
         format!(
-            "{:.3} bits/position, dtw {:.3}",
+            "{:.3} bits/position, dtw {:.3}, rules {:.3}",
             bits(bytes),
-            bits(dtw_bytes)
+            bits(dtw_bytes),
+            bits(rules_bytes)
         ),
     ]);
-    let mut widths = [0usize; COLUMNS];
-    for row in &rows {
+    write_table(out, &rows, &RIGHT_ALIGNED)
+}
+
+/// Writes rows in columns as wide as their widest cell, two spaces apart, numbers aligned
+/// right, trailing spaces trimmed.
+pub fn write_table<const N: usize>(
+    out: &mut impl Write,
+    rows: &[[String; N]],
+    right_aligned: &[bool; N],
+) -> io::Result<()> {
+    let mut widths = [0usize; N];
+    for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    for row in &rows {
+    for row in rows {
         let mut line = String::new();
         for (c, cell) in row.iter().enumerate() {
             if c > 0 {
                 line.push_str("  ");
             }
             let pad = " ".repeat(widths[c] - cell.chars().count());
-            if RIGHT_ALIGNED[c] {
+            if right_aligned[c] {
                 line.push_str(&pad);
                 line.push_str(cell);
             } else {

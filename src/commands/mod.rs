@@ -5,6 +5,7 @@ mod moves;
 mod perft;
 mod probe;
 mod show;
+mod stats;
 mod verify;
 
 use clap::{Args, Subcommand};
@@ -20,13 +21,17 @@ pub enum Command {
     Moves(moves::MovesArgs),
     /// Draw a position as a board with square numbers.
     Show(show::ShowArgs),
-    /// Build the win/draw/loss tables, reusing valid ones already on disk.
+    /// Build the tables (win/draw/loss, distance to win, draw-rule classes), reusing valid
+    /// ones already on disk.
     Generate(generate::GenerateArgs),
     /// Look positions up in the tables: their value and every legal move's.
     #[command(long_about = probe::LONG_ABOUT)]
     Probe(probe::ProbeArgs),
     /// Check every table against its successors by forward move generation.
     Verify(verify::VerifyArgs),
+    /// Count what the tables hold: values, draw-rule classes, longest wins, per material.
+    #[command(long_about = stats::LONG_ABOUT)]
+    Stats(stats::StatsArgs),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -37,6 +42,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Generate(args) => generate::run(&args),
         Command::Probe(args) => probe::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Stats(args) => stats::run(&args),
     }
 }
 

@@ -1,41 +1,104 @@
-//! `rafle probe`: positions looked up in the tables, with the value of every legal move.
+//! `rafle probe`: positions looked up in the tables, with the value of every legal move, the
+//! draw-rule class and count (FMJD 6.2–6.4), the result under live counters, and the game to
+//! its end with best play.
 
+use std::cmp::Reverse;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 
+use anyhow::anyhow;
 use clap::Args;
-use rafle_probe::{Dtw, Move, Position, ProbeError, SquareStyle, Tablebase, Wdl};
+use rafle_probe::{
+    resets_counter, Category, Color, Counters, Dtw, Limits, Move, Position, RuleClass, RuleValue,
+    SquareStyle, Tablebase, Wdl,
+};
 use serde::Serialize;
 
-use super::{read_fen, VariantArg};
+use super::{move_order, read_fen, VariantArg};
 use crate::output::{other, Failure};
 
 /// The long help of `rafle probe`: the output formats.
 pub const LONG_ABOUT: &str = "\
-Look positions up in the tables: their value and every legal move's.
+Look positions up in the tables: their value and every legal move's, with and without the
+FMJD draw rules 6.2-6.4.
 
 Text output, per position: the FEN, its value for the side to move (win, draw or loss) and
 the distance to the end of the game with best play (the winner hurrying, the loser holding
-out) in plies and in moves, then one indented line per legal move with the result that move
-leads to for the side playing it: the moves that keep a win show \"win\".
+out) in plies and in moves; then the rule whose counter is live in the position (6.2, or the
+endgame rules 6.3 and 6.4), the position's class under the draw rules with fresh counters
+(win, cursed win, draw, blessed loss or loss) and, for a win or a loss, its count in plies,
+and the limits the rule tables were computed with. Then one indented line per legal move
+with what the move is worth to the side playing it: the result and distance ignoring the
+rules, then its class and count under the rules (counted from the position before the move):
+the moves that keep a win show \"win\".
 
   $ rafle probe --variant brazilian B:W29:B25,22
-  B:W29:B25,22 win in 3 plies (2 moves)
-    22-26  loss in 2 plies (1 move)
-    25-30  win in 3 plies (2 moves)
+  B:W29:B25,22 win in 3 plies (2 moves); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)
+    22-26  loss in 2 plies (1 move); loss, count 1
+    25-30  win in 3 plies (2 moves); win, count 1
+
+The class and count (RULES.md 5.3): with U plies already used on the live counter (the 6.2
+count outside the endgame categories, the category count inside them) and L the rule's
+limit, the side to move wins iff the class is win and count <= L - U, loses iff the class is
+loss and count <= L - U, and otherwise the rules make the game a draw. A cursed win is won
+ignoring the rules but drawn under them; a blessed loss is the other side of it.
+
+--counters K,C gives the live counters: K plies of king moves without capture (rule 6.2) and
+C plies in the current endgame category (rules 6.3/6.4); the position line then adds the
+result under the rules with them (\"counters 0,8: draw\"), and each move line the result for
+the side playing it with the counters after the move.
+
+--line plays the game to its end from the position and the counters (0,0 without
+--counters): the side that wins under the rules plays, among the moves that keep the win,
+the one that ends the game soonest (the smallest distance to win, then the smallest rule
+count); the side that loses plays the move that holds out longest (the largest distance,
+then the largest count); in a position drawn under the rules, the side to move plays the
+first move (in the order of 'rafle moves') that keeps the draw. One line per ply: its
+number, the move, the counters after it (K,C), the result for the side to move then, with
+its class and count and its distance to win; then how the game ended: \"White wins: Black
+has no move\", \"White wins: Black has no piece left\", or \"draw: rule 6.2 (50 plies)\" (the
+live counter reached its limit and the side to move still has a move).
+
+  $ rafle probe --variant brazilian --counters 0,2 --line W:WK1,K2:BK28
+  W:WK1,K2:BK28 win in 7 plies (4 moves); rule 6.4: win, count 7; counters 0,2: win (rules ...)
+    ... (the moves)
+    line:
+       1. 2-9    1,3  Black loses (loss, count 6, dtw 6)
+       2. 28-32  2,4  White wins (win, count 5, dtw 5)
+       ...
+       7. 1x10   0,0  Black loses (loss, count 0, dtw 0)
+    end: White wins: Black has no piece left
 
 JSON output (--json), one object per line:
-  {\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,\"moves\":[{\"move\":\"22-26\",
-   \"wdl\":\"win\",\"dtw\":1},{\"move\":\"25-30\",\"wdl\":\"loss\",\"dtw\":2}]}
-where \"dtw\" is the distance to win in plies (null for a draw), and a move's \"wdl\" and
-\"dtw\" are those of the side to move AFTER the move, as the tables store them: a winning
-move shows \"loss\".
+  {\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,\"class\":\"win\",\"count\":1,
+   \"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",\"moves\":[{\"move\":\"22-26\",
+   \"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1},{\"move\":\"25-30\",\"wdl\":\"loss\",
+   \"dtw\":2,\"class\":\"loss\",\"count\":1}]}
+where \"dtw\" is the distance to win in plies (null for a draw), \"class\" one of \"win\",
+\"cursed_win\", \"draw\", \"blessed_loss\", \"loss\", \"count\" the rule count in plies (null
+unless the class is \"win\" or \"loss\"), \"rule\" the rule whose counter is live (\"6.2\",
+\"6.3\" or \"6.4\") and \"limits\" the plies of each rule the rule tables were computed with.
+A move's \"wdl\", \"dtw\", \"class\" and \"count\" are those of the side to move AFTER the
+move, as the tables store them: a winning move shows \"loss\". With --counters the object
+also has \"king_plies\" and \"category_plies\" (the counters given) and \"result\" (\"win\",
+\"draw\" or \"loss\" under the rules with them), and each move the counters after it and the
+\"result\" of the side to move after it. With --line it has \"line\": an array of
+{\"move\",\"king_plies\",\"category_plies\",\"result\",\"class\",\"count\",\"dtw\"}, one per
+ply (the counters after the ply; result, class, count and dtw for the side to move after
+it), and \"end\": how the game ended, as in the text.
+
+Without rule tables in the directory (tables of an older rafle), the class and count are
+shown as unavailable (JSON null) and --counters and --line are refused. Rule tables computed
+with different limits are refused.
 
 Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN exits with
 code 2 and a table that cannot be read with code 1. With several FENs, or FENs read from
 standard input (one per line, blank lines skipped), a position that fails gives an error line
 instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
 failed.";
+
+/// The most plies `--line` plays: a game under the draw rules always ends well before.
+const MAX_LINE: usize = 2000;
 
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
@@ -47,18 +110,97 @@ pub struct ProbeArgs {
     /// One JSON object per position; a move's "wdl" is the value after it (see --help).
     #[arg(long)]
     json: bool,
+    /// The live draw-rule counters: K plies of king moves without capture (6.2), C plies in
+    /// the endgame category (6.3/6.4); adds the result under the rules with them.
+    #[arg(long, value_name = "K,C", value_parser = parse_counters)]
+    counters: Option<Counters>,
+    /// Play the game to its end with best play under the draw rules (see --help).
+    #[arg(long)]
+    line: bool,
     /// Positions in PDN FEN; without any, one per line is read from standard input.
     fens: Vec<String>,
 }
 
-/// A position's value and its moves' values, as the tables give them.
+/// The most plies `--counters` takes on either counter: far past every limit (a counter at
+/// its limit already means a draw), and room to count on without overflowing.
+const MAX_COUNTER: u16 = 10_000;
+
+fn parse_counters(text: &str) -> Result<Counters, String> {
+    let counters: Counters = text.parse()?;
+    if counters.king_plies.max(counters.category_plies) > MAX_COUNTER {
+        return Err(format!(
+            "bad counters {text:?}: a counter is at most {MAX_COUNTER} plies"
+        ));
+    }
+    Ok(counters)
+}
+
+/// What every position of a run is probed with.
+struct Probe<'a> {
+    tables: &'a Tablebase,
+    /// The limits of the variant's rule tables; `None` without rule tables.
+    limits: Option<Limits>,
+    /// The live counters given, if any.
+    counters: Option<Counters>,
+    /// Whether to play the game out.
+    line: bool,
+}
+
+/// A position's values, its moves' values and its best line, as the tables give them.
 struct Answer {
     /// For the side to move.
     wdl: Wdl,
     /// For the side to move.
     dtw: Dtw,
-    /// Move text and the value for the side to move after the move, in `rafle moves` order.
-    moves: Vec<(String, Wdl, Dtw)>,
+    /// The rule whose counter is live.
+    category: Category,
+    /// The rule-aware value, `None` without rule tables.
+    rules: Option<Rules>,
+    /// In `rafle moves` order.
+    moves: Vec<MoveAnswer>,
+    /// With `--line`.
+    line: Option<Line>,
+}
+
+/// The rule-aware value of a position.
+struct Rules {
+    limits: Limits,
+    /// With fresh counters.
+    value: RuleValue,
+    /// With the counters given, if any.
+    result: Option<(Counters, Wdl)>,
+}
+
+/// One legal move.
+struct MoveAnswer {
+    text: String,
+    /// For the side to move after the move.
+    wdl: Wdl,
+    /// For the side to move after the move.
+    dtw: Dtw,
+    /// For the side to move after the move (fresh counters there), and what the move is worth
+    /// to the side playing it, counted from the position before it.
+    rules: Option<(RuleValue, RuleValue)>,
+    /// The counters after the move and the result under the rules for the side to move then.
+    result: Option<(Counters, Wdl)>,
+}
+
+/// A game played to its end.
+struct Line {
+    plies: Vec<Ply>,
+    end: String,
+}
+
+/// One ply of a line: the move and, for the side to move after it, the counters, the result
+/// under the rules with them, the rule-aware value and the distance to win.
+struct Ply {
+    text: String,
+    counters: Counters,
+    /// Who is to move after the ply.
+    turn: Color,
+    result: Wdl,
+    value: RuleValue,
+    dtw: Dtw,
 }
 
 #[derive(Serialize)]
@@ -66,7 +208,35 @@ struct JsonAnswer<'a> {
     fen: &'a str,
     wdl: &'static str,
     dtw: Option<u16>,
+    class: Option<&'static str>,
+    count: Option<u8>,
+    rule: &'static str,
+    limits: Option<String>,
+    #[serde(flatten)]
+    result: Option<JsonResult>,
     moves: Vec<JsonMove>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<Vec<JsonPly>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<String>,
+}
+
+/// The counters and the result under the rules with them.
+#[derive(Serialize)]
+struct JsonResult {
+    king_plies: u16,
+    category_plies: u16,
+    result: &'static str,
+}
+
+impl JsonResult {
+    fn new(&(counters, result): &(Counters, Wdl)) -> JsonResult {
+        JsonResult {
+            king_plies: counters.king_plies,
+            category_plies: counters.category_plies,
+            result: result.name(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -74,6 +244,22 @@ struct JsonMove {
     #[serde(rename = "move")]
     text: String,
     wdl: &'static str,
+    dtw: Option<u16>,
+    class: Option<&'static str>,
+    count: Option<u8>,
+    #[serde(flatten)]
+    result: Option<JsonResult>,
+}
+
+#[derive(Serialize)]
+struct JsonPly {
+    #[serde(rename = "move")]
+    text: String,
+    king_plies: u16,
+    category_plies: u16,
+    result: &'static str,
+    class: &'static str,
+    count: Option<u8>,
     dtw: Option<u16>,
 }
 
@@ -86,17 +272,33 @@ struct JsonError<'a> {
 pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     let tables = Tablebase::open(&args.data)
         .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
+    let variant = args.variant.variant;
+    let limits = tables.limits(variant).map_err(other)?;
+    if limits.is_none() && (args.counters.is_some() || args.line) {
+        let option = if args.line { "--line" } else { "--counters" };
+        return Err(Failure::Other(anyhow!(
+            "{option} needs the draw-rule tables, and there is no {variant} rule table \
+             (<material>.rules) in {}: generate them with 'rafle generate'",
+            args.data.join(variant.name()).display()
+        )));
+    }
+    let probe = Probe {
+        tables: &tables,
+        limits,
+        counters: args.counters,
+        line: args.line,
+    };
     let mut out = BufWriter::new(io::stdout().lock());
     if let [fen] = args.fens.as_slice() {
-        let pos = read_fen(args.variant.variant, fen)?;
-        let answer = probe(&tables, &pos).map_err(other)?;
+        let pos = read_fen(variant, fen)?;
+        let answer = probe.answer(&pos).map_err(other)?;
         write_answer(&mut out, fen, &answer, args.json)?;
         out.flush()?;
         return Ok(());
     }
     let mut batch = Batch {
         args,
-        tables: &tables,
+        probe: &probe,
         probed: 0,
         failed: 0,
     };
@@ -125,7 +327,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     }
     out.flush()?;
     if batch.failed > 0 {
-        return Err(Failure::Other(anyhow::anyhow!(
+        return Err(Failure::Other(anyhow!(
             "{} of {} positions could not be probed",
             batch.failed,
             batch.probed
@@ -137,7 +339,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
 /// Several positions, each failing on its own line without stopping the run.
 struct Batch<'a> {
     args: &'a ProbeArgs,
-    tables: &'a Tablebase,
+    probe: &'a Probe<'a>,
     probed: usize,
     failed: usize,
 }
@@ -147,7 +349,7 @@ impl Batch<'_> {
         self.probed += 1;
         let answer = Position::from_fen(self.args.variant.variant, fen)
             .map_err(|e| e.to_string())
-            .and_then(|pos| probe(self.tables, &pos).map_err(|e| e.to_string()));
+            .and_then(|pos| self.probe.answer(&pos).map_err(|e| format!("{e:#}")));
         match answer {
             Ok(answer) => write_answer(out, fen, &answer, self.args.json),
             Err(error) => {
@@ -162,71 +364,304 @@ impl Batch<'_> {
     }
 }
 
-/// Looks a position and all its moves up.
-fn probe(tables: &Tablebase, pos: &Position) -> Result<Answer, ProbeError> {
-    // The position first: past the tables' reach it fails with "too many pieces" rather than
-    // with a missing table of one of its captures.
-    let wdl = tables.probe_wdl(pos)?;
-    let dtw = tables.probe_dtw(pos)?;
-    let legal = pos.legal_moves();
-    let mut moves: Vec<(Move, Wdl, Dtw)> = tables
-        .probe_moves(pos)?
-        .into_iter()
-        .zip(tables.probe_moves_dtw(pos)?)
-        .map(|((mv, wdl), (_, dtw))| (mv, wdl, dtw))
-        .collect();
-    moves.sort_by_key(|(m, _, _)| super::move_order(m));
-    let moves = moves
-        .into_iter()
-        .map(|(mv, wdl, dtw)| {
-            (
-                pos.move_text_among(&mv, &legal, SquareStyle::Numeric),
-                wdl,
-                dtw,
-            )
+impl Probe<'_> {
+    /// Looks a position and all its moves up, and plays its line if asked.
+    fn answer(&self, pos: &Position) -> anyhow::Result<Answer> {
+        let tables = self.tables;
+        // The position first: past the tables' reach it fails with "too many pieces" rather
+        // than with a missing table of one of its captures.
+        let wdl = tables.probe_wdl(pos)?;
+        let dtw = tables.probe_dtw(pos)?;
+        let category = Category::of_position(pos);
+        let legal = pos.legal_moves();
+        let values = tables
+            .probe_moves(pos)?
+            .into_iter()
+            .zip(tables.probe_moves_dtw(pos)?);
+        let mut moves: Vec<(Move, MoveAnswer)> = values
+            .map(|((mv, wdl), (_, dtw))| {
+                let text = pos.move_text_among(&mv, &legal, SquareStyle::Numeric);
+                let answer = MoveAnswer {
+                    text,
+                    wdl,
+                    dtw,
+                    rules: None,
+                    result: None,
+                };
+                (mv, answer)
+            })
+            .collect();
+        let rules = match self.limits {
+            None => None,
+            Some(limits) => {
+                let outcome = tables.probe_rules(pos, self.counters.unwrap_or_default())?;
+                let after = tables.probe_moves_rules(pos)?;
+                for ((mv, answer), (_, next_value)) in moves.iter_mut().zip(after) {
+                    let next = pos.play(mv);
+                    let resets = resets_counter(pos, mv, &next);
+                    // What the move is worth to its player: the position's value were it the
+                    // only move.
+                    let mover = RuleValue::from_successors(outcome.limit, [(next_value, resets)]);
+                    answer.rules = Some((next_value, mover));
+                    if let Some(counters) = self.counters {
+                        let counters = counters.after(pos, mv, &next);
+                        let category = Category::of_position(&next);
+                        let used = counters.used(category);
+                        let result = next_value.result(used, limits.of(category));
+                        answer.result = Some((counters, result));
+                    }
+                }
+                Some(Rules {
+                    limits,
+                    value: outcome.value,
+                    result: self.counters.map(|c| (c, outcome.result)),
+                })
+            }
+        };
+        moves.sort_by_key(|(mv, _)| move_order(mv));
+        let line = if self.line {
+            Some(self.play_line(pos, self.counters.unwrap_or_default())?)
+        } else {
+            None
+        };
+        Ok(Answer {
+            wdl,
+            dtw,
+            category,
+            rules,
+            moves: moves.into_iter().map(|(_, answer)| answer).collect(),
+            line,
         })
-        .collect();
-    Ok(Answer { wdl, dtw, moves })
+    }
+
+    /// Plays the game from `pos` with live `counters` to its end under the draw rules: the
+    /// winner the quickest forced win, the loser the longest resistance, a drawn side the first
+    /// move keeping the draw.
+    fn play_line(&self, start: &Position, mut counters: Counters) -> anyhow::Result<Line> {
+        let tables = self.tables;
+        let mut pos = *start;
+        let mut plies = Vec::new();
+        let end = loop {
+            let (side, opponent) = (pos.turn(), pos.turn().opposite());
+            if pos.side_pieces(side).is_empty() {
+                break format!(
+                    "{} wins: {} has no piece left",
+                    color_name(opponent),
+                    color_name(side)
+                );
+            }
+            if pos.side_pieces(opponent).is_empty() {
+                // Only a FEN can start so: the game is already over.
+                break format!(
+                    "{} wins: {} has no piece left",
+                    color_name(side),
+                    color_name(opponent)
+                );
+            }
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break format!(
+                    "{} wins: {} has no move",
+                    color_name(opponent),
+                    color_name(side)
+                );
+            }
+            let outcome = tables.probe_rules(&pos, counters)?;
+            if counters.used(outcome.category) >= u16::from(outcome.limit) {
+                break format!(
+                    "draw: rule {} ({} plies)",
+                    outcome.category.article(),
+                    outcome.limit
+                );
+            }
+            if plies.len() >= MAX_LINE {
+                break format!("stopped after {MAX_LINE} plies");
+            }
+            let mut options = Vec::with_capacity(legal.len());
+            for mv in &legal {
+                let next = pos.play(mv);
+                let after = counters.after(&pos, mv, &next);
+                let next_outcome = tables.probe_rules(&next, after)?;
+                let next_dtw = tables.probe_dtw(&next)?;
+                options.push((*mv, next, after, next_outcome, next_dtw));
+            }
+            options.sort_by_key(|(mv, ..)| move_order(mv));
+            // `min_by_key` keeps the first of equal keys: the first in move order.
+            let chosen = match outcome.result {
+                Wdl::Win => options
+                    .iter()
+                    .filter(|(_, _, _, o, _)| o.result == Wdl::Loss)
+                    .min_by_key(|(_, _, _, o, d)| (d.plies(), o.value.count())),
+                Wdl::Loss => options
+                    .iter()
+                    .filter(|(_, _, _, o, _)| o.result == Wdl::Win)
+                    .min_by_key(|(_, _, _, o, d)| (Reverse(d.plies()), Reverse(o.value.count()))),
+                Wdl::Draw => options.iter().find(|(_, _, _, o, _)| o.result == Wdl::Draw),
+            };
+            let Some((mv, next, after, next_outcome, next_dtw)) = chosen else {
+                return Err(anyhow!(
+                    "the tables disagree: {} is a {} under the draw rules with counters {},{} \
+                     but no move keeps it",
+                    pos.to_fen(),
+                    outcome.result,
+                    counters.king_plies,
+                    counters.category_plies
+                ));
+            };
+            plies.push(Ply {
+                text: pos.move_text_among(mv, &legal, SquareStyle::Numeric),
+                counters: *after,
+                turn: opponent,
+                result: next_outcome.result,
+                value: next_outcome.value,
+                dtw: *next_dtw,
+            });
+            pos = *next;
+            counters = *after;
+        };
+        Ok(Line { plies, end })
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
 }
 
 fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) -> io::Result<()> {
     if json {
-        let moves = answer
-            .moves
-            .iter()
-            .map(|(text, after, dtw)| JsonMove {
-                text: text.clone(),
-                wdl: after.name(),
-                dtw: dtw.plies(),
-            })
-            .collect();
-        return write_json(
-            out,
-            &JsonAnswer {
-                fen,
-                wdl: answer.wdl.name(),
-                dtw: answer.dtw.plies(),
-                moves,
-            },
-        );
+        return write_json(out, &json_answer(fen, answer));
     }
-    writeln!(out, "{fen} {}", describe(answer.dtw))?;
-    let width = answer
-        .moves
-        .iter()
-        .map(|(text, _, _)| text.len())
-        .max()
-        .unwrap_or(0);
-    for (text, _, after) in &answer.moves {
+    let rules = match &answer.rules {
+        None => format!(
+            "rule {}: class unavailable (no rule tables)",
+            answer.category.article()
+        ),
+        Some(rules) => {
+            let with_counters = rules.result.map_or(String::new(), |(c, result)| {
+                format!("; counters {},{}: {result}", c.king_plies, c.category_plies)
+            });
+            format!(
+                "rule {}: {}{with_counters} (rules {})",
+                answer.category.article(),
+                describe_rule(rules.value),
+                rules.limits
+            )
+        }
+    };
+    writeln!(out, "{fen} {}; {rules}", describe(answer.dtw))?;
+    let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);
+    for m in &answer.moves {
         // The mover's result is the opposite of the value for the side to move after it, one
         // ply longer.
-        writeln!(
-            out,
-            "  {text:<width$}  {}",
-            describe(Dtw::from_successors([*after]))
-        )?;
+        let mut line = format!(
+            "  {:<width$}  {}",
+            m.text,
+            describe(Dtw::from_successors([m.dtw]))
+        );
+        if let Some((_, mover)) = m.rules {
+            line += &format!("; {}", describe_rule(mover));
+        }
+        if let Some((c, result)) = m.result {
+            let result = -result;
+            line += &format!("; counters {},{}: {result}", c.king_plies, c.category_plies);
+        }
+        writeln!(out, "{line}")?;
+    }
+    if let Some(line) = &answer.line {
+        writeln!(out, "  line:")?;
+        let width = line.plies.iter().map(|p| p.text.len()).max().unwrap_or(0);
+        let counters_width = line
+            .plies
+            .iter()
+            .map(|p| counters_text(p.counters).len())
+            .max()
+            .unwrap_or(0);
+        for (n, ply) in line.plies.iter().enumerate() {
+            let statement = match ply.result {
+                Wdl::Win => format!("{} wins", color_name(ply.turn)),
+                Wdl::Loss => format!("{} loses", color_name(ply.turn)),
+                Wdl::Draw => "draw".to_string(),
+            };
+            let dtw = ply
+                .dtw
+                .plies()
+                .map_or(String::new(), |d| format!(", dtw {d}"));
+            writeln!(
+                out,
+                "  {:>4}. {:<width$}  {:<counters_width$}  {statement} ({}{dtw})",
+                n + 1,
+                ply.text,
+                counters_text(ply.counters),
+                describe_rule(ply.value)
+            )?;
+        }
+        writeln!(out, "  end: {}", line.end)?;
     }
     Ok(())
+}
+
+fn json_answer<'a>(fen: &'a str, answer: &Answer) -> JsonAnswer<'a> {
+    let moves = answer
+        .moves
+        .iter()
+        .map(|m| JsonMove {
+            text: m.text.clone(),
+            wdl: m.wdl.name(),
+            dtw: m.dtw.plies(),
+            class: m.rules.map(|(after, _)| after.class().name()),
+            count: m.rules.and_then(|(after, _)| after.count()),
+            result: m.result.as_ref().map(JsonResult::new),
+        })
+        .collect();
+    let line = answer.line.as_ref().map(|line| {
+        line.plies
+            .iter()
+            .map(|p| JsonPly {
+                text: p.text.clone(),
+                king_plies: p.counters.king_plies,
+                category_plies: p.counters.category_plies,
+                result: p.result.name(),
+                class: p.value.class().name(),
+                count: p.value.count(),
+                dtw: p.dtw.plies(),
+            })
+            .collect()
+    });
+    let rules = answer.rules.as_ref();
+    JsonAnswer {
+        fen,
+        wdl: answer.wdl.name(),
+        dtw: answer.dtw.plies(),
+        class: rules.map(|r| r.value.class().name()),
+        count: rules.and_then(|r| r.value.count()),
+        rule: answer.category.article(),
+        limits: rules.map(|r| r.limits.to_string()),
+        result: rules.and_then(|r| r.result.as_ref()).map(JsonResult::new),
+        moves,
+        line,
+        end: answer.line.as_ref().map(|l| l.end.clone()),
+    }
+}
+
+/// `12,3`.
+fn counters_text(c: Counters) -> String {
+    format!("{},{}", c.king_plies, c.category_plies)
+}
+
+/// `win, count 7`, `cursed win`, `draw`.
+fn describe_rule(value: RuleValue) -> String {
+    let class = match value.class() {
+        RuleClass::CursedWin => "cursed win",
+        RuleClass::BlessedLoss => "blessed loss",
+        class => class.name(),
+    };
+    match value.count() {
+        Some(count) => format!("{class}, count {count}"),
+        None => class.to_string(),
+    }
 }
 
 /// `win in 7 plies (4 moves)`, `draw`, `loss in 6 plies (3 moves)`.
