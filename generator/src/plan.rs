@@ -75,11 +75,13 @@ impl Plan {
         // position beside the distances, and the rule codes. The distances and rule values of
         // everything solved before it stay (2 bytes a position, and a byte more for the few
         // materials with wins past 254 plies, and the allocator: a quarter more is allowed for
-        // them). Measured for Brazilian up to 6 pieces: 6.09 GiB, planned 6.1 GiB.
+        // them). That adds up to about 8 bytes a position of the material being solved; 11 are
+        // planned, which covers what was measured: Brazilian up to 6 pieces peaked at 6.09 GiB
+        // (planned 6.4 GiB), international up to 5 at 3.85 GiB (planned 4.1 GiB).
         let mut solved = 0u64;
         let mut peak = 0u64;
         for m in &materials {
-            let current = 9 * m.positions;
+            let current = 11 * m.positions;
             peak = peak.max(2 * solved + solved / 4 + current);
             solved += m.positions;
         }
