@@ -5,12 +5,12 @@
 //! This is a child module of `tablebase` so that it reads the table slots and the cache
 //! without widening their visibility.
 
-use super::{slot_key, Tablebase, NO_SLOT};
+use super::{slot_key, stored_orientation, values_stored, Tablebase, NO_SLOT};
 use crate::format::{packed_code, TableKind};
 use crate::rules::resets_counter;
 use crate::{
-    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome, RuleValue,
-    Variant, Wdl,
+    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleClass, RuleOutcome,
+    RuleValue, Variant, Wdl,
 };
 
 /// A tablebase is shared between the threads of a search: checked here, at compile time.
@@ -57,7 +57,7 @@ impl Tablebase {
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
     /// let tables = Tablebase::open_with_cache(dir.path(), 64 << 20)?;
-    /// let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2:BK32")?;
+    /// let pos = Position::from_fen(Variant::Brazilian, "B:W29:B25,22")?;
     /// assert_eq!(tables.probe_wdl_cached(&pos), None); // nothing read yet
     /// assert_eq!(tables.probe_wdl(&pos)?, Wdl::Win); // reads the block
     /// assert_eq!(tables.probe_wdl_cached(&pos), Some(Wdl::Win));
@@ -88,6 +88,26 @@ impl Tablebase {
     /// block needed is already in the cache; `None` otherwise, and also when there is no
     /// rule table for the position or the directory's rule tables mix limits, without reading
     /// any file. Nothing is allocated.
+    ///
+    /// ```
+    /// # use rafle_probe::{Counters, Position, RuleClass, Tablebase, Variant, Wdl};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
+    /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
+    /// let tables = Tablebase::open(dir.path())?;
+    /// let pos = Position::from_fen(Variant::Brazilian, "B:W29:B25,22")?;
+    /// let fresh = tables.probe_rules(&pos, Counters::FRESH)?;
+    /// assert_eq!(fresh.value.class(), RuleClass::Win);
+    /// assert_eq!(fresh.value.count(), Some(1)); // the man move 25-30 resets the count
+    /// assert_eq!((fresh.category.article(), fresh.limit), ("6.2", 50));
+    /// assert_eq!(fresh.result, Wdl::Win);
+    /// // With 50 king-only plies already played, rule 6.2 has drawn the game.
+    /// let late = Counters { king_plies: 50, category_plies: 0 };
+    /// assert_eq!(tables.probe_rules(&pos, late)?.result, Wdl::Draw);
+    /// // The blocks are cached now: the cache-only probe answers the same.
+    /// assert_eq!(tables.probe_rules_cached(&pos, late), Some(tables.probe_rules(&pos, late)?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn probe_rules_cached(&self, pos: &Position, counters: Counters) -> Option<RuleOutcome> {
         let limits = self.limits(pos.variant()).ok()??;
         let value = self.rule_value_cached(pos, limits)?;
@@ -106,7 +126,18 @@ impl Tablebase {
         if pos.side_pieces(pos.turn().opposite()).is_empty() {
             return Some(RuleValue::win(0));
         }
-        if pos.must_capture() {
+        // Step for step as `rule_value` (the tests compare the two on every position they
+        // probe): drawn positions from the win/draw/loss table, capture positions and those
+        // the rule tables leave out through their moves, the rest from the rule table.
+        let capture = pos.must_capture();
+        if !capture {
+            let wdl =
+                self.stored_cached(TableKind::Wdl, pos, |block, _, i| packed_code(block, i))?;
+            if Wdl::from_code(wdl)? == Wdl::Draw {
+                return Some(RuleValue::uncounted(RuleClass::Draw));
+            }
+        }
+        if capture || !values_stored(pos) {
             let limit = limits.of(Category::of_position(pos));
             let mut missing = false;
             // `map_while` stops at the first successor not in the cache; `missing` tells that
@@ -135,12 +166,7 @@ impl Tablebase {
         pos: &Position,
         read: impl FnOnce(&[u8], u8, usize) -> T,
     ) -> Option<T> {
-        let material = Material::of(pos);
-        let (pos, material) = if material.is_canonical() {
-            (*pos, material)
-        } else {
-            (pos.mirrored(), material.mirrored())
-        };
+        let (pos, material) = stored_orientation(kind, pos);
         let slot = self.slot_of[slot_key(kind, pos.variant(), material)?];
         if slot == NO_SLOT {
             return None;
@@ -161,8 +187,9 @@ impl Tablebase {
     /// The best move by distance to win, with the value it keeps for the side to move (the
     /// position's own value, [`Tablebase::probe_dtw`]): in a won position the move that wins
     /// quickest, in a drawn one a move that keeps the draw, in a lost one the move that holds
-    /// out longest. Among equally good moves the first in the order of
-    /// [`Position::legal_moves`] is chosen, so the answer is the same on every call.
+    /// out longest. Among equally good moves the first by start square, then end square, then
+    /// captured squares (the order `rafle moves` lists them) is chosen, so the answer does not
+    /// depend on the move generator's order.
     ///
     /// `None` when the game is over: the side to move has no legal move, or the opponent has
     /// no piece left.
@@ -193,7 +220,13 @@ impl Tablebase {
         let mut best: Option<(Move, Dtw)> = None;
         for mv in &pos.legal_moves() {
             let value = Dtw::from_successors([self.probe_dtw(&pos.play(mv))?]);
-            if best.is_none_or(|(_, kept)| preference(value) > preference(kept)) {
+            let better = best.is_none_or(|(kept_move, kept)| {
+                preference(value)
+                    .cmp(&preference(kept))
+                    .then_with(|| listing_order(&kept_move).cmp(&listing_order(mv)))
+                    .is_gt()
+            });
+            if better {
                 best = Some((*mv, value));
             }
         }
@@ -209,6 +242,12 @@ fn preference(value: Dtw) -> (u8, i32) {
         Dtw::Draw => (1, 0),
         Dtw::Loss(n) => (0, i32::from(n)),
     }
+}
+
+/// The order `rafle moves` lists moves in: start square, end square, captured squares.
+fn listing_order(mv: &Move) -> (u8, u8, Vec<u8>) {
+    let captured = mv.captured().into_iter().map(|sq| sq.number()).collect();
+    (mv.from().number(), mv.to().number(), captured)
 }
 
 #[cfg(test)]

@@ -1,0 +1,432 @@
+//! The C functions called from Rust: the same answers as the Rust API on a batch of positions
+//! (every position of two materials and random ones of all), their error codes and texts,
+//! null pointers refused, availability, the cache bound, and one handle shared by threads.
+
+use std::ffi::{c_int, CStr, CString};
+use std::path::Path;
+use std::ptr::{null, null_mut};
+
+use rafle::*;
+use rafle_generator::{generate, NoProgress, Plan};
+use rafle_probe::format::TableKind;
+use rafle_probe::{
+    Counters, Material, Position, PositionIndex, ProbeError, RuleClass, SquareStyle, Tablebase,
+    Variant, Wdl,
+};
+use tempfile::TempDir;
+
+fn tables() -> TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for variant in Variant::ALL {
+        let plan = Plan::new(variant, 3, dir.path()).expect("plan");
+        generate(&plan, &NoProgress).expect("tables generate");
+    }
+    dir
+}
+
+/// An open handle, closed when dropped; shared by threads as the header allows.
+struct Handle(*mut RafleTablebase);
+
+// SAFETY: the C interface documents handles as usable from any number of threads at once
+// (the Rust `Tablebase` behind it is Send + Sync); only closing needs exclusive access, which
+// `Drop` has.
+unsafe impl Send for Handle {}
+// SAFETY: as above.
+unsafe impl Sync for Handle {}
+
+impl Handle {
+    fn open(dir: &Path, cache: usize) -> Handle {
+        let path = CString::new(dir.to_str().expect("a UTF-8 path")).expect("no NUL");
+        // SAFETY: a valid NUL-terminated string.
+        let tb = unsafe { rafle_open(path.as_ptr(), cache) };
+        assert!(!tb.is_null(), "{}", last_error());
+        Handle(tb)
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // SAFETY: opened by rafle_open, closed once, nobody else uses it any more.
+        unsafe { rafle_close(self.0) }
+    }
+}
+
+fn last_error() -> String {
+    // SAFETY: rafle_last_error returns a valid NUL-terminated string.
+    unsafe { CStr::from_ptr(rafle_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn wdl_code(wdl: Wdl) -> c_int {
+    match wdl {
+        Wdl::Win => RAFLE_WIN,
+        Wdl::Draw => RAFLE_DRAW,
+        Wdl::Loss => RAFLE_LOSS,
+    }
+}
+
+fn status(e: &ProbeError) -> c_int {
+    match e {
+        ProbeError::TooManyPieces { .. } => RAFLE_ERR_TOO_MANY_PIECES,
+        ProbeError::MissingTable { .. } => RAFLE_ERR_MISSING_TABLE,
+        _ => RAFLE_ERR_BAD_TABLE,
+    }
+}
+
+/// Checks every probe of the C interface against the Rust API on one position.
+fn compare(tb: &Handle, rust: &Tablebase, pos: &Position, counters: Counters) {
+    let c = RaflePosition::from_position(pos);
+    let live = RafleCounters {
+        king_plies: u32::from(counters.king_plies),
+        category_plies: u32::from(counters.category_plies),
+    };
+    // SAFETY (all the calls below): a live handle, valid positions and outputs on the stack.
+    let mut wdl = 7;
+    let got = unsafe { rafle_probe_wdl(tb.0, &c, &mut wdl) };
+    match rust.probe_wdl(pos) {
+        Ok(w) => assert_eq!((got, wdl), (RAFLE_OK, wdl_code(w)), "{pos:?}"),
+        Err(e) => {
+            assert_eq!((got, wdl), (status(&e), 7), "{pos:?}");
+            assert_eq!(last_error(), e.to_string());
+        }
+    }
+    let (mut wdl, mut plies) = (7, 7);
+    let got = unsafe { rafle_probe_dtw(tb.0, &c, &mut wdl, &mut plies) };
+    match rust.probe_dtw(pos) {
+        Ok(d) => {
+            let expected = (
+                RAFLE_OK,
+                wdl_code(d.wdl()),
+                d.plies().map_or(-1, c_int::from),
+            );
+            assert_eq!((got, wdl, plies), expected, "{pos:?}");
+        }
+        Err(e) => assert_eq!(got, status(&e), "{pos:?}"),
+    }
+    let mut rules = RafleRules::default();
+    let got = unsafe { rafle_probe_rules(tb.0, &c, &live, &mut rules) };
+    match rust.probe_rules(pos, counters) {
+        Ok(o) => {
+            assert_eq!(got, RAFLE_OK);
+            assert_eq!(rules.result, wdl_code(o.result), "{pos:?} {counters:?}");
+            let class = match o.value.class() {
+                RuleClass::Win => RAFLE_CLASS_WIN,
+                RuleClass::CursedWin => RAFLE_CLASS_CURSED_WIN,
+                RuleClass::Draw => RAFLE_CLASS_DRAW,
+                RuleClass::BlessedLoss => RAFLE_CLASS_BLESSED_LOSS,
+                RuleClass::Loss => RAFLE_CLASS_LOSS,
+            };
+            assert_eq!(rules.rule_class, class);
+            assert_eq!(rules.count, o.value.count().map_or(-1, c_int::from));
+            assert_eq!(rules.limit, c_int::from(o.limit));
+            let article = o.category.article().replace('.', "");
+            assert_eq!(rules.rule.to_string(), article);
+            let mut cached = RafleRules::default();
+            let hit = unsafe { rafle_probe_rules_cached(tb.0, &c, &live, &mut cached) };
+            assert_eq!((hit, cached), (RAFLE_OK, rules));
+        }
+        Err(e) => assert_eq!(got, status(&e), "{pos:?}"),
+    }
+    let mut best = RafleMove::default();
+    let got = unsafe { rafle_best_move(tb.0, &c, &mut best) };
+    match rust.best_move(pos) {
+        Ok(Some((mv, value))) => {
+            assert_eq!(got, RAFLE_OK);
+            let text = unsafe { CStr::from_ptr(best.text.as_ptr()) };
+            assert_eq!(
+                text.to_str(),
+                Ok(pos.move_text(&mv, SquareStyle::Numeric).as_str())
+            );
+            assert_eq!(best.from, c_int::from(mv.from().number()));
+            assert_eq!(best.to, c_int::from(mv.to().number()));
+            assert_eq!(best.captured, mv.captured().to_numbered_bits());
+            assert_eq!(best.wdl, wdl_code(value.wdl()));
+            assert_eq!(best.plies, value.plies().map_or(-1, c_int::from));
+        }
+        Ok(None) => assert_eq!((got, best.text[0]), (RAFLE_NO_MOVE, 0), "{pos:?}"),
+        Err(e) => assert_eq!(got, status(&e), "{pos:?}"),
+    }
+    let mut cached = 7;
+    let got = unsafe { rafle_probe_wdl_cached(tb.0, &c, &mut cached) };
+    match rust.probe_wdl(pos) {
+        Ok(w) => assert_eq!((got, cached), (RAFLE_OK, wdl_code(w)), "{pos:?}"),
+        Err(_) => assert_eq!((got, cached), (RAFLE_NOT_CACHED, 7), "{pos:?}"),
+    }
+}
+
+#[test]
+fn the_c_interface_answers_as_the_rust_api() {
+    let dir = tables();
+    let tb = Handle::open(dir.path(), 0);
+    let rust = Tablebase::open(dir.path()).expect("tables open");
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut count = 0;
+    for variant in Variant::ALL {
+        for material in rust.materials(variant) {
+            let index = PositionIndex::new(variant, material);
+            let whole = material.to_string() == "KMvK" && variant == Variant::Brazilian;
+            let picks: Vec<u64> = if whole {
+                (0..index.size()).step_by(7).collect()
+            } else {
+                (0..150).map(|_| next() % index.size()).collect()
+            };
+            for i in picks {
+                let counters = Counters {
+                    king_plies: (next() % 60) as u16,
+                    category_plies: (next() % 12) as u16,
+                };
+                compare(&tb, &rust, &index.unrank(i), counters);
+                count += 1;
+            }
+        }
+        for fen in ["W:W21,22:B9,10", "B:W29:B", "W:W29:B"] {
+            let pos = Position::from_fen(variant, fen).expect("FEN");
+            compare(&tb, &rust, &pos, Counters::FRESH);
+        }
+    }
+    assert!(count > 8000, "{count}");
+}
+
+#[test]
+fn availability_and_limits() {
+    let dir = tables();
+    let tb = Handle::open(dir.path(), 1 << 20);
+    let rust = Tablebase::open(dir.path()).expect("tables open");
+    // SAFETY (all the calls below): a live handle, valid pointers or deliberate nulls.
+    unsafe {
+        for (code, variant) in [
+            (RAFLE_INTERNATIONAL, Variant::International),
+            (RAFLE_BRAZILIAN, Variant::Brazilian),
+        ] {
+            for (kind_code, kind) in [
+                (RAFLE_TABLE_WDL, TableKind::Wdl),
+                (RAFLE_TABLE_DTW, TableKind::Dtw),
+                (RAFLE_TABLE_RULES, TableKind::Rules),
+            ] {
+                assert_eq!(rafle_max_pieces(tb.0, code, kind_code), 3);
+                let total = rafle_materials(tb.0, code, kind_code, null_mut(), 0);
+                let list = rust.materials_of(kind, variant);
+                assert_eq!(total, list.len() as c_int);
+                let mut out = vec![RafleMaterial::default(); 4];
+                assert_eq!(
+                    rafle_materials(tb.0, code, kind_code, out.as_mut_ptr(), 4),
+                    total
+                );
+                for (c, m) in out.iter().zip(&list) {
+                    let back = Material {
+                        white_men: c.white_men,
+                        white_kings: c.white_kings,
+                        black_men: c.black_men,
+                        black_kings: c.black_kings,
+                    };
+                    assert_eq!(back, *m);
+                    let mirrored = RafleMaterial {
+                        white_men: c.black_men,
+                        white_kings: c.black_kings,
+                        black_men: c.white_men,
+                        black_kings: c.white_kings,
+                    };
+                    assert_eq!(rafle_has_table(tb.0, code, kind_code, &mirrored), 1);
+                }
+            }
+            let four = RafleMaterial {
+                white_men: 2,
+                white_kings: 0,
+                black_men: 2,
+                black_kings: 0,
+            };
+            assert_eq!(rafle_has_table(tb.0, code, RAFLE_TABLE_WDL, &four), 0);
+            let mut limits = RafleLimits::default();
+            assert_eq!(rafle_rule_limits(tb.0, code, &mut limits), RAFLE_OK);
+            let rust_limits = rust.limits(variant).expect("one set").expect("rule tables");
+            assert_eq!(limits.rule_6_2, c_int::from(rust_limits.rule_6_2));
+            assert_eq!(limits.rule_6_3, c_int::from(rust_limits.rule_6_3));
+            assert_eq!(limits.rule_6_4, c_int::from(rust_limits.rule_6_4));
+        }
+        assert_eq!(
+            rafle_max_pieces(tb.0, 5, RAFLE_TABLE_WDL),
+            RAFLE_ERR_ARGUMENT
+        );
+        assert_eq!(
+            rafle_max_pieces(tb.0, RAFLE_BRAZILIAN, 9),
+            RAFLE_ERR_ARGUMENT
+        );
+        assert!(last_error().contains("table kind 9"));
+        let version = CStr::from_ptr(rafle_version()).to_str().expect("UTF-8");
+        assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    }
+}
+
+#[test]
+fn errors_have_codes_and_texts() {
+    let dir = tables();
+    // SAFETY (all the calls below): valid pointers, live handles, or deliberate nulls.
+    unsafe {
+        assert!(rafle_open(null(), 0).is_null());
+        assert!(last_error().contains("dir is a null pointer"));
+        let nowhere =
+            CString::new(dir.path().join("nowhere").to_str().expect("UTF-8")).expect("no NUL");
+        assert!(rafle_open(nowhere.as_ptr(), 0).is_null());
+        assert!(last_error().contains("nowhere"), "{}", last_error());
+        rafle_close(null_mut());
+
+        let material = |name: &str| dir.path().join("brazilian").join(name);
+        std::fs::remove_file(material("KMvK.wdl")).expect("removed");
+        let bytes = std::fs::read(material("KKvK.wdl")).expect("read");
+        let mut damaged = bytes.clone();
+        let last = damaged.len() - 10;
+        damaged[last] ^= 0xff;
+        std::fs::write(material("KKvK.wdl"), damaged).expect("written");
+
+        let tb = Handle::open(dir.path(), 0);
+        let pos = |fen: &str| {
+            let mut p = RaflePosition::default();
+            let fen = CString::new(fen).expect("no NUL");
+            assert_eq!(
+                rafle_position_from_fen(RAFLE_BRAZILIAN, fen.as_ptr(), &mut p),
+                RAFLE_OK
+            );
+            p
+        };
+        let mut wdl = 0;
+        let kmk = pos("W:WK1,5:BK32");
+        assert_eq!(
+            rafle_probe_wdl(tb.0, &kmk, &mut wdl),
+            RAFLE_ERR_MISSING_TABLE
+        );
+        assert!(last_error().contains("KMvK"), "{}", last_error());
+        let kkk = pos("W:WK1,K5:BK32");
+        assert_eq!(rafle_probe_wdl(tb.0, &kkk, &mut wdl), RAFLE_ERR_BAD_TABLE);
+        assert!(last_error().contains("KKvK.wdl"), "{}", last_error());
+        let four = pos("W:W21,22:B9,10");
+        assert_eq!(
+            rafle_probe_wdl(tb.0, &four, &mut wdl),
+            RAFLE_ERR_TOO_MANY_PIECES
+        );
+        assert!(last_error().contains("4 pieces"), "{}", last_error());
+        assert_eq!(
+            rafle_probe_wdl_cached(tb.0, &four, &mut wdl),
+            RAFLE_NOT_CACHED
+        );
+
+        let ok = pos("B:W29:B25,22");
+        let bad = RaflePosition {
+            white_kings: ok.white_men,
+            ..ok
+        };
+        let mut plies = 0;
+        let mut rules = RafleRules::default();
+        let mut best = RafleMove::default();
+        assert_eq!(rafle_probe_wdl(tb.0, &bad, &mut wdl), RAFLE_ERR_POSITION);
+        assert!(last_error().contains("square 29 is in both"));
+        assert_eq!(rafle_probe_wdl(null(), &ok, &mut wdl), RAFLE_ERR_NULL);
+        assert_eq!(rafle_probe_wdl(tb.0, null(), &mut wdl), RAFLE_ERR_NULL);
+        assert_eq!(rafle_probe_wdl(tb.0, &ok, null_mut()), RAFLE_ERR_NULL);
+        assert_eq!(
+            rafle_probe_wdl_cached(tb.0, &ok, null_mut()),
+            RAFLE_ERR_NULL
+        );
+        assert_eq!(
+            rafle_probe_dtw(tb.0, &ok, &mut wdl, null_mut()),
+            RAFLE_ERR_NULL
+        );
+        assert_eq!(
+            rafle_probe_dtw(tb.0, &ok, null_mut(), &mut plies),
+            RAFLE_ERR_NULL
+        );
+        assert_eq!(
+            rafle_probe_rules(tb.0, &ok, null(), null_mut()),
+            RAFLE_ERR_NULL
+        );
+        assert_eq!(
+            rafle_probe_rules(null(), &ok, null(), &mut rules),
+            RAFLE_ERR_NULL
+        );
+        assert_eq!(rafle_best_move(tb.0, &ok, null_mut()), RAFLE_ERR_NULL);
+        assert_eq!(rafle_best_move(tb.0, null(), &mut best), RAFLE_ERR_NULL);
+        assert_eq!(rafle_max_pieces(null(), 0, 0), RAFLE_ERR_NULL);
+        assert_eq!(rafle_has_table(tb.0, 0, 0, null()), RAFLE_ERR_NULL);
+        assert_eq!(rafle_materials(tb.0, 0, 0, null_mut(), 3), RAFLE_ERR_NULL);
+        assert_eq!(rafle_rule_limits(tb.0, 0, null_mut()), RAFLE_ERR_NULL);
+        assert_eq!(rafle_cache_bytes(null()), 0);
+
+        // A cache-only probe answers once the full probe has read the blocks.
+        assert_eq!(
+            rafle_probe_wdl_cached(tb.0, &ok, &mut wdl),
+            RAFLE_NOT_CACHED
+        );
+        assert_eq!(
+            rafle_probe_rules_cached(tb.0, &ok, null(), &mut rules),
+            RAFLE_NOT_CACHED
+        );
+        assert_eq!(rafle_probe_wdl(tb.0, &ok, &mut wdl), RAFLE_OK);
+        assert_eq!(rafle_probe_rules(tb.0, &ok, null(), &mut rules), RAFLE_OK);
+        let mut cached = 9;
+        assert_eq!(rafle_probe_wdl_cached(tb.0, &ok, &mut cached), RAFLE_OK);
+        assert_eq!((wdl, cached), (RAFLE_WIN, RAFLE_WIN));
+        assert_eq!(
+            (rules.rule_class, rules.result),
+            (RAFLE_CLASS_WIN, RAFLE_WIN)
+        );
+        // Counters used up: the same win becomes a draw under the rules.
+        let late = RafleCounters {
+            king_plies: 50,
+            category_plies: 0,
+        };
+        assert_eq!(rafle_probe_rules(tb.0, &ok, &late, &mut rules), RAFLE_OK);
+        assert_eq!(
+            (rules.rule_class, rules.result),
+            (RAFLE_CLASS_WIN, RAFLE_DRAW)
+        );
+        assert!(rafle_cache_bytes(tb.0) > 0);
+
+        // The game is over: no move.
+        for (fen, value) in [("B:W29:B", RAFLE_LOSS), ("W:W29:B", RAFLE_WIN)] {
+            assert_eq!(rafle_best_move(tb.0, &pos(fen), &mut best), RAFLE_NO_MOVE);
+            assert_eq!((best.wdl, best.plies, best.text[0]), (value, 0, 0), "{fen}");
+        }
+    }
+}
+
+#[test]
+fn threads_share_a_handle_within_its_budget() {
+    let dir = tables();
+    let budget = 200 << 10;
+    let tb = Handle::open(dir.path(), budget);
+    let rust = Tablebase::open(dir.path()).expect("tables open");
+    let index = PositionIndex::new(Variant::International, "KKvK".parse().expect("material"));
+    let positions: Vec<Position> = (0..index.size())
+        .step_by(13)
+        .map(|i| index.unrank(i))
+        .collect();
+    let expected: Vec<c_int> = positions
+        .iter()
+        .map(|p| wdl_code(rust.probe_wdl(p).expect("probe")))
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..3 {
+            let (tb, positions, expected) = (&tb, &positions, &expected);
+            scope.spawn(move || {
+                for (i, pos) in positions.iter().enumerate().skip(t) {
+                    let c = RaflePosition::from_position(pos);
+                    let mut dtw = (0, 0);
+                    let mut wdl = 0;
+                    // SAFETY: a live handle shared as documented, valid position and outputs.
+                    unsafe {
+                        assert_eq!(rafle_probe_wdl(tb.0, &c, &mut wdl), RAFLE_OK);
+                        assert_eq!(rafle_probe_dtw(tb.0, &c, &mut dtw.0, &mut dtw.1), RAFLE_OK);
+                        assert!(rafle_cache_bytes(tb.0) <= budget);
+                    }
+                    assert_eq!((wdl, dtw.0), (expected[i], expected[i]));
+                }
+            });
+        }
+    });
+}
