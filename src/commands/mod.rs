@@ -120,3 +120,29 @@ pub fn move_order(mv: &Move) -> (Square, Square, Vec<u8>) {
 pub fn read_fen(variant: Variant, fen: &str) -> Result<Position, Failure> {
     Position::from_fen(variant, fen).map_err(input)
 }
+
+/// Opens a table directory and lists the chosen variants that have tables there, failing if
+/// none has.
+pub fn open_tables(
+    dir: &std::path::Path,
+    choice: VariantChoice,
+) -> Result<(rafle_probe::Tablebase, Vec<Variant>), Failure> {
+    let tables = rafle_probe::Tablebase::open(dir)
+        .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
+    let chosen: Vec<Variant> = choice
+        .variants()
+        .into_iter()
+        .filter(|&v| !tables.materials(v).is_empty())
+        .collect();
+    if chosen.is_empty() {
+        let which = match choice {
+            VariantChoice::All => String::new(),
+            VariantChoice::One(v) => format!("{v} "),
+        };
+        return Err(Failure::Other(anyhow::anyhow!(
+            "no {which}tables in {}",
+            dir.display()
+        )));
+    }
+    Ok((tables, chosen))
+}

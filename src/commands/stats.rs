@@ -6,7 +6,6 @@ use std::io::{self, Write};
 use std::ops::Range;
 use std::path::PathBuf;
 
-use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rafle_probe::format::{dtw_value, packed_code, TableKind};
@@ -132,24 +131,7 @@ struct JsonClasses {
 }
 
 pub fn run(args: &StatsArgs) -> Result<(), Failure> {
-    let tables = Tablebase::open(&args.data)
-        .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
-    let chosen: Vec<Variant> = args
-        .variant
-        .variants()
-        .into_iter()
-        .filter(|&v| !tables.materials(v).is_empty())
-        .collect();
-    if chosen.is_empty() {
-        let which = match args.variant {
-            VariantChoice::All => String::new(),
-            VariantChoice::One(v) => format!("{v} "),
-        };
-        return Err(Failure::Other(anyhow!(
-            "no {which}tables in {}",
-            args.data.display()
-        )));
-    }
+    let (tables, chosen) = super::open_tables(&args.data, args.variant)?;
     // Refused before any work: tables of mixed limits have no one meaning.
     let limits = chosen
         .iter()

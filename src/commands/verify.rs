@@ -8,10 +8,10 @@ use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rafle_generator::verify_table;
-use rafle_probe::{Material, PositionIndex, Tablebase, Variant};
+use rafle_probe::{Material, PositionIndex};
 
 use super::{parse_variant_choice, VariantChoice};
-use crate::output::{other, Failure};
+use crate::output::Failure;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -24,24 +24,7 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
-    let tables = Tablebase::open(&args.data)
-        .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
-    let chosen: Vec<Variant> = args
-        .variant
-        .variants()
-        .into_iter()
-        .filter(|&v| !tables.materials(v).is_empty())
-        .collect();
-    if chosen.is_empty() {
-        let which = match args.variant {
-            VariantChoice::All => String::new(),
-            VariantChoice::One(v) => format!("{v} "),
-        };
-        return Err(Failure::Other(anyhow!(
-            "no {which}tables in {}",
-            args.data.display()
-        )));
-    }
+    let (tables, chosen) = super::open_tables(&args.data, args.variant)?;
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template(
