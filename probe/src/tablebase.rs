@@ -355,35 +355,97 @@ impl Tablebase {
     }
 
     fn rule_value(&self, pos: &Position, limits: Limits) -> Result<RuleValue, ProbeError> {
+        self.rule_value_by(pos, limits, Reading::Load)?
+            .ok_or_else(|| ProbeError::Corrupted {
+                path: self.dir.clone(),
+                reason: "a block went missing while being read".to_string(),
+            })
+    }
+
+    /// The rule-aware value with fresh counters: drawn positions from the win/draw/loss table,
+    /// capture positions and those the rule tables leave out through their moves, the rest
+    /// from the rule table. `Ok(None)` only when `reading` is [`Reading::CachedOnly`] and a
+    /// block needed is not in the cache.
+    fn rule_value_by(
+        &self,
+        pos: &Position,
+        limits: Limits,
+        reading: Reading,
+    ) -> Result<Option<RuleValue>, ProbeError> {
         if pos.side_pieces(pos.turn()).is_empty() {
-            return Ok(RuleValue::loss(0));
+            return Ok(Some(RuleValue::loss(0)));
         }
         if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Ok(RuleValue::win(0));
+            return Ok(Some(RuleValue::win(0)));
         }
         self.check_pieces(TableKind::Rules, pos)?;
         let capture = pos.must_capture();
-        if !capture && self.stored_wdl(pos)? == Wdl::Draw {
-            return Ok(RuleValue::uncounted(crate::RuleClass::Draw));
+        if !capture {
+            let read = |block: &[u8], _, i| packed_code(block, i);
+            let Some(code) = self.read_stored(TableKind::Wdl, pos, reading, read)? else {
+                return Ok(None);
+            };
+            match Wdl::from_code(code) {
+                Some(Wdl::Draw) => return Ok(Some(RuleValue::uncounted(crate::RuleClass::Draw))),
+                Some(_) => {}
+                None => {
+                    let (_, material) = stored_orientation(TableKind::Wdl, pos);
+                    return Err(ProbeError::Corrupted {
+                        path: table_path(&self.dir, pos.variant(), material, TableKind::Wdl),
+                        reason: format!("invalid value code {code}"),
+                    });
+                }
+            }
         }
         if capture || !values_stored(pos) {
             let limit = limits.of(Category::of_position(pos));
-            // As in `probe_dtw`: combined as they come, the first error kept.
-            let mut failure = None;
+            // Combined as they come (nothing allocated), stopping at the first error or
+            // block not cached, kept in `stop`.
+            let mut stop = None;
             let value = RuleValue::from_successors(
                 limit,
                 pos.legal_moves().iter().map_while(|mv| {
                     let next = pos.play(mv);
-                    let value = self
-                        .rule_value(&next, limits)
-                        .map_err(|e| failure = Some(e))
-                        .ok()?;
-                    Some((value, resets_counter(pos, mv, &next)))
+                    match self.rule_value_by(&next, limits, reading) {
+                        Ok(Some(value)) => Some((value, resets_counter(pos, mv, &next))),
+                        other => {
+                            stop = Some(other);
+                            None
+                        }
+                    }
                 }),
             );
-            return failure.map_or(Ok(value), Err);
+            return match stop {
+                Some(Err(e)) => Err(e),
+                Some(Ok(_)) => Ok(None),
+                None => Ok(Some(value)),
+            };
         }
-        self.stored_rules(pos)
+        let Some(code) = self.read_stored(TableKind::Rules, pos, reading, |b, _, i| b[i])? else {
+            return Ok(None);
+        };
+        let (_, material) = stored_orientation(TableKind::Rules, pos);
+        RuleValue::from_code(code)
+            .map(Some)
+            .ok_or_else(|| ProbeError::Corrupted {
+                path: table_path(&self.dir, pos.variant(), material, TableKind::Rules),
+                reason: format!("invalid rule value code {code}"),
+            })
+    }
+
+    /// A stored value, read as `reading` says: `Ok(None)` when only the cache may be read and
+    /// the block is not there.
+    fn read_stored<T>(
+        &self,
+        kind: TableKind,
+        pos: &Position,
+        reading: Reading,
+        read: impl Fn(&[u8], u8, usize) -> T,
+    ) -> Result<Option<T>, ProbeError> {
+        match reading {
+            Reading::Load => self.stored(kind, pos, read).map(|(value, _)| Some(value)),
+            Reading::CachedOnly => Ok(self.stored_cached(kind, pos, read)),
+        }
     }
 
     fn check_pieces(&self, kind: TableKind, pos: &Position) -> Result<(), ProbeError> {
@@ -531,6 +593,15 @@ impl Tablebase {
         })?;
         Ok((u32::from(slot), table))
     }
+}
+
+/// How a probe reads its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// From the cache, or from the file (then kept in the cache).
+    Load,
+    /// From the cache only: deep in a search, a probe must not wait for a file.
+    CachedOnly,
 }
 
 /// Whether the distance and rule tables hold a value for a position whose side to move need not

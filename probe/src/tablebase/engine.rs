@@ -5,12 +5,10 @@
 //! This is a child module of `tablebase` so that it reads the table slots and the cache
 //! without widening their visibility.
 
-use super::{slot_key, stored_orientation, values_stored, Tablebase, NO_SLOT};
+use super::{slot_key, stored_orientation, Reading, Tablebase, NO_SLOT};
 use crate::format::{packed_code, TableKind};
-use crate::rules::resets_counter;
 use crate::{
-    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleClass, RuleOutcome,
-    RuleValue, Variant, Wdl,
+    Category, Counters, Dtw, Material, Move, Position, ProbeError, RuleOutcome, Variant, Wdl,
 };
 
 /// A tablebase is shared between the threads of a search: checked here, at compile time.
@@ -110,7 +108,9 @@ impl Tablebase {
     /// ```
     pub fn probe_rules_cached(&self, pos: &Position, counters: Counters) -> Option<RuleOutcome> {
         let limits = self.limits(pos.variant()).ok()??;
-        let value = self.rule_value_cached(pos, limits)?;
+        let value = self
+            .rule_value_by(pos, limits, Reading::CachedOnly)
+            .ok()??;
         Some(RuleOutcome::new(
             value,
             Category::of_position(pos),
@@ -119,48 +119,10 @@ impl Tablebase {
         ))
     }
 
-    fn rule_value_cached(&self, pos: &Position, limits: Limits) -> Option<RuleValue> {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return Some(RuleValue::loss(0));
-        }
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Some(RuleValue::win(0));
-        }
-        // Step for step as `rule_value` (the tests compare the two on every position they
-        // probe): drawn positions from the win/draw/loss table, capture positions and those
-        // the rule tables leave out through their moves, the rest from the rule table.
-        let capture = pos.must_capture();
-        if !capture {
-            let wdl =
-                self.stored_cached(TableKind::Wdl, pos, |block, _, i| packed_code(block, i))?;
-            if Wdl::from_code(wdl)? == Wdl::Draw {
-                return Some(RuleValue::uncounted(RuleClass::Draw));
-            }
-        }
-        if capture || !values_stored(pos) {
-            let limit = limits.of(Category::of_position(pos));
-            let mut missing = false;
-            // `map_while` stops at the first successor not in the cache; `missing` tells that
-            // apart from the end of the moves.
-            let value = RuleValue::from_successors(
-                limit,
-                pos.legal_moves().iter().map_while(|mv| {
-                    let next = pos.play(mv);
-                    let value = self.rule_value_cached(&next, limits);
-                    missing |= value.is_none();
-                    Some((value?, resets_counter(pos, mv, &next)))
-                }),
-            );
-            return (!missing).then_some(value);
-        }
-        let code = self.stored_cached(TableKind::Rules, pos, |block, _, i| block[i])?;
-        RuleValue::from_code(code)
-    }
-
     /// The raw value of a position in its table of `kind` if the table is open and the block
     /// is cached.
     #[inline]
-    fn stored_cached<T>(
+    pub(super) fn stored_cached<T>(
         &self,
         kind: TableKind,
         pos: &Position,
