@@ -7,43 +7,13 @@
 //! `cargo bench --bench probe`; the README quotes the medians.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Position, PositionIndex, Tablebase, Variant};
+use rafle_probe::{Tablebase, Variant};
 
-fn tables() -> PathBuf {
-    let dir = std::env::var_os("RAFLE_BENCH_DATA")
-        .map_or_else(|| PathBuf::from("target/bench-data"), PathBuf::from);
-    for (variant, pieces) in [(Variant::Brazilian, 5), (Variant::International, 4)] {
-        let plan = Plan::new(variant, pieces, &dir).expect("plan");
-        generate(&plan, &NoProgress).expect("bench tables generate");
-    }
-    dir
-}
-
-/// Random positions of every material of the variant, a fixed sequence.
-fn random_positions(tb: &Tablebase, variant: Variant, count: usize) -> Vec<Position> {
-    let materials = tb.materials(variant);
-    let indexes: Vec<PositionIndex> = materials
-        .iter()
-        .map(|&m| PositionIndex::new(variant, m))
-        .collect();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    (0..count)
-        .map(|_| {
-            let index = &indexes[(next() % indexes.len() as u64) as usize];
-            index.unrank(next() % index.size())
-        })
-        .collect()
-}
+#[path = "support/mod.rs"]
+mod support;
+use support::{random_positions, tables};
 
 fn probes(c: &mut Criterion) {
     let dir = tables();
