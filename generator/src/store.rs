@@ -138,12 +138,7 @@ impl Store {
 
     /// The solved material of a position and the position's index there.
     fn locate(&self, pos: &Position) -> (&Solved, usize) {
-        let material = Material::of(pos);
-        let (pos, material) = if material.is_canonical() {
-            (*pos, material)
-        } else {
-            (pos.mirrored(), material.mirrored())
-        };
+        let (pos, material) = pos.canonical();
         let solved = self.slots[slot(material)]
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"));

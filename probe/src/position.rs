@@ -258,6 +258,18 @@ impl Position {
         }
     }
 
+    /// The position in the orientation its table stores, with that material: as it is if its
+    /// material is canonical ([`Material::is_canonical`]), mirrored otherwise.
+    #[must_use]
+    pub fn canonical(&self) -> (Position, crate::Material) {
+        let material = crate::Material::of(self);
+        if material.is_canonical() {
+            (*self, material)
+        } else {
+            (self.mirrored(), material.mirrored())
+        }
+    }
+
     /// The position turned 180° with the colours swapped (and the side to move with them):
     /// the same game seen from the other side.
     #[must_use]

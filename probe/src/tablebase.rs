@@ -614,15 +614,13 @@ pub(crate) fn values_stored(pos: &Position) -> bool {
 
 /// A position and its material in the orientation the table of `kind` stores them.
 fn stored_orientation(kind: TableKind, pos: &Position) -> (Position, Material) {
-    let material = Material::of(pos);
+    let (pos, material) = pos.canonical();
     // Distance and rule tables keep a symmetric material's positions with White to move
     // only: Black to move is read from the mirror image.
-    let mirror = !material.is_canonical()
-        || (kind != TableKind::Wdl && material.is_symmetric() && pos.turn() == Color::Black);
-    if mirror {
-        (pos.mirrored(), material.mirrored())
+    if kind != TableKind::Wdl && material.is_symmetric() && pos.turn() == Color::Black {
+        (pos.mirrored(), material)
     } else {
-        (*pos, material)
+        (pos, material)
     }
 }
 
