@@ -66,8 +66,12 @@ pub fn resets_counter(pos: &Position, mv: &Move, next: &Position) -> bool {
     if before != after {
         return true;
     }
-    before == Category::Outside
-        && (mv.is_capture() || pos.pieces(pos.turn(), Role::Man).contains(mv.from()))
+    before == Category::Outside && man_move_or_capture(pos, mv)
+}
+
+/// Whether a move moves a man or captures: what resets the 6.2 count.
+fn man_move_or_capture(pos: &Position, mv: &Move) -> bool {
+    mv.is_capture() || pos.pieces(pos.turn(), Role::Man).contains(mv.from())
 }
 
 /// The most plies a limit may be: counts up to it must fit the tables' byte per position.
@@ -186,18 +190,16 @@ impl Counters {
     pub fn after(self, pos: &Position, mv: &Move, next: &Position) -> Counters {
         let before = Category::of_position(pos);
         let after = Category::of_position(next);
-        let man_or_capture =
-            mv.is_capture() || pos.pieces(pos.turn(), Role::Man).contains(mv.from());
         Counters {
-            king_plies: if man_or_capture {
+            king_plies: if man_move_or_capture(pos, mv) {
                 0
             } else {
-                self.king_plies + 1
+                self.king_plies.saturating_add(1)
             },
             category_plies: if after == Category::Outside || after != before {
                 0
             } else {
-                self.category_plies + 1
+                self.category_plies.saturating_add(1)
             },
         }
     }
