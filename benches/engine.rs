@@ -94,7 +94,7 @@ fn engine(c: &mut Criterion) {
         for (p, cp) in positions.iter().zip(&c_positions) {
             tb.probe_wdl(p).expect("probe");
             tb.probe_dtw(p).expect("probe");
-            tb.probe_rules(p, Counters::FRESH).expect("probe");
+            tb.probe_draw_rules(p, Counters::FRESH).expect("probe");
             let (mut wdl, mut plies, mut rules) = (0, 0, RafleRules::default());
             // SAFETY: a live handle, valid positions and outputs.
             unsafe {
@@ -129,7 +129,7 @@ fn engine(c: &mut Criterion) {
         group.bench_function(format!("rust {variant} rules"), |b| {
             b.iter(|| {
                 let pos = black_box(&positions[next()]);
-                black_box(tb.probe_rules(pos, Counters::FRESH).expect("probe"))
+                black_box(tb.probe_draw_rules(pos, Counters::FRESH).expect("probe"))
             });
         });
         for (name, f) in [

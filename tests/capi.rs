@@ -181,7 +181,7 @@ fn expected_line(tables: &Tablebase, pos: &Position, counters: Counters) -> Stri
         Ok(None) => " best=none".to_string(),
         Err(e) => format!(" best=!{}", status_name(&e)),
     };
-    line += &match tables.probe_rules(pos, counters) {
+    line += &match tables.probe_draw_rules(pos, counters) {
         Ok(outcome) => {
             let count = outcome
                 .value
@@ -315,7 +315,7 @@ fn the_c_example_agrees_with_the_rust_api_and_the_command_line() {
     }
     assert!(checked > 400, "{checked}");
     assert!(
-        rust.probe_rules(
+        rust.probe_draw_rules(
             &Position::from_fen(Variant::Brazilian, "B:W29:B25,22").expect("FEN"),
             Counters::FRESH
         )

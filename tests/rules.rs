@@ -169,7 +169,7 @@ fn probe_gives_class_count_and_result_under_live_counters() {
         assert_eq!(pos["king_plies"], live.king_plies);
         assert_eq!(pos["category_plies"], live.category_plies);
         // The library says the same.
-        let outcome = tables.probe_rules(&position, live).unwrap();
+        let outcome = tables.probe_draw_rules(&position, live).unwrap();
         assert_eq!(outcome.result.name(), result);
     }
     // With counters, each move has the counters after it and the result of the side to move
@@ -242,7 +242,7 @@ fn line_plays_the_game_out() {
         position = next;
         assert_eq!(ply["king_plies"], counters.king_plies, "{ply}");
         assert_eq!(ply["category_plies"], counters.category_plies, "{ply}");
-        let outcome = tables.probe_rules(&position, counters).unwrap();
+        let outcome = tables.probe_draw_rules(&position, counters).unwrap();
         assert_eq!(ply["result"], outcome.result.name(), "{ply}");
         let expected = if n % 2 == 0 { Wdl::Loss } else { Wdl::Win };
         assert_eq!(outcome.result, expected, "{ply}");

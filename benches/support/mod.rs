@@ -16,7 +16,7 @@ pub fn tables() -> PathBuf {
         // there and readable, so it generates only if some table is missing or outdated.
         let there = Tablebase::open(&dir).is_ok_and(|tb| {
             Material::all_up_to(variant, pieces).into_iter().all(|m| {
-                [TableKind::Wdl, TableKind::Dtw, TableKind::Rules]
+                [TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules]
                     .into_iter()
                     .all(|kind| tb.table_of(kind, variant, m).is_ok())
             })

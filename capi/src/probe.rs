@@ -153,7 +153,7 @@ fn kind(code: c_int) -> Result<TableKind, Failure> {
     match code {
         RAFLE_TABLE_WDL => Ok(TableKind::Wdl),
         RAFLE_TABLE_DTW => Ok(TableKind::Dtw),
-        RAFLE_TABLE_RULES => Ok(TableKind::Rules),
+        RAFLE_TABLE_RULES => Ok(TableKind::DrawRules),
         _ => Err(Failure::new(
             RAFLE_ERR_ARGUMENT,
             format!("unknown table kind {code} (expected RAFLE_TABLE_WDL, _DTW or _RULES)"),
@@ -488,7 +488,7 @@ pub unsafe extern "C" fn rafle_probe_rules(
     guard(|| {
         // SAFETY: the caller's promises.
         let (tables, (pos, out), live) = unsafe { (handle(tb)?, io(pos, out)?, live.as_ref()) };
-        *out = rules(tables.probe_rules(&pos, counters(live))?);
+        *out = rules(tables.probe_draw_rules(&pos, counters(live))?);
         Ok(RAFLE_OK)
     })
 }
@@ -509,7 +509,7 @@ pub unsafe extern "C" fn rafle_probe_rules_cached(
     guard(|| {
         // SAFETY: the caller's promises.
         let (tables, (pos, out), live) = unsafe { (handle(tb)?, io(pos, out)?, live.as_ref()) };
-        Ok(match tables.probe_rules_cached(&pos, counters(live)) {
+        Ok(match tables.probe_draw_rules_cached(&pos, counters(live)) {
             Some(outcome) => {
                 *out = rules(outcome);
                 RAFLE_OK

@@ -106,7 +106,7 @@ fn compare(tb: &Handle, rust: &Tablebase, pos: &Position, counters: Counters) {
     }
     let mut rules = RafleRules::default();
     let got = unsafe { rafle_probe_rules(tb.0, &c, &live, &mut rules) };
-    match rust.probe_rules(pos, counters) {
+    match rust.probe_draw_rules(pos, counters) {
         Ok(o) => {
             assert_eq!(got, RAFLE_OK);
             assert_eq!(rules.result, wdl_code(o.result), "{pos:?} {counters:?}");
@@ -208,7 +208,7 @@ fn availability_and_limits() {
             for (kind_code, kind) in [
                 (RAFLE_TABLE_WDL, TableKind::Wdl),
                 (RAFLE_TABLE_DTW, TableKind::Dtw),
-                (RAFLE_TABLE_RULES, TableKind::Rules),
+                (RAFLE_TABLE_RULES, TableKind::DrawRules),
             ] {
                 assert_eq!(rafle_max_pieces(tb.0, code, kind_code), 3);
                 let total = rafle_materials(tb.0, code, kind_code, null_mut(), 0);

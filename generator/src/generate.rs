@@ -11,10 +11,10 @@ use rafle_probe::{Dtw, PositionIndex, RuleClass, RuleValue};
 
 use crate::load::{holds_value, load_existing, Captures, Loaded};
 use crate::plan::{MaterialPlan, Plan};
-use crate::rules::solve_rules;
+use crate::draw_rules::solve_draw_rules;
 use crate::solve::solve;
 use crate::store::{Distances, Solved, Store};
-use crate::write::{header, pack_block, pack_dtw_block, pack_rules_block, write_table};
+use crate::write::{header, pack_block, pack_dtw_block, pack_draw_rules_block, write_table};
 use crate::{GenerateError, Progress};
 
 /// What was done for one material.
@@ -35,7 +35,7 @@ pub struct MaterialSummary {
     /// Wall-clock seconds spent on the material.
     pub seconds: f64,
     /// Of which solving the rule-aware values took (0 if they were read back).
-    pub rules_seconds: f64,
+    pub draw_rules_seconds: f64,
     /// The longest win, in plies (0 if there is none).
     pub longest_win: u16,
     /// Size of the win/draw/loss table file.
@@ -43,7 +43,7 @@ pub struct MaterialSummary {
     /// Size of the distance-to-win table file.
     pub dtw_bytes: u64,
     /// Size of the rule table file.
-    pub rules_bytes: u64,
+    pub draw_rules_bytes: u64,
     /// Positions won ignoring the draw rules but drawn under them (capture positions included).
     pub cursed_wins: u64,
     /// Positions lost ignoring the draw rules but drawn under them.
@@ -83,28 +83,28 @@ pub fn generate(
             Err(()) => (solve_and_write(plan, m, &index, &store, progress)?, false),
         };
         let mut reused = reused_tables;
-        let mut rules_seconds = 0.0;
-        let (rules, rules_bytes) = match solved.rules {
+        let mut draw_rules_seconds = 0.0;
+        let (rules, draw_rules_bytes) = match solved.rules {
             Ok(found) => found,
             Err(because) => {
                 if reused_tables {
                     reused = false;
                     rebuilt_because = because;
                 }
-                let rules_started = Instant::now();
-                let rules = solve_rules(&index, &store, &solved.distances, plan.limits, progress);
-                rules_seconds = rules_started.elapsed().as_secs_f64();
+                let draw_rules_started = Instant::now();
+                let rules = solve_draw_rules(&index, &store, &solved.distances, plan.limits, progress);
+                draw_rules_seconds = draw_rules_started.elapsed().as_secs_f64();
                 let (captures, distances) = (&solved.captures, &solved.distances);
                 let header = header(
-                    TableKind::Rules,
+                    TableKind::DrawRules,
                     plan.variant,
                     m.material,
                     m.positions,
                     8,
                     Some(plan.limits),
                 );
-                let bytes = write_table(&m.rules_path, header, |b| {
-                    pack_rules_block(|i| holds_value(captures, distances, i), &rules, b)
+                let bytes = write_table(&m.draw_rules_path, header, |b| {
+                    pack_draw_rules_block(|i| holds_value(captures, distances, i), &rules, b)
                 })?;
                 (rules, bytes)
             }
@@ -126,10 +126,10 @@ pub fn generate(
             blessed_losses: counts.blessed_losses,
             longest_win: counts.longest_win,
             seconds: started.elapsed().as_secs_f64(),
-            rules_seconds,
+            draw_rules_seconds,
             bytes: solved.bytes,
             dtw_bytes: solved.dtw_bytes,
-            rules_bytes,
+            draw_rules_bytes,
             reused,
             rebuilt_because,
         };

@@ -27,7 +27,7 @@ mod generate;
 mod load;
 mod plan;
 mod progress;
-mod rules;
+mod draw_rules;
 mod solve;
 mod store;
 mod verify;

@@ -109,29 +109,29 @@ pub(crate) fn load_existing(
         captures,
         bytes: wdl_table.file_len(),
         dtw_bytes: dtw_table.file_len(),
-        rules: load_rules(m, index, store, &wdl, progress),
+        rules: load_draw_rules(m, index, store, &wdl, progress),
     })
 }
 
 /// A valid rule table of the plan's limits, read back complete; else why not (`None` when
 /// there is no file).
-fn load_rules(
+fn load_draw_rules(
     m: &MaterialPlan,
     index: &PositionIndex,
     store: &Store,
     wdl: &[u8],
     progress: &dyn Progress,
 ) -> Result<(Vec<u8>, u64), Option<String>> {
-    if !m.rules_path.exists() {
+    if !m.draw_rules_path.exists() {
         return Err(None);
     }
     let (variant, material) = (index.variant(), m.material);
-    let table = Table::open(&m.rules_path, TableKind::Rules, variant, material)
+    let table = Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material)
         .map_err(|e| Some(e.to_string()))?;
     if table.header().limits != Some(m.limits) {
         return Err(Some(format!(
             "{} was computed with other draw-rule limits",
-            m.rules_path.display()
+            m.draw_rules_path.display()
         )));
     }
     let mut codes = read_all_blocks(&table).map_err(Some)?;
@@ -140,7 +140,7 @@ fn load_rules(
     if let Some(bad) = codes.iter().find(|&&c| RuleValue::from_code(c).is_none()) {
         return Err(Some(format!(
             "{}: invalid rule value code {bad}",
-            m.rules_path.display()
+            m.draw_rules_path.display()
         )));
     }
     let draw = RuleValue::uncounted(RuleClass::Draw).code();

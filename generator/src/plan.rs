@@ -22,7 +22,7 @@ pub struct MaterialPlan {
     /// Where its distance-to-win table goes.
     pub dtw_path: PathBuf,
     /// Where its rule table goes.
-    pub rules_path: PathBuf,
+    pub draw_rules_path: PathBuf,
     /// The draw-rule limits of its rule table.
     pub limits: Limits,
 }
@@ -65,7 +65,7 @@ impl Plan {
                 positions: PositionIndex::count(variant, material),
                 path: table_path(dir, variant, material, TableKind::Wdl),
                 dtw_path: table_path(dir, variant, material, TableKind::Dtw),
-                rules_path: table_path(dir, variant, material, TableKind::Rules),
+                draw_rules_path: table_path(dir, variant, material, TableKind::DrawRules),
                 limits: Limits::fmjd(variant),
             })
             .collect();

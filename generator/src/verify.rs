@@ -71,22 +71,22 @@ pub fn verify_table(
         Dtw::from_stored(dtw_value(&distances, bits, index.rank(pos) as usize), bits)
     };
     // And the rule table.
-    let rules_table = tablebase.table_of(TableKind::Rules, variant, material)?;
+    let draw_rules_table = tablebase.table_of(TableKind::DrawRules, variant, material)?;
     let mut codes = Vec::new();
-    for b in 0..rules_table.header().blocks {
-        codes.extend_from_slice(&rules_table.read_block(b)?);
+    for b in 0..draw_rules_table.header().blocks {
+        codes.extend_from_slice(&draw_rules_table.read_block(b)?);
     }
     let own_rule = |pos: &Position| -> Result<RuleValue, ProbeError> {
         let code = codes[index.rank(pos) as usize];
         RuleValue::from_code(code).ok_or_else(|| ProbeError::Corrupted {
-            path: rules_table.path().to_path_buf(),
+            path: draw_rules_table.path().to_path_buf(),
             reason: format!("invalid rule value code {code}"),
         })
     };
     let limits = tablebase
         .limits(variant)?
         .ok_or_else(|| ProbeError::Corrupted {
-            path: rules_table.path().to_path_buf(),
+            path: draw_rules_table.path().to_path_buf(),
             reason: "a rule table without limits".to_string(),
         })?;
     let limit = limits.of(Category::of(variant, material));
@@ -102,7 +102,7 @@ pub fn verify_table(
     let outside = |pos: &Position| -> Result<Values, ProbeError> {
         Ok((
             tablebase.probe_dtw(pos)?,
-            tablebase.probe_rules(pos, Counters::FRESH)?.value,
+            tablebase.probe_draw_rules(pos, Counters::FRESH)?.value,
         ))
     };
     let combine = |pos: &Position, look: Lookup| -> Result<(Wdl, Values), ProbeError> {

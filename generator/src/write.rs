@@ -64,7 +64,7 @@ pub(crate) fn pack_dtw_block(
 
 /// Packs block `block` of a rule table: the code of each position `holds_value` keeps, the
 /// others repeating the code before them.
-pub(crate) fn pack_rules_block(
+pub(crate) fn pack_draw_rules_block(
     holds_value: impl Fn(usize) -> bool,
     codes: &[u8],
     block: u32,

@@ -51,7 +51,7 @@ fn compare(variant: Variant, pieces: u32, roles: &[Role], limits: Limits) -> [u6
     let reference = graph.rules(naive_limits(limits));
     let mut classes = [0u64; 5];
     for pos in graph.positions() {
-        let ours = tb.probe_rules(pos, Counters::FRESH).unwrap().value;
+        let ours = tb.probe_draw_rules(pos, Counters::FRESH).unwrap().value;
         let unlimited = naive_wdl(tb.probe_wdl(pos).unwrap());
         let theirs = reference
             .rule_value(pos, unlimited)
@@ -133,7 +133,7 @@ fn counters(king_plies: u16, category_plies: u16) -> Counters {
 /// Our result with live counters, checked against the reference solving the same position's
 /// reachable states.
 fn result(tb: &Tablebase, pos: &Position, live: Counters, limits: Limits) -> Wdl {
-    let ours = tb.probe_rules(pos, live).unwrap().result;
+    let ours = tb.probe_draw_rules(pos, live).unwrap().result;
     let theirs = naive_rules::result(
         pos,
         naive_rules::Counters {
@@ -157,7 +157,7 @@ fn hand_checked_positions_with_tight_limits() {
     // category allows: a cursed win, drawn under the rules.
     let p = pos("W:WK1,6:BK50");
     assert_eq!(tb.probe_dtw(&p).unwrap(), Dtw::Win(5));
-    let outcome = tb.probe_rules(&p, Counters::FRESH).unwrap();
+    let outcome = tb.probe_draw_rules(&p, Counters::FRESH).unwrap();
     assert_eq!(outcome.value.class(), RuleClass::CursedWin);
     assert_eq!((outcome.category, outcome.limit), (Category::Rule64, 3));
     assert_eq!(result(&tb, &p, Counters::FRESH, limits), Wdl::Draw);
@@ -166,7 +166,7 @@ fn hand_checked_positions_with_tight_limits() {
     // promotes (a man move), which starts the count again: one ply left is enough.
     let p = pos("W:W6:B3");
     assert_eq!(tb.probe_dtw(&p).unwrap(), Dtw::Win(7));
-    let outcome = tb.probe_rules(&p, Counters::FRESH).unwrap();
+    let outcome = tb.probe_draw_rules(&p, Counters::FRESH).unwrap();
     assert_eq!(outcome.value, RuleValue::win(1));
     assert_eq!(outcome.category, Category::Outside);
     assert_eq!(result(&tb, &p, counters(5, 0), limits), Wdl::Win);
@@ -185,7 +185,7 @@ fn hand_checked_positions_with_the_real_limits() {
     let p = pos("W:W5,K6:BK28");
     assert_eq!(tb.probe_dtw(&p).unwrap(), Dtw::Win(7));
     assert_eq!(
-        tb.probe_rules(&p, Counters::FRESH).unwrap().value,
+        tb.probe_draw_rules(&p, Counters::FRESH).unwrap().value,
         RuleValue::win(7)
     );
     assert_eq!(result(&tb, &p, counters(0, 3), limits), Wdl::Win);
@@ -205,7 +205,7 @@ fn hand_checked_positions_with_the_real_limits() {
     assert_eq!(Category::of_position(&p), Category::Outside);
     assert_eq!(tb.probe_dtw(&p).unwrap(), Dtw::Win(7));
     assert_eq!(
-        tb.probe_rules(&p, Counters::FRESH).unwrap().value,
+        tb.probe_draw_rules(&p, Counters::FRESH).unwrap().value,
         RuleValue::win(1)
     );
     assert_eq!(result(&tb, &p, counters(49, 0), limits), Wdl::Win);

@@ -24,7 +24,7 @@
 //! The file must end exactly where the last block ends, so a truncated file is told from a
 //! complete one.
 
-use crate::rules::MAX_LIMIT;
+use crate::MAX_LIMIT;
 #[cfg(doc)]
 use crate::RuleValue;
 use crate::{Limits, Material, Variant};
@@ -48,9 +48,9 @@ pub enum TableKind {
     /// Distance to win in plies, 8 or 16 bits per position (the largest value meaning a draw);
     /// file extension `dtw`.
     Dtw,
-    /// Rule-aware class and count ([`RuleValue::code`]), 8 bits per position; the header
-    /// records the limits; file extension `rules`.
-    Rules,
+    /// Class and count under the draw rules ([`RuleValue::code`]), 8 bits per position; the
+    /// header records the limits; file extension `rules`.
+    DrawRules,
 }
 
 impl TableKind {
@@ -59,7 +59,7 @@ impl TableKind {
         match self {
             TableKind::Wdl => "wdl",
             TableKind::Dtw => "dtw",
-            TableKind::Rules => "rules",
+            TableKind::DrawRules => "rules",
         }
     }
 
@@ -67,7 +67,7 @@ impl TableKind {
         match self {
             TableKind::Wdl => 1,
             TableKind::Dtw => 2,
-            TableKind::Rules => 3,
+            TableKind::DrawRules => 3,
         }
     }
 
@@ -75,7 +75,7 @@ impl TableKind {
         match code {
             1 => Some(TableKind::Wdl),
             2 => Some(TableKind::Dtw),
-            3 => Some(TableKind::Rules),
+            3 => Some(TableKind::DrawRules),
             _ => None,
         }
     }
@@ -85,23 +85,8 @@ impl TableKind {
         match self {
             TableKind::Wdl => bits == 2,
             TableKind::Dtw => bits == 8 || bits == 16,
-            TableKind::Rules => bits == 8,
+            TableKind::DrawRules => bits == 8,
         }
-    }
-}
-
-fn variant_code(v: Variant) -> u8 {
-    match v {
-        Variant::International => 1,
-        Variant::Brazilian => 2,
-    }
-}
-
-fn variant_from_code(code: u8) -> Option<Variant> {
-    match code {
-        1 => Some(Variant::International),
-        2 => Some(Variant::Brazilian),
-        _ => None,
     }
 }
 
@@ -181,7 +166,7 @@ impl Header {
         out[0..8].copy_from_slice(&MAGIC);
         out[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
         out[10] = self.kind.code();
-        out[11] = variant_code(self.variant);
+        out[11] = self.variant.rules().table_code;
         let m = self.material;
         out[12..16].copy_from_slice(&[m.white_men, m.white_kings, m.black_men, m.black_kings]);
         out[16..24].copy_from_slice(&self.positions.to_le_bytes());
@@ -215,7 +200,7 @@ impl Header {
             return Err(HeaderError::Checksum);
         }
         let kind = TableKind::from_code(bytes[10]).ok_or(HeaderError::Field("kind"))?;
-        let variant = variant_from_code(bytes[11]).ok_or(HeaderError::Field("variant"))?;
+        let variant = Variant::from_table_code(bytes[11]).ok_or(HeaderError::Field("variant"))?;
         let material = Material {
             white_men: bytes[12],
             white_kings: bytes[13],
@@ -238,7 +223,7 @@ impl Header {
             rule_6_4: bytes[35],
         };
         let valid = |p: u8| (1..=MAX_LIMIT).contains(&p);
-        if kind == TableKind::Rules {
+        if kind == TableKind::DrawRules {
             if ![limits.rule_6_2, limits.rule_6_3, limits.rule_6_4]
                 .into_iter()
                 .all(valid)
@@ -354,7 +339,7 @@ mod tests {
         assert_eq!(Header::decode(&h.encode()), Ok(h));
         assert_eq!(h.positions_in_block(3), 200_000 - 3 * 65536);
         let rules = Header {
-            kind: TableKind::Rules,
+            kind: TableKind::DrawRules,
             bits: 8,
             limits: Some(Limits::fmjd(Variant::Brazilian)),
             ..h

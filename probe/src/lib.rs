@@ -1,10 +1,10 @@
-//! Rules, move generation and tablebase probing for international (10x10) and Brazilian (8x8)
-//! draughts, as played under the FMJD rules: flying kings, compulsory majority capture, men
-//! capturing backwards, promotion only at the end of a move.
+//! Endgame tablebase probing for international (10x10) and Brazilian (8x8) draughts, as played
+//! under the FMJD rules: win/draw/loss, distance to win, and the class and count under the draw
+//! rules 6.2–6.4, from the tables `rafle generate` writes.
 //!
-//! This is the crate an engine links. It reads positions in PDN FEN, lists legal moves (one
-//! per start, end and captured set, as the perft references count them), writes and reads move
-//! text, counts move trees, and answers win/draw/loss from the tables `rafle generate` writes.
+//! This is the crate an engine links. The game itself (positions, PDN FEN, legal moves, move
+//! text, perft, the draw-rule counters) comes from `rafle-draughts` and is re-exported here, so
+//! one dependency is enough.
 //!
 //! ```
 //! use rafle_probe::{perft, Position, SquareStyle, Variant};
@@ -36,46 +36,29 @@
 #![warn(missing_docs)]
 
 mod cache;
-mod diagram;
 mod dtw;
 mod error;
-mod fen;
 pub mod format;
-mod geometry;
 mod index;
-mod material;
-mod movegen;
-mod notation;
-mod position;
-mod retro;
-mod rules;
-mod square;
+mod rule_value;
 mod table;
 mod tablebase;
-mod variant;
 mod wdl;
+
+/// The game: positions, moves, FEN, notation and the draw-rule counters, from `rafle-draughts`
+/// (re-exported here whole, so an engine needs this one dependency).
+pub use rafle_draughts as draughts;
+pub use rafle_draughts::{
+    parse_square, perft, resets_counter, BadLimits, BadMaterialName, Category, Color, Counters,
+    FenError, FenErrorKind, Limits, Material, Move, MoveError, MoveList, Piece, PlacementError,
+    Position, Role, Square, SquareError, SquareIter, SquareSet, SquareStyle, UnknownVariant,
+    Variant, MAX_LIMIT,
+};
 
 pub use dtw::Dtw;
 pub use error::ProbeError;
-pub use fen::{FenError, FenErrorKind};
 pub use index::{IndexCursor, PositionIndex};
-pub use material::{BadMaterialName, Material};
-pub use movegen::{Move, MoveList};
-pub use notation::MoveError;
-pub use position::{Color, Piece, PlacementError, Position, Role};
-pub use rules::{
-    resets_counter, BadLimits, Category, Counters, Limits, RuleClass, RuleOutcome, RuleValue,
-    MAX_LIMIT,
-};
-pub use square::{parse_square, Square, SquareError, SquareIter, SquareSet, SquareStyle};
+pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use table::Table;
 pub use tablebase::{table_path, Tablebase, DEFAULT_CACHE_BYTES};
-pub use variant::{UnknownVariant, Variant};
 pub use wdl::Wdl;
-
-/// Number of leaves of the legal move tree `depth` plies deep (`perft(pos, 0)` is 1).
-///
-/// Generates moves at every node but the last ply, whose moves are only counted.
-pub fn perft(pos: &Position, depth: u32) -> u64 {
-    movegen::perft(pos, depth)
-}

@@ -9,7 +9,7 @@ mod engine;
 use crate::cache::{block_key, BlockCache};
 use crate::format::Header;
 use crate::format::{dtw_value, packed_code, TableKind};
-use crate::rules::resets_counter;
+use crate::resets_counter;
 use crate::table::Table;
 use crate::{
     Category, Color, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome,
@@ -19,7 +19,7 @@ use crate::{
 /// Default byte budget of the decompressed-block cache.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
-const KINDS: [TableKind; 3] = [TableKind::Wdl, TableKind::Dtw, TableKind::Rules];
+const KINDS: [TableKind; 3] = [TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules];
 
 /// A table file found in the directory, opened on first use.
 #[derive(Debug)]
@@ -30,8 +30,8 @@ struct Slot {
     table: OnceLock<Table>,
 }
 
-/// Where a table's slot is found without hashing: the kind, the variant and the four piece
-/// counts, a nibble each.
+/// Where a table's slot is found without hashing: the four piece counts, a nibble each, then
+/// the variant and the kind.
 fn slot_key(kind: TableKind, variant: Variant, m: Material) -> Option<usize> {
     let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
     if counts.iter().any(|&c| c > 15) {
@@ -40,8 +40,11 @@ fn slot_key(kind: TableKind, variant: Variant, m: Material) -> Option<usize> {
     let key = counts
         .iter()
         .fold(0usize, |acc, &c| acc << 4 | usize::from(c));
-    Some(key | usize::from(variant == Variant::Brazilian) << 16 | (kind as usize) << 17)
+    Some((key * Variant::ALL.len() + variant.ordinal()) * KINDS.len() + kind as usize)
 }
+
+/// One more than the largest slot key.
+const SLOT_KEYS: usize = (1 << 16) * Variant::ALL.len() * KINDS.len();
 
 const NO_SLOT: u16 = u16::MAX;
 
@@ -54,7 +57,7 @@ const NO_SLOT: u16 = u16::MAX;
 pub struct Tablebase {
     dir: PathBuf,
     available: HashMap<(TableKind, Variant), BTreeSet<Material>>,
-    /// Most pieces per variant and kind, `[variant as usize][kind as usize]`: every probe
+    /// Most pieces per variant and kind, `[variant.ordinal()][kind as usize]`: every probe
     /// reads it, so it is an array rather than a hashed map.
     max_pieces: [[u32; KINDS.len()]; Variant::ALL.len()],
     slots: Vec<Slot>,
@@ -121,10 +124,10 @@ impl Tablebase {
         let mut max_pieces = [[0; KINDS.len()]; Variant::ALL.len()];
         for (&(kind, variant), set) in &available {
             let most = set.iter().map(|m| m.pieces()).max().unwrap_or(0);
-            max_pieces[variant as usize][kind as usize] = most;
+            max_pieces[variant.ordinal()][kind as usize] = most;
         }
         let mut slots = Vec::new();
-        let mut slot_of = vec![NO_SLOT; 1 << 19];
+        let mut slot_of = vec![NO_SLOT; SLOT_KEYS];
         for (&(kind, variant), materials) in &available {
             for &material in materials {
                 if let Some(key) = slot_key(kind, variant, material) {
@@ -140,7 +143,7 @@ impl Tablebase {
         }
         let mut limits = HashMap::new();
         for variant in Variant::ALL {
-            let materials = &available[&(TableKind::Rules, variant)];
+            let materials = &available[&(TableKind::DrawRules, variant)];
             if let Some(found) = rule_limits(&dir, variant, materials) {
                 limits.insert(variant, found);
             }
@@ -214,7 +217,7 @@ impl Tablebase {
 
     /// Most pieces of any table of `kind` of the variant (0 if there is none).
     pub fn max_pieces_of(&self, kind: TableKind, variant: Variant) -> u32 {
-        self.max_pieces[variant as usize][kind as usize]
+        self.max_pieces[variant.ordinal()][kind as usize]
     }
 
     /// Win, draw or loss for the side to move. Positions whose side to move must capture are
@@ -312,7 +315,7 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_wdl`], for the `.rules` tables, and
     /// [`ProbeError::MixedLimits`] if they were computed with different limits.
-    pub fn probe_rules(
+    pub fn probe_draw_rules(
         &self,
         pos: &Position,
         counters: Counters,
@@ -333,8 +336,8 @@ impl Tablebase {
     ///
     /// # Errors
     ///
-    /// As [`Tablebase::probe_rules`].
-    pub fn probe_moves_rules(&self, pos: &Position) -> Result<Vec<(Move, RuleValue)>, ProbeError> {
+    /// As [`Tablebase::probe_draw_rules`].
+    pub fn probe_moves_draw_rules(&self, pos: &Position) -> Result<Vec<(Move, RuleValue)>, ProbeError> {
         let limits = self.rule_limits_for(pos)?;
         pos.legal_moves()
             .iter()
@@ -343,13 +346,13 @@ impl Tablebase {
     }
 
     fn rule_limits_for(&self, pos: &Position) -> Result<Limits, ProbeError> {
-        self.check_pieces(TableKind::Rules, pos)?;
+        self.check_pieces(TableKind::DrawRules, pos)?;
         self.limits(pos.variant())?.ok_or_else(|| {
             let material = Material::of(pos).canonical();
             ProbeError::MissingTable {
                 variant: pos.variant(),
                 material,
-                path: table_path(&self.dir, pos.variant(), material, TableKind::Rules),
+                path: table_path(&self.dir, pos.variant(), material, TableKind::DrawRules),
             }
         })
     }
@@ -378,7 +381,7 @@ impl Tablebase {
         if pos.side_pieces(pos.turn().opposite()).is_empty() {
             return Ok(Some(RuleValue::win(0)));
         }
-        self.check_pieces(TableKind::Rules, pos)?;
+        self.check_pieces(TableKind::DrawRules, pos)?;
         let capture = pos.must_capture();
         if !capture {
             let read = |block: &[u8], _, i| packed_code(block, i);
@@ -421,14 +424,14 @@ impl Tablebase {
                 None => Ok(Some(value)),
             };
         }
-        let Some(code) = self.read_stored(TableKind::Rules, pos, reading, |b, _, i| b[i])? else {
+        let Some(code) = self.read_stored(TableKind::DrawRules, pos, reading, |b, _, i| b[i])? else {
             return Ok(None);
         };
-        let (_, material) = stored_orientation(TableKind::Rules, pos);
+        let (_, material) = stored_orientation(TableKind::DrawRules, pos);
         RuleValue::from_code(code)
             .map(Some)
             .ok_or_else(|| ProbeError::Corrupted {
-                path: table_path(&self.dir, pos.variant(), material, TableKind::Rules),
+                path: table_path(&self.dir, pos.variant(), material, TableKind::DrawRules),
                 reason: format!("invalid rule value code {code}"),
             })
     }
@@ -496,9 +499,9 @@ impl Tablebase {
     ///
     /// # Errors
     ///
-    /// As [`Tablebase::probe_rules`].
-    pub fn stored_rules(&self, pos: &Position) -> Result<RuleValue, ProbeError> {
-        let (code, table) = self.stored(TableKind::Rules, pos, |block, _, i| block[i])?;
+    /// As [`Tablebase::probe_draw_rules`].
+    pub fn stored_draw_rules(&self, pos: &Position) -> Result<RuleValue, ProbeError> {
+        let (code, table) = self.stored(TableKind::DrawRules, pos, |block, _, i| block[i])?;
         RuleValue::from_code(code).ok_or_else(|| ProbeError::Corrupted {
             path: table.path().to_path_buf(),
             reason: format!("invalid rule value code {code}"),
@@ -644,7 +647,7 @@ fn rule_limits(
     use std::io::Read;
     let mut first: Option<(PathBuf, Limits)> = None;
     for &material in materials {
-        let path = table_path(dir, variant, material, TableKind::Rules);
+        let path = table_path(dir, variant, material, TableKind::DrawRules);
         let mut bytes = [0u8; crate::format::HEADER_LEN];
         let read = std::fs::File::open(&path).and_then(|mut f| f.read_exact(&mut bytes));
         let Some(limits) = read

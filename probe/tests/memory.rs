@@ -92,7 +92,7 @@ fn positions(tables: &Tablebase, count: usize) -> Vec<Position> {
 fn open_all(tables: &Tablebase) -> usize {
     let mut decompressed = 0;
     for variant in Variant::ALL {
-        for kind in [TableKind::Wdl, TableKind::Dtw, TableKind::Rules] {
+        for kind in [TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules] {
             for m in tables.materials_of(kind, variant) {
                 let table = tables.table_of(kind, variant, m).expect("the table opens");
                 let h = table.header();
@@ -107,7 +107,7 @@ fn probe_all(tables: &Tablebase, positions: &[Position]) {
     for pos in positions {
         black_box(tables.probe_wdl(pos).expect("wdl"));
         black_box(tables.probe_dtw(pos).expect("dtw"));
-        black_box(tables.probe_rules(pos, Counters::FRESH).expect("rules"));
+        black_box(tables.probe_draw_rules(pos, Counters::FRESH).expect("rules"));
     }
 }
 
@@ -161,7 +161,7 @@ fn memory_stays_under_the_cache_budget_and_cached_probes_allocate_nothing() {
         black_box(tables.probe_wdl_cached(pos).expect("cached"));
         black_box(
             tables
-                .probe_rules_cached(pos, Counters::FRESH)
+                .probe_draw_rules_cached(pos, Counters::FRESH)
                 .expect("cached"),
         );
     }

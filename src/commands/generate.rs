@@ -40,10 +40,7 @@ pub struct GenerateArgs {
 
 /// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
 fn default_pieces(variant: Variant) -> u32 {
-    match variant {
-        Variant::International => 4,
-        Variant::Brazilian => 5,
-    }
+    u32::from(variant.rules().quick_set_pieces)
 }
 
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
@@ -270,16 +267,16 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
             format!("{:.3}", s.seconds),
             s.bytes.to_string(),
             s.dtw_bytes.to_string(),
-            s.rules_bytes.to_string(),
+            s.draw_rules_bytes.to_string(),
             note,
         ]);
     }
     let sum = |field: fn(&MaterialSummary) -> u64| summaries.iter().map(field).sum::<u64>();
-    let (positions, bytes, dtw_bytes, rules_bytes) = (
+    let (positions, bytes, dtw_bytes, draw_rules_bytes) = (
         sum(|s| s.positions),
         sum(|s| s.bytes),
         sum(|s| s.dtw_bytes),
-        sum(|s| s.rules_bytes),
+        sum(|s| s.draw_rules_bytes),
     );
     let bits = |bytes: u64| {
         if positions == 0 {
@@ -309,12 +306,12 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
         format!("{:.3}", summaries.iter().map(|s| s.seconds).sum::<f64>()),
         bytes.to_string(),
         dtw_bytes.to_string(),
-        rules_bytes.to_string(),
+        draw_rules_bytes.to_string(),
         format!(
             "{:.3} bits/position, dtw {:.3}, rules {:.3}",
             bits(bytes),
             bits(dtw_bytes),
-            bits(rules_bytes)
+            bits(draw_rules_bytes)
         ),
     ]);
     write_table(out, &rows, &RIGHT_ALIGNED)

@@ -394,8 +394,8 @@ impl Probe<'_> {
         let rules = match self.limits {
             None => None,
             Some(limits) => {
-                let outcome = tables.probe_rules(pos, self.counters.unwrap_or_default())?;
-                let after = tables.probe_moves_rules(pos)?;
+                let outcome = tables.probe_draw_rules(pos, self.counters.unwrap_or_default())?;
+                let after = tables.probe_moves_draw_rules(pos)?;
                 for ((mv, answer), (_, next_value)) in moves.iter_mut().zip(after) {
                     let next = pos.play(mv);
                     let resets = resets_counter(pos, mv, &next);
@@ -466,7 +466,7 @@ impl Probe<'_> {
                     color_name(side)
                 );
             }
-            let outcome = tables.probe_rules(&pos, counters)?;
+            let outcome = tables.probe_draw_rules(&pos, counters)?;
             if counters.used(outcome.category) >= u16::from(outcome.limit) {
                 break format!(
                     "draw: rule {} ({} plies)",
@@ -481,7 +481,7 @@ impl Probe<'_> {
             for mv in &legal {
                 let next = pos.play(mv);
                 let after = counters.after(&pos, mv, &next);
-                let next_outcome = tables.probe_rules(&next, after)?;
+                let next_outcome = tables.probe_draw_rules(&next, after)?;
                 let next_dtw = tables.probe_dtw(&next)?;
                 options.push((*mv, next, after, next_outcome, next_dtw));
             }

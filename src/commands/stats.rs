@@ -206,11 +206,11 @@ fn material_stats(
 ) -> Result<Stats, ProbeError> {
     let wdl_table = tables.table_of(TableKind::Wdl, variant, material)?;
     let dtw_table = tables.table_of(TableKind::Dtw, variant, material)?;
-    let rules_table = limits
-        .map(|_| tables.table_of(TableKind::Rules, variant, material))
+    let draw_rules_table = limits
+        .map(|_| tables.table_of(TableKind::DrawRules, variant, material))
         .transpose()?;
     let header = dtw_table.header();
-    for table in std::iter::once(wdl_table).chain(rules_table) {
+    for table in std::iter::once(wdl_table).chain(draw_rules_table) {
         let other = table.header();
         if (other.positions_per_block, other.blocks) != (header.positions_per_block, header.blocks)
         {
@@ -225,7 +225,7 @@ fn material_stats(
         material,
         wdl: wdl_table,
         dtw: dtw_table,
-        rules: rules_table,
+        rules: draw_rules_table,
         limits,
     };
     let per_block = u64::from(header.positions_per_block);
@@ -424,7 +424,7 @@ impl MaterialTables<'_> {
     fn probed(&self, pos: &Position) -> Result<Values, ProbeError> {
         let dtw = self.tables.probe_dtw(pos)?;
         let rule = match self.limits {
-            Some(_) => Some(self.tables.probe_rules(pos, Counters::FRESH)?.value),
+            Some(_) => Some(self.tables.probe_draw_rules(pos, Counters::FRESH)?.value),
             None => None,
         };
         Ok((dtw, rule))

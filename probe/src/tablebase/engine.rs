@@ -82,7 +82,7 @@ impl Tablebase {
         Wdl::from_code(code)
     }
 
-    /// The rule-aware outcome, as [`Tablebase::probe_rules`] gives it, but only if every
+    /// The rule-aware outcome, as [`Tablebase::probe_draw_rules`] gives it, but only if every
     /// block needed is already in the cache; `None` otherwise, and also when there is no
     /// rule table for the position or the directory's rule tables mix limits, without reading
     /// any file. Nothing is allocated.
@@ -94,19 +94,19 @@ impl Tablebase {
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
     /// let tables = Tablebase::open(dir.path())?;
     /// let pos = Position::from_fen(Variant::Brazilian, "B:W29:B25,22")?;
-    /// let fresh = tables.probe_rules(&pos, Counters::FRESH)?;
+    /// let fresh = tables.probe_draw_rules(&pos, Counters::FRESH)?;
     /// assert_eq!(fresh.value.class(), RuleClass::Win);
     /// assert_eq!(fresh.value.count(), Some(1)); // the man move 25-30 resets the count
     /// assert_eq!((fresh.category.article(), fresh.limit), ("6.2", 50));
     /// assert_eq!(fresh.result, Wdl::Win);
     /// // With 50 king-only plies already played, rule 6.2 has drawn the game.
     /// let late = Counters { king_plies: 50, category_plies: 0 };
-    /// assert_eq!(tables.probe_rules(&pos, late)?.result, Wdl::Draw);
+    /// assert_eq!(tables.probe_draw_rules(&pos, late)?.result, Wdl::Draw);
     /// // The blocks are cached now: the cache-only probe answers the same.
-    /// assert_eq!(tables.probe_rules_cached(&pos, late), Some(tables.probe_rules(&pos, late)?));
+    /// assert_eq!(tables.probe_draw_rules_cached(&pos, late), Some(tables.probe_draw_rules(&pos, late)?));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn probe_rules_cached(&self, pos: &Position, counters: Counters) -> Option<RuleOutcome> {
+    pub fn probe_draw_rules_cached(&self, pos: &Position, counters: Counters) -> Option<RuleOutcome> {
         let limits = self.limits(pos.variant()).ok()??;
         let value = self
             .rule_value_by(pos, limits, Reading::CachedOnly)

@@ -57,7 +57,7 @@ const CHUNK: u64 = 1 << 14;
 /// The rule-aware value codes of every position of `index`'s material (capture positions
 /// included), whose dependencies are all in `store`; `distances` is the material's solution
 /// with the rules ignored.
-pub(crate) fn solve_rules(
+pub(crate) fn solve_draw_rules(
     index: &PositionIndex,
     store: &Store,
     distances: &Distances,

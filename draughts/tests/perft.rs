@@ -3,7 +3,7 @@
 //! The normal suite goes as deep as a few seconds allow; the deeper references are `#[ignore]`
 //! tests: `cargo test --release -p rafle-probe --test perft -- --ignored`.
 
-use rafle_probe::{perft, Position, Variant};
+use rafle_draughts::{perft, Position, Variant};
 
 fn check(variant: Variant, fen: &str, expected: &[u64]) {
     let pos = Position::from_fen(variant, fen).expect("reference FEN parses");

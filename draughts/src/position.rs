@@ -113,10 +113,7 @@ impl Position {
     pub fn start(variant: Variant) -> Position {
         let mut pos = Position::empty(variant, Color::White);
         let n = variant.square_count();
-        let men = match variant {
-            Variant::International => 20,
-            Variant::Brazilian => 12,
-        };
+        let men = variant.rules().men;
         for number in 1..=men {
             pos.black |= Square::new(variant, number).map_or(0, |sq| sq.bit(variant));
             pos.white |= Square::new(variant, n + 1 - number).map_or(0, |sq| sq.bit(variant));

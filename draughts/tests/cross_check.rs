@@ -17,7 +17,7 @@ mod reference;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use rafle_probe::{Color, Move, Piece, Position, Role, Square, Variant};
+use rafle_draughts::{Color, Move, Piece, Position, Role, Square, Variant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use reference::{Board, RefMove, Side, Stone};

@@ -1,0 +1,289 @@
+//! The draw rules with counters (FMJD 6.2–6.4, RULES.md §4): which rule counts in a position,
+//! the limits of each rule, and the live counters of a game.
+//!
+//! Outside the 6.3/6.4 categories only the 6.2 count matters (king-only plies without capture);
+//! inside a category only the category count does. A ply *resets* the live counter when it is a
+//! man move or a capture outside any category, or when it enters a category or passes from one
+//! to the other; a ply that stays in the same category (a man move, a promotion or a capture
+//! included) adds one to its count.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::{Material, Move, Position, Role, Variant};
+
+/// The counting rule in force in a position, a function of its material and variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// No endgame category: the 25-move king rule (6.2) counts.
+    Outside,
+    /// The 6.3 endgame: a lone king against three kings (and, in international draughts, two
+    /// kings and a man, or a king and two men).
+    Rule63,
+    /// The 6.4 endgame: a lone king against two kings, a king and a man, or a king.
+    Rule64,
+}
+
+impl Category {
+    /// The category of a material on a board.
+    pub fn of(variant: Variant, material: Material) -> Category {
+        let lone_king = |men: u8, kings: u8| men == 0 && kings == 1;
+        let strong = if lone_king(material.black_men, material.black_kings) {
+            (material.white_kings, material.white_men)
+        } else if lone_king(material.white_men, material.white_kings) {
+            (material.black_kings, material.black_men)
+        } else {
+            return Category::Outside;
+        };
+        if matches!(strong, (1, 0) | (2, 0) | (1, 1)) {
+            Category::Rule64
+        } else if variant.rules().rule_6_3_materials.contains(&strong) {
+            Category::Rule63
+        } else {
+            Category::Outside
+        }
+    }
+
+    /// The category of a position.
+    pub fn of_position(pos: &Position) -> Category {
+        Category::of(pos.variant(), Material::of(pos))
+    }
+
+    /// The article of the rules: `"6.2"`, `"6.3"` or `"6.4"`.
+    pub fn article(self) -> &'static str {
+        match self {
+            Category::Outside => "6.2",
+            Category::Rule63 => "6.3",
+            Category::Rule64 => "6.4",
+        }
+    }
+}
+
+/// Whether playing `mv` in `pos`, reaching `next`, resets the live counter (see the module
+/// documentation): `next` then starts with fresh counters.
+pub fn resets_counter(pos: &Position, mv: &Move, next: &Position) -> bool {
+    let before = Category::of_position(pos);
+    let after = Category::of_position(next);
+    if before != after {
+        return true;
+    }
+    before == Category::Outside && man_move_or_capture(pos, mv)
+}
+
+/// Whether a move moves a man or captures: what resets the 6.2 count.
+fn man_move_or_capture(pos: &Position, mv: &Move) -> bool {
+    mv.is_capture() || pos.pieces(pos.turn(), Role::Man).contains(mv.from())
+}
+
+/// The most plies a limit may be: counts up to it must fit the tables' byte per position.
+pub const MAX_LIMIT: u8 = 125;
+
+/// The plies after which each rule declares a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Rule 6.2: plies of king moves without capture (50 under the FMJD rules).
+    pub rule_6_2: u8,
+    /// Rule 6.3: plies in the category (32 international, 40 Brazilian).
+    pub rule_6_3: u8,
+    /// Rule 6.4: plies in the category (10).
+    pub rule_6_4: u8,
+}
+
+impl Limits {
+    /// The FMJD limits of a variant.
+    pub fn fmjd(variant: Variant) -> Limits {
+        let [rule_6_2, rule_6_3, rule_6_4] = variant.rules().fmjd_limits;
+        Limits {
+            rule_6_2,
+            rule_6_3,
+            rule_6_4,
+        }
+    }
+
+    /// The limit of a category's rule.
+    pub fn of(self, category: Category) -> u8 {
+        match category {
+            Category::Outside => self.rule_6_2,
+            Category::Rule63 => self.rule_6_3,
+            Category::Rule64 => self.rule_6_4,
+        }
+    }
+
+    /// Reads `6.2=50,6.3=32,6.4=10`; rules left out keep the variant's FMJD limit.
+    ///
+    /// # Errors
+    ///
+    /// [`BadLimits`] naming the part that is not `rule=plies` with a known rule and plies from
+    /// 1 to [`MAX_LIMIT`].
+    pub fn parse(variant: Variant, text: &str) -> Result<Limits, BadLimits> {
+        let mut limits = Limits::fmjd(variant);
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let bad = |why: &str| BadLimits(format!("{part:?}: {why}"));
+            let (rule, plies) = part
+                .split_once('=')
+                .ok_or_else(|| bad("expected rule=plies, like 6.2=50"))?;
+            let plies: u8 = plies
+                .trim()
+                .parse()
+                .ok()
+                .filter(|p| (1..=MAX_LIMIT).contains(p))
+                .ok_or_else(|| bad(&format!("plies must be a number from 1 to {MAX_LIMIT}")))?;
+            match rule.trim() {
+                "6.2" => limits.rule_6_2 = plies,
+                "6.3" => limits.rule_6_3 = plies,
+                "6.4" => limits.rule_6_4 = plies,
+                _ => return Err(bad("the rules are 6.2, 6.3 and 6.4")),
+            }
+        }
+        Ok(limits)
+    }
+}
+
+impl fmt::Display for Limits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "6.2={},6.3={},6.4={}",
+            self.rule_6_2, self.rule_6_3, self.rule_6_4
+        )
+    }
+}
+
+/// Limits that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLimits(pub String);
+
+impl fmt::Display for BadLimits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad limits {}", self.0)
+    }
+}
+
+impl std::error::Error for BadLimits {}
+
+/// The live draw-rule counters of a game, in plies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Counters {
+    /// Rule 6.2: consecutive plies in which only kings moved and nothing was captured.
+    pub king_plies: u16,
+    /// Rules 6.3/6.4: plies since the position entered its category.
+    pub category_plies: u16,
+}
+
+impl Counters {
+    /// Both counts at 0, as right after a man move or a capture.
+    pub const FRESH: Counters = Counters {
+        king_plies: 0,
+        category_plies: 0,
+    };
+
+    /// The plies used on the counter that a category's rule checks.
+    pub fn used(self, category: Category) -> u16 {
+        match category {
+            Category::Outside => self.king_plies,
+            _ => self.category_plies,
+        }
+    }
+
+    /// The counters after playing `mv` from `pos` to `next`.
+    pub fn after(self, pos: &Position, mv: &Move, next: &Position) -> Counters {
+        let before = Category::of_position(pos);
+        let after = Category::of_position(next);
+        Counters {
+            king_plies: if man_move_or_capture(pos, mv) {
+                0
+            } else {
+                self.king_plies.saturating_add(1)
+            },
+            category_plies: if after == Category::Outside || after != before {
+                0
+            } else {
+                self.category_plies.saturating_add(1)
+            },
+        }
+    }
+}
+
+impl FromStr for Counters {
+    type Err = String;
+
+    /// Reads `K,C`: the 6.2 count, then the category count.
+    fn from_str(text: &str) -> Result<Counters, String> {
+        let (k, c) = text
+            .split_once(',')
+            .ok_or_else(|| format!("bad counters {text:?}: expected K,C like 12,0"))?;
+        let number = |s: &str| {
+            s.trim()
+                .parse::<u16>()
+                .map_err(|_| format!("bad counters {text:?}: {s:?} is not a count of plies"))
+        };
+        Ok(Counters {
+            king_plies: number(k)?,
+            category_plies: number(c)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Color;
+
+    fn cat(v: Variant, m: &str) -> Category {
+        Category::of(v, m.parse().unwrap())
+    }
+
+    #[test]
+    fn categories_follow_the_rules() {
+        use Variant::{Brazilian as B, International as I};
+        assert_eq!(cat(I, "KvK"), Category::Rule64);
+        assert_eq!(cat(I, "KKvK"), Category::Rule64);
+        assert_eq!(cat(B, "KMvK"), Category::Rule64);
+        assert_eq!(cat(I, "KvKM"), Category::Rule64);
+        assert_eq!(cat(I, "KKKvK"), Category::Rule63);
+        assert_eq!(cat(B, "KKKvK"), Category::Rule63);
+        assert_eq!(cat(I, "KKMvK"), Category::Rule63);
+        assert_eq!(cat(B, "KKMvK"), Category::Outside);
+        assert_eq!(cat(I, "KMMvK"), Category::Rule63);
+        assert_eq!(cat(I, "MMMvK"), Category::Outside);
+        assert_eq!(cat(I, "MvK"), Category::Outside);
+        assert_eq!(cat(I, "KKKKvK"), Category::Outside);
+        assert_eq!(cat(I, "KKvKK"), Category::Outside);
+    }
+
+    #[test]
+    fn limits_parse() {
+        let v = Variant::International;
+        assert_eq!(Limits::parse(v, "").unwrap(), Limits::fmjd(v));
+        let l = Limits::parse(v, "6.2=20, 6.4=4").unwrap();
+        assert_eq!((l.rule_6_2, l.rule_6_3, l.rule_6_4), (20, 32, 4));
+        assert_eq!(l.to_string(), "6.2=20,6.3=32,6.4=4");
+        for bad in ["6.5=3", "6.2", "6.2=0", "6.2=200", "6.2=x"] {
+            assert!(Limits::parse(v, bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn counters_follow_the_plies() {
+        let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2,8:BK32").unwrap();
+        let c = Counters {
+            king_plies: 3,
+            category_plies: 0,
+        };
+        for mv in &pos.legal_moves() {
+            let next = pos.play(mv);
+            let after = c.after(&pos, mv, &next);
+            let man = pos.pieces(Color::White, Role::Man).contains(mv.from());
+            assert_eq!(after.king_plies, if man { 0 } else { 4 });
+            assert_eq!(resets_counter(&pos, mv, &next), man);
+        }
+        assert_eq!(
+            "4,2".parse(),
+            Ok(Counters {
+                king_plies: 4,
+                category_plies: 2
+            })
+        );
+        assert!("4".parse::<Counters>().is_err());
+    }
+}
