@@ -2,7 +2,8 @@
 //! checked, and the positions the tables leave out (see [`rafle_probe::format`]) given their
 //! values again, from the materials below and from the positions kept.
 
-use rafle_probe::format::{packed_code, Header, TableKind};
+use rafle_probe::codec::{read_code, Codec, DtwCodec};
+use rafle_probe::format::{Header, TableKind};
 use rafle_probe::{
     resets_counter, Category, Dtw, Material, Position, PositionIndex, RuleClass, RuleValue, Table,
     Wdl,
@@ -79,7 +80,7 @@ pub(crate) fn load_existing(
     let (distances, captures) = if dtw_table.header().bits == 8 {
         let mut values = bytes;
         let encode = |d: Dtw| d.plies().map_or(u8::MAX, |p| p as u8);
-        let decode = |v: u8| Dtw::from_stored(u16::from(v), 8);
+        let decode = |v: u8| DtwCodec::decode(u16::from(v), 8).unwrap_or(Dtw::Draw);
         let captures = complete(
             &mut values,
             index,
@@ -94,7 +95,7 @@ pub(crate) fn load_existing(
             .map(|b| u16::from_le_bytes([b[0], b[1]]))
             .collect();
         let encode = |d: Dtw| d.plies().unwrap_or(u16::MAX);
-        let decode = |v: u16| Dtw::from_stored(v, 16);
+        let decode = |v: u16| DtwCodec::decode(v, 16).unwrap_or(Dtw::Draw);
         let captures = complete(
             &mut values,
             index,
@@ -206,7 +207,7 @@ fn complete<T: Copy + Send + Sync>(
                 if pos.must_capture() {
                     *slot = from_moves(&pos, &|_| *slot);
                     words[i / 64] |= 1 << (i % 64);
-                } else if packed_code(wdl, start + i) == Wdl::Draw.code() {
+                } else if (read_code(wdl, 2, start + i) as u8) == Wdl::Draw.code() {
                     *slot = draw;
                 }
             }
@@ -227,7 +228,7 @@ fn complete<T: Copy + Send + Sync>(
                 let pos = cursor.position();
                 cursor.advance();
                 let at = start + i;
-                if !captures.contains(at) && packed_code(wdl, at) != Wdl::Draw.code() {
+                if !captures.contains(at) && (read_code(wdl, 2, at) as u8) != Wdl::Draw.code() {
                     *slot = from_moves(&pos, &|next| white[index.rank(next) as usize]);
                 }
             }

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue, Wdl};
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
@@ -62,7 +63,7 @@ impl Distances {
 
     /// Value and distance of position `i`: odd distances are wins, even ones losses.
     pub(crate) fn get(&self, i: usize) -> Dtw {
-        Dtw::from_stored(self.raw(i), self.bits())
+        DtwCodec::decode(self.raw(i), self.bits()).unwrap_or(Dtw::Draw)
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -4,7 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use rafle_probe::format::{dtw_value, packed_code, TableKind};
+use rafle_probe::codec::{read_code, Codec, DtwCodec};
+use rafle_probe::format::TableKind;
 use rafle_probe::{
     resets_counter, Category, Counters, Dtw, Material, Position, ProbeError, RuleClass, RuleValue,
     Tablebase, Variant, Wdl,
@@ -57,7 +58,7 @@ pub fn verify_table(
         reason: format!("invalid value code {code}"),
     };
     let own = |pos: &Position| -> Result<Wdl, ProbeError> {
-        let code = packed_code(&packed, index.rank(pos) as usize);
+        let code = read_code(&packed, 2, index.rank(pos) as usize) as u8;
         Wdl::from_code(code).ok_or_else(|| corrupted(code))
     };
     // The distance-to-win table of the same material, likewise.
@@ -68,7 +69,7 @@ pub fn verify_table(
         distances.extend_from_slice(&dtw_table.read_block(b)?);
     }
     let own_dtw = |pos: &Position| -> Dtw {
-        Dtw::from_stored(dtw_value(&distances, bits, index.rank(pos) as usize), bits)
+        DtwCodec::read(&distances, bits, index.rank(pos) as usize).unwrap_or(Dtw::Draw)
     };
     // And the rule table.
     let draw_rules_table = tablebase.table_of(TableKind::DrawRules, variant, material)?;

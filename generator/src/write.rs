@@ -241,7 +241,7 @@ mod tests {
         let states = [win, loss | CAPTURE, win | CAPTURE, loss, draw | CAPTURE];
         let packed = pack_block(&states, 0);
         let codes: Vec<u8> = (0..5)
-            .map(|i| rafle_probe::format::packed_code(&packed, i))
+            .map(|i| rafle_probe::codec::read_code(&packed, 2, i) as u8)
             .collect();
         assert_eq!(codes, [win, win, win, loss, loss]);
     }

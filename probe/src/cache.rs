@@ -197,7 +197,7 @@ mod tests {
             cache.insert(block_key(0, i), vec![0b1110_0100; 300]);
             assert!(cache.bytes() <= budget);
         }
-        let code = |key, i| cache.read(key, |b| crate::format::packed_code(b, i));
+        let code = |key, i| cache.read(key, |b| crate::codec::read_code(b, 2, i));
         assert_eq!(code(block_key(0, 999), 1), Some(0b01));
         let kept = (0..1000)
             .filter(|&i| code(block_key(0, i), 0).is_some())

@@ -40,18 +40,6 @@ impl Dtw {
         self.plies().map(|p| p.div_ceil(2))
     }
 
-    /// The value a DTW table of `bits` bits a position stores as `stored`: the largest value of
-    /// the width is a draw, odd distances are wins and even ones losses.
-    pub fn from_stored(stored: u16, bits: u8) -> Dtw {
-        if stored == crate::format::dtw_draw(bits) {
-            Dtw::Draw
-        } else if stored % 2 == 1 {
-            Dtw::Win(stored)
-        } else {
-            Dtw::Loss(stored)
-        }
-    }
-
     /// The value of a position from those of all its successors (each seen from the side to
     /// move after the move): the quickest win over a lost successor, else a draw if one is
     /// drawn, else the longest loss. With no successor at all, a loss in 0.

@@ -291,31 +291,6 @@ fn read_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// The 2-bit code of position `i` in a packed block.
-#[inline]
-pub fn packed_code(block: &[u8], i: usize) -> u8 {
-    (block[i / 4] >> (2 * (i % 4))) & 3
-}
-
-/// The value of position `i` in a DTW block of `bits` bits a position.
-#[inline]
-pub fn dtw_value(block: &[u8], bits: u8, i: usize) -> u16 {
-    if bits == 8 {
-        u16::from(block[i])
-    } else {
-        u16::from_le_bytes([block[2 * i], block[2 * i + 1]])
-    }
-}
-
-/// The DTW value a table of `bits` bits a position stores for a draw.
-pub fn dtw_draw(bits: u8) -> u16 {
-    if bits == 8 {
-        u16::from(u8::MAX)
-    } else {
-        u16::MAX
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 mod cache;
+pub mod codec;
 mod dtw;
 mod error;
 pub mod format;

@@ -70,6 +70,18 @@ pub struct RuleValue {
 }
 
 impl RuleValue {
+    /// Drawn even with the draw rules ignored.
+    pub const DRAW: RuleValue = RuleValue {
+        class: RuleClass::Draw,
+        count: 0,
+    };
+
+    /// Lost at once: the side to move has no move, or no piece.
+    pub const NO_MOVE: RuleValue = RuleValue {
+        class: RuleClass::Loss,
+        count: 0,
+    };
+
     /// A win whose count is `count` plies.
     pub fn win(count: u8) -> RuleValue {
         RuleValue {

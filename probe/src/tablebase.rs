@@ -8,18 +8,21 @@ mod engine;
 
 use crate::cache::{block_key, BlockCache};
 use crate::format::Header;
-use crate::format::{dtw_value, packed_code, TableKind};
+use crate::codec::{
+    read_code, table_orientation, white_to_move_in_table, Codec, DrawRulesCodec, DtwCodec, WdlCodec,
+};
+use crate::format::TableKind;
 use crate::resets_counter;
 use crate::table::Table;
 use crate::{
-    Category, Color, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome,
+    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome,
     RuleValue, Variant, Wdl,
 };
 
 /// Default byte budget of the decompressed-block cache.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
-const KINDS: [TableKind; 3] = [TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules];
+const KINDS: [TableKind; 3] = TableKind::ALL;
 
 /// A table file found in the directory, opened on first use.
 #[derive(Debug)]
@@ -268,7 +271,7 @@ impl Tablebase {
         if !capture && self.stored_wdl(pos)? == Wdl::Draw {
             return Ok(Dtw::Draw);
         }
-        if capture || !values_stored(pos) {
+        if capture || !white_to_move_in_table(TableKind::Dtw, pos) {
             // The successors are combined as they come, not collected, so that a probe
             // allocates nothing; `map_while` stops at the first error, kept in `failure`.
             let mut failure = None;
@@ -384,7 +387,7 @@ impl Tablebase {
         self.check_pieces(TableKind::DrawRules, pos)?;
         let capture = pos.must_capture();
         if !capture {
-            let read = |block: &[u8], _, i| packed_code(block, i);
+            let read = |block: &[u8], bits, i| read_code(block, bits, i) as u8;
             let Some(code) = self.read_stored(TableKind::Wdl, pos, reading, read)? else {
                 return Ok(None);
             };
@@ -392,7 +395,7 @@ impl Tablebase {
                 Some(Wdl::Draw) => return Ok(Some(RuleValue::uncounted(crate::RuleClass::Draw))),
                 Some(_) => {}
                 None => {
-                    let (_, material) = stored_orientation(TableKind::Wdl, pos);
+                    let (_, material) = table_orientation(TableKind::Wdl, pos);
                     return Err(ProbeError::Corrupted {
                         path: table_path(&self.dir, pos.variant(), material, TableKind::Wdl),
                         reason: format!("invalid value code {code}"),
@@ -400,7 +403,7 @@ impl Tablebase {
                 }
             }
         }
-        if capture || !values_stored(pos) {
+        if capture || !white_to_move_in_table(TableKind::Dtw, pos) {
             let limit = limits.of(Category::of_position(pos));
             // Combined as they come (nothing allocated), stopping at the first error or
             // block not cached, kept in `stop`.
@@ -427,7 +430,7 @@ impl Tablebase {
         let Some(code) = self.read_stored(TableKind::DrawRules, pos, reading, |b, _, i| b[i])? else {
             return Ok(None);
         };
-        let (_, material) = stored_orientation(TableKind::DrawRules, pos);
+        let (_, material) = table_orientation(TableKind::DrawRules, pos);
         RuleValue::from_code(code)
             .map(Some)
             .ok_or_else(|| ProbeError::Corrupted {
@@ -470,12 +473,7 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_wdl`].
     pub fn stored_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        let (code, table) =
-            self.stored(TableKind::Wdl, pos, |block, _, i| packed_code(block, i))?;
-        Wdl::from_code(code).ok_or_else(|| ProbeError::Corrupted {
-            path: table.path().to_path_buf(),
-            reason: format!("invalid value code {code}"),
-        })
+        self.stored_value::<WdlCodec>(pos)
     }
 
     /// The distance stored for a position, without resolving anything: only a position whose
@@ -486,12 +484,7 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_dtw`].
     pub fn stored_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
-        let (value, bits) = self
-            .stored(TableKind::Dtw, pos, |block, bits, i| {
-                (dtw_value(block, bits, i), bits)
-            })?
-            .0;
-        Ok(Dtw::from_stored(value, bits))
+        self.stored_value::<DtwCodec>(pos)
     }
 
     /// The rule-aware value stored for a position, without resolving anything: the same
@@ -501,11 +494,14 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_draw_rules`].
     pub fn stored_draw_rules(&self, pos: &Position) -> Result<RuleValue, ProbeError> {
-        let (code, table) = self.stored(TableKind::DrawRules, pos, |block, _, i| block[i])?;
-        RuleValue::from_code(code).ok_or_else(|| ProbeError::Corrupted {
-            path: table.path().to_path_buf(),
-            reason: format!("invalid rule value code {code}"),
-        })
+        self.stored_value::<DrawRulesCodec>(pos)
+    }
+
+    /// The value a table of `C`'s kind stores for a position, decoded.
+    fn stored_value<C: Codec>(&self, pos: &Position) -> Result<C::Value, ProbeError> {
+        let ((code, bits), table) =
+            self.stored(C::KIND, pos, |block, bits, i| (read_code(block, bits, i), bits))?;
+        C::decode(code, bits).ok_or_else(|| invalid_code(table.path(), code))
     }
 
     /// The raw value of a position in its table of `kind`, with the table.
@@ -515,7 +511,7 @@ impl Tablebase {
         pos: &Position,
         read: impl Fn(&[u8], u8, usize) -> T,
     ) -> Result<(T, &Table), ProbeError> {
-        let (pos, material) = stored_orientation(kind, pos);
+        let (pos, material) = table_orientation(kind, pos);
         let (slot, table) = self.slot_table(kind, pos.variant(), material)?;
         let index = table.index().rank(&pos);
         let per_block = u64::from(table.header().positions_per_block);
@@ -607,23 +603,11 @@ enum Reading {
     CachedOnly,
 }
 
-/// Whether the distance and rule tables hold a value for a position whose side to move need not
-/// capture: they keep the positions with White to move in the stored orientation (both sides of
-/// a symmetric material, through its mirror image); the others are found through their moves.
-pub(crate) fn values_stored(pos: &Position) -> bool {
-    let material = Material::of(pos);
-    material.is_symmetric() || (pos.turn() == Color::White) == material.is_canonical()
-}
-
-/// A position and its material in the orientation the table of `kind` stores them.
-fn stored_orientation(kind: TableKind, pos: &Position) -> (Position, Material) {
-    let (pos, material) = pos.canonical();
-    // Distance and rule tables keep a symmetric material's positions with White to move
-    // only: Black to move is read from the mirror image.
-    if kind != TableKind::Wdl && material.is_symmetric() && pos.turn() == Color::Black {
-        (pos.mirrored(), material)
-    } else {
-        (pos, material)
+/// The error for a code no valid table of the file's kind holds.
+fn invalid_code(path: &Path, code: u16) -> ProbeError {
+    ProbeError::Corrupted {
+        path: path.to_path_buf(),
+        reason: format!("invalid value code {code}"),
     }
 }
 

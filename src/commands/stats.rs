@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rafle_probe::format::{dtw_value, packed_code, TableKind};
+use rafle_probe::codec::{read_code, Codec, DtwCodec};
+use rafle_probe::format::TableKind;
 use rafle_probe::{
     resets_counter, Category, Color, Counters, Dtw, Limits, Material, Position, ProbeError,
     RuleClass, RuleValue, Table, Tablebase, Variant, Wdl,
@@ -313,7 +314,7 @@ impl MaterialTables<'_> {
             let i = (at - first) as usize;
             let value = if pos.must_capture() {
                 self.resolved(&pos, true)?
-            } else if packed_code(&wdl, i) == Wdl::Draw.code() {
+            } else if (read_code(&wdl, 2, i) as u8) == Wdl::Draw.code() {
                 self.draw()
             } else {
                 let rule = match (&codes, self.rules) {
@@ -327,7 +328,7 @@ impl MaterialTables<'_> {
                     }
                     _ => None,
                 };
-                (Dtw::from_stored(dtw_value(&distances, bits, i), bits), rule)
+                (DtwCodec::read(&distances, bits, i).unwrap_or(Dtw::Draw), rule)
             };
             values.push(value);
         }
@@ -352,7 +353,7 @@ impl MaterialTables<'_> {
             cursor.advance();
             let value = if pos.must_capture() {
                 self.resolved(&pos, true)?
-            } else if packed_code(&wdl, (at - first) as usize) == Wdl::Draw.code() {
+            } else if (read_code(&wdl, 2, (at - first) as usize) as u8) == Wdl::Draw.code() {
                 self.draw()
             } else {
                 self.through_moves(&pos, |next| {

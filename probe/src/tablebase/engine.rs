@@ -5,8 +5,9 @@
 //! This is a child module of `tablebase` so that it reads the table slots and the cache
 //! without widening their visibility.
 
-use super::{slot_key, stored_orientation, Reading, Tablebase, NO_SLOT};
-use crate::format::{packed_code, TableKind};
+use super::{slot_key, Reading, Tablebase, NO_SLOT};
+use crate::codec::{read_code, table_orientation};
+use crate::format::TableKind;
 use crate::{
     Category, Counters, Dtw, Material, Move, Position, ProbeError, RuleOutcome, Variant, Wdl,
 };
@@ -78,7 +79,7 @@ impl Tablebase {
             }
             return Some(best);
         }
-        let code = self.stored_cached(TableKind::Wdl, pos, |block, _, i| packed_code(block, i))?;
+        let code = self.stored_cached(TableKind::Wdl, pos, |block, bits, i| read_code(block, bits, i) as u8)?;
         Wdl::from_code(code)
     }
 
@@ -128,7 +129,7 @@ impl Tablebase {
         pos: &Position,
         read: impl FnOnce(&[u8], u8, usize) -> T,
     ) -> Option<T> {
-        let (pos, material) = stored_orientation(kind, pos);
+        let (pos, material) = table_orientation(kind, pos);
         let slot = self.slot_of[slot_key(kind, pos.variant(), material)?];
         if slot == NO_SLOT {
             return None;

@@ -1,0 +1,348 @@
+//! One codec per table kind: which positions a table holds a value for, in which orientation,
+//! how a value is written into a block and read back, and how a left-out position's value
+//! follows from its successors. The writer (generator), the readers (probe, verify, stats) and
+//! the material walk all go through here, so the format's rules are stated once.
+//!
+//! A table holds a value of its own for a position when [`TableKind::holds`] says so; every other
+//! position repeats the code before it (the first of a block repeats code 0), which lengthens
+//! the runs zstd compresses. Those positions are found as follows:
+//! - the side to move must capture (every kind): from the captures, which lead to smaller
+//!   materials;
+//! - drawn (distance and draw-rule tables): the win/draw/loss table tells it;
+//! - Black to move in the table's orientation (distance and draw-rule tables): from its moves,
+//!   one ply away, which reach positions with White to move or captures. A symmetric material
+//!   is read from the mirror image instead (see [`table_orientation`]).
+
+use std::fmt;
+
+use crate::format::TableKind;
+use crate::{Color, Dtw, Material, Position, RuleValue, Wdl};
+
+/// What decides whether a table holds a position's own value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// The side to move must capture.
+    pub capture: bool,
+    /// The position is drawn with the draw rules ignored.
+    pub drawn: bool,
+    /// White is to move in the table's orientation: the first half of the index.
+    pub white_to_move: bool,
+}
+
+impl TableKind {
+    /// Every kind, in the order of their discriminants.
+    pub const ALL: [TableKind; 3] = [TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules];
+
+    /// Whether a table of this kind holds the position's own value (see the module
+    /// documentation for how the others are found).
+    #[inline]
+    pub fn holds(self, entry: Entry) -> bool {
+        match self {
+            TableKind::Wdl => !entry.capture,
+            TableKind::Dtw | TableKind::DrawRules => {
+                !entry.capture && !entry.drawn && entry.white_to_move
+            }
+        }
+    }
+
+    /// Whether a table of this kind stores a position of a symmetric material with Black to move
+    /// as its mirror image (White to move), rather than as itself.
+    fn mirrors_black_to_move(self) -> bool {
+        self != TableKind::Wdl
+    }
+}
+
+/// A position and its material as the table of `kind` stores them: the canonical colour
+/// orientation and, for the distance and draw-rule tables of a symmetric material, White to move
+/// (the mirror image of a position with Black to move).
+#[inline]
+pub fn table_orientation(kind: TableKind, pos: &Position) -> (Position, Material) {
+    let (pos, material) = pos.canonical();
+    if kind.mirrors_black_to_move() && material.is_symmetric() && pos.turn() == Color::Black {
+        (pos.mirrored(), material)
+    } else {
+        (pos, material)
+    }
+}
+
+/// Whether a position, in the orientation the table of `kind` stores it, has White to move.
+#[inline]
+pub fn white_to_move_in_table(kind: TableKind, pos: &Position) -> bool {
+    let material = Material::of(pos);
+    (kind.mirrors_black_to_move() && material.is_symmetric())
+        || (pos.turn() == Color::White) == material.is_canonical()
+}
+
+/// The encoding of one table kind's values.
+pub trait Codec {
+    /// What a position's entry means.
+    type Value: Copy + PartialEq + fmt::Debug + fmt::Display + Send + Sync;
+
+    /// The kind of table.
+    const KIND: TableKind;
+
+    /// The value of a drawn position.
+    const DRAW: Self::Value;
+
+    /// The value of a position whose side to move has no piece: lost, at once.
+    const NO_PIECE: Self::Value;
+
+    /// The code of a value in a table of `bits` bits a position.
+    fn encode(value: Self::Value, bits: u8) -> u16;
+
+    /// The value of a code, `None` for a code no valid table holds.
+    fn decode(code: u16, bits: u8) -> Option<Self::Value>;
+
+    /// A position's value from those of all its legal moves, each given as the value for the
+    /// side to move after the move and whether the move resets the draw-rule counter, under a
+    /// draw rule of limit `limit` (only the draw-rule values use the last two).
+    fn from_successors(limit: u8, successors: impl IntoIterator<Item = (Self::Value, bool)>)
+        -> Self::Value;
+
+    /// Value `i` of a decompressed block of `bits` bits a position, `None` for an invalid code.
+    #[inline]
+    fn read(block: &[u8], bits: u8, i: usize) -> Option<Self::Value> {
+        Self::decode(read_code(block, bits, i), bits)
+    }
+
+    /// Packs consecutive entries into a block of `bits` bits a position: `Some` for a value the
+    /// table holds, `None` for a position it leaves out, which repeats the code before it.
+    fn pack(entries: impl IntoIterator<Item = Option<Self::Value>>, bits: u8) -> Vec<u8> {
+        let mut block = Vec::new();
+        let mut last = 0u16;
+        for (i, entry) in entries.into_iter().enumerate() {
+            if let Some(value) = entry {
+                last = Self::encode(value, bits);
+            }
+            write_code(&mut block, bits, i, last);
+        }
+        block
+    }
+}
+
+/// Win/draw/loss tables: 2 bits a position, [`Wdl::code`].
+#[derive(Debug, Clone, Copy)]
+pub struct WdlCodec;
+
+impl Codec for WdlCodec {
+    type Value = Wdl;
+    const KIND: TableKind = TableKind::Wdl;
+    const DRAW: Wdl = Wdl::Draw;
+    const NO_PIECE: Wdl = Wdl::Loss;
+
+    #[inline]
+    fn encode(value: Wdl, _bits: u8) -> u16 {
+        u16::from(value.code())
+    }
+
+    #[inline]
+    fn decode(code: u16, _bits: u8) -> Option<Wdl> {
+        u8::try_from(code).ok().and_then(Wdl::from_code)
+    }
+
+    fn from_successors(_limit: u8, successors: impl IntoIterator<Item = (Wdl, bool)>) -> Wdl {
+        let mut best = Wdl::Loss;
+        for (next, _) in successors {
+            best = best.max(-next);
+            if best == Wdl::Win {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// Distance-to-win tables: 8 or 16 bits a position, the distance in plies, the largest value
+/// of the width meaning a draw.
+#[derive(Debug, Clone, Copy)]
+pub struct DtwCodec;
+
+impl DtwCodec {
+    /// The width a table needs for distances up to `longest` plies: 8 bits when every distance
+    /// stays below the 8-bit draw marker, 16 otherwise.
+    pub fn bits_for(longest: u16) -> u8 {
+        if longest < u16::from(u8::MAX) {
+            8
+        } else {
+            16
+        }
+    }
+
+    /// The code of a draw in a table of `bits` bits a position.
+    pub fn draw_code(bits: u8) -> u16 {
+        if bits == 8 {
+            u16::from(u8::MAX)
+        } else {
+            u16::MAX
+        }
+    }
+}
+
+impl Codec for DtwCodec {
+    type Value = Dtw;
+    const KIND: TableKind = TableKind::Dtw;
+    const DRAW: Dtw = Dtw::Draw;
+    const NO_PIECE: Dtw = Dtw::Loss(0);
+
+    #[inline]
+    fn encode(value: Dtw, bits: u8) -> u16 {
+        value.plies().unwrap_or(DtwCodec::draw_code(bits))
+    }
+
+    #[inline]
+    fn decode(code: u16, bits: u8) -> Option<Dtw> {
+        Some(if code == DtwCodec::draw_code(bits) {
+            Dtw::Draw
+        } else if code % 2 == 1 {
+            Dtw::Win(code)
+        } else {
+            Dtw::Loss(code)
+        })
+    }
+
+    fn from_successors(_limit: u8, successors: impl IntoIterator<Item = (Dtw, bool)>) -> Dtw {
+        Dtw::from_successors(successors.into_iter().map(|(next, _)| next))
+    }
+}
+
+/// Draw-rule tables: a byte a position, [`RuleValue::code`].
+#[derive(Debug, Clone, Copy)]
+pub struct DrawRulesCodec;
+
+impl Codec for DrawRulesCodec {
+    type Value = RuleValue;
+    const KIND: TableKind = TableKind::DrawRules;
+    const DRAW: RuleValue = RuleValue::DRAW;
+    const NO_PIECE: RuleValue = RuleValue::NO_MOVE;
+
+    #[inline]
+    fn encode(value: RuleValue, _bits: u8) -> u16 {
+        u16::from(value.code())
+    }
+
+    #[inline]
+    fn decode(code: u16, _bits: u8) -> Option<RuleValue> {
+        u8::try_from(code).ok().and_then(RuleValue::from_code)
+    }
+
+    fn from_successors(
+        limit: u8,
+        successors: impl IntoIterator<Item = (RuleValue, bool)>,
+    ) -> RuleValue {
+        RuleValue::from_successors(limit, successors)
+    }
+}
+
+/// Code `i` of a decompressed block of `bits` (2, 8 or 16) bits a position.
+#[inline]
+pub fn read_code(block: &[u8], bits: u8, i: usize) -> u16 {
+    match bits {
+        2 => u16::from((block[i / 4] >> (2 * (i % 4))) & 3),
+        8 => u16::from(block[i]),
+        _ => u16::from_le_bytes([block[2 * i], block[2 * i + 1]]),
+    }
+}
+
+/// Writes code `i` of a block of `bits` bits a position, growing it as needed; codes are
+/// written in order.
+fn write_code(block: &mut Vec<u8>, bits: u8, i: usize, code: u16) {
+    match bits {
+        2 => {
+            if i % 4 == 0 {
+                block.push(0);
+            }
+            block[i / 4] |= (code as u8 & 3) << (2 * (i % 4));
+        }
+        8 => block.push(code as u8),
+        _ => block.extend_from_slice(&code.to_le_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Header;
+    use crate::Variant;
+
+    #[test]
+    fn left_out_positions_repeat_the_code_before_them() {
+        let entries = [
+            Some(Wdl::Win),
+            None,
+            None,
+            Some(Wdl::Loss),
+            None,
+            Some(Wdl::Draw),
+        ];
+        let block = WdlCodec::pack(entries, 2);
+        assert_eq!(block.len(), Header::block_len(6, 2));
+        let read: Vec<Wdl> = (0..6).map(|i| WdlCodec::read(&block, 2, i).unwrap()).collect();
+        use Wdl::{Draw, Loss, Win};
+        assert_eq!(read, [Win, Win, Win, Loss, Loss, Draw]);
+        // A block that starts with a left-out position repeats code 0.
+        let block = DtwCodec::pack([None, Some(Dtw::Win(3))], 16);
+        assert_eq!(block, [0, 0, 3, 0]);
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for bits in [8, 16] {
+            for value in [Dtw::Draw, Dtw::Win(1), Dtw::Loss(0), Dtw::Loss(254), Dtw::Win(253)] {
+                let code = DtwCodec::encode(value, bits);
+                assert_eq!(DtwCodec::decode(code, bits), Some(value), "{value} at {bits}");
+            }
+        }
+        assert_eq!(DtwCodec::encode(Dtw::Draw, 8), 255);
+        assert_eq!(DtwCodec::encode(Dtw::Draw, 16), u16::MAX);
+        assert_eq!((DtwCodec::bits_for(254), DtwCodec::bits_for(255)), (8, 16));
+        assert_eq!(WdlCodec::decode(3, 2), None);
+        assert_eq!(DrawRulesCodec::decode(255, 8), None);
+        let value = RuleValue::win(7);
+        assert_eq!(
+            DrawRulesCodec::read(&DrawRulesCodec::pack([Some(value)], 8), 8, 0),
+            Some(value)
+        );
+    }
+
+    #[test]
+    fn which_positions_each_kind_holds() {
+        let plain = Entry {
+            capture: false,
+            drawn: false,
+            white_to_move: true,
+        };
+        for kind in TableKind::ALL {
+            assert!(kind.holds(plain));
+            assert!(!kind.holds(Entry {
+                capture: true,
+                ..plain
+            }));
+        }
+        for (drawn, white_to_move) in [(true, true), (false, false)] {
+            let entry = Entry {
+                drawn,
+                white_to_move,
+                ..plain
+            };
+            assert!(TableKind::Wdl.holds(entry));
+            assert!(!TableKind::Dtw.holds(entry));
+            assert!(!TableKind::DrawRules.holds(entry));
+        }
+    }
+
+    #[test]
+    fn orientation_of_symmetric_and_asymmetric_materials() {
+        let v = Variant::Brazilian;
+        // KvK is symmetric: Black to move is stored as its mirror image by distance tables.
+        let pos = Position::from_fen(v, "B:WK1:BK32").unwrap();
+        assert!(white_to_move_in_table(TableKind::Dtw, &pos));
+        assert!(!white_to_move_in_table(TableKind::Wdl, &pos));
+        assert_eq!(table_orientation(TableKind::Dtw, &pos).0.turn(), Color::White);
+        assert_eq!(table_orientation(TableKind::Wdl, &pos).0.turn(), Color::Black);
+        // KvKK is stored as KKvK, colours swapped: Black to move there is White to move in it.
+        let pos = Position::from_fen(v, "B:WK1:BK32,K31").unwrap();
+        assert!(white_to_move_in_table(TableKind::Dtw, &pos));
+        let (stored, material) = table_orientation(TableKind::Dtw, &pos);
+        assert_eq!((stored.turn(), material.to_string()), (Color::White, "KKvK".into()));
+    }
+}
