@@ -1,29 +1,12 @@
 //! End-to-end tests of the `rafle` command line: output formats, exit codes, and that no input
 //! makes it panic.
 
-use std::process::{Command, Output};
-
-fn rafle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("the rafle binary runs")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = rafle(args);
-    assert!(
-        out.status.success(),
-        "rafle {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("output is UTF-8")
-}
+mod common;
+use common::{ok, rafle};
 
 /// The depth and node columns of `rafle perft`.
 fn perft_counts(args: &[&str]) -> Vec<(u32, u64)> {
-    stdout(args)
+    ok(args)
         .lines()
         .map(|line| {
             let fields: Vec<&str> = line.split(' ').collect();
@@ -55,24 +38,24 @@ fn perft_prints_one_line_per_depth() {
 
 #[test]
 fn moves_lists_pdn_moves() {
-    let out = stdout(&["moves", "W:W31-50:B1-20"]);
+    let out = ok(&["moves", "W:W31-50:B1-20"]);
     let moves: Vec<&str> = out.lines().collect();
     assert_eq!(
         moves,
         ["31-26", "31-27", "32-27", "32-28", "33-28", "33-29", "34-29", "34-30", "35-30"]
     );
-    assert_eq!(stdout(&["moves", "W:W28:B23,24"]), "28x30\n");
+    assert_eq!(ok(&["moves", "W:W28:B23,24"]), "28x30\n");
 }
 
 #[test]
 fn moves_writes_long_form_only_for_shared_start_and_end() {
-    let out = stdout(&["moves", "--variant", "brazilian", "W:WK12:B7,18,19,22"]);
+    let out = ok(&["moves", "--variant", "brazilian", "W:WK12:B7,18,19,22"]);
     assert_eq!(out, "12x23x14x3\n12x26x17x3\n");
 }
 
 #[test]
 fn moves_json_has_squares_captures_and_fen_after() {
-    let out = stdout(&["moves", "--json", "W:WK46,19:B37"]);
+    let out = ok(&["moves", "--json", "W:WK46,19:B37"]);
     let lines: Vec<serde_json::Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).expect("each line is JSON"))
@@ -82,7 +65,7 @@ fn moves_json_has_squares_captures_and_fen_after() {
         lines[0],
         serde_json::json!({"move": "46x23", "from": 46, "to": 23, "captures": [37], "fen": "B:W19,K23:B"})
     );
-    let out = stdout(&["moves", "--json", "W:W28:B23,24,33,34"]);
+    let out = ok(&["moves", "--json", "W:W28:B23,24,33,34"]);
     let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(line["captures"], serde_json::json!([23, 24, 33, 34]));
     assert_eq!(line["move"], "28x28");
@@ -90,15 +73,15 @@ fn moves_json_has_squares_captures_and_fen_after() {
 
 #[test]
 fn brazilian_algebraic_in_and_out() {
-    let numeric = stdout(&["moves", "--variant", "brazilian", "W:W21-32:B1-12"]);
-    let algebraic = stdout(&[
+    let numeric = ok(&["moves", "--variant", "brazilian", "W:W21-32:B1-12"]);
+    let algebraic = ok(&[
         "moves",
         "--variant",
         "brazilian",
         "W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3:B1-12",
     ]);
     assert_eq!(numeric, algebraic);
-    let out = stdout(&[
+    let out = ok(&[
         "moves",
         "--variant",
         "brazilian",
@@ -106,7 +89,7 @@ fn brazilian_algebraic_in_and_out() {
         "W:W21-32:B1-12",
     ]);
     assert_eq!(out.lines().next(), Some("a3-b4"));
-    let out = stdout(&[
+    let out = ok(&[
         "moves",
         "-v",
         "brazilian",
@@ -122,7 +105,7 @@ fn brazilian_algebraic_in_and_out() {
 
 #[test]
 fn show_draws_the_board() {
-    let out = stdout(&["show", "B:WK46:B5"]);
+    let out = ok(&["show", "B:WK46:B5"]);
     assert!(out.contains("Black to move"), "{out}");
     assert!(out.contains(" 1 |  W "), "{out}");
     assert!(out.contains("| 46-50"), "{out}");
@@ -131,7 +114,7 @@ fn show_draws_the_board() {
             .any(|l| l.starts_with("10 |") && l.contains(" b |")),
         "{out}"
     );
-    let out = stdout(&["show", "--variant", "brazilian", "W:W21-32:B1-12"]);
+    let out = ok(&["show", "--variant", "brazilian", "W:W21-32:B1-12"]);
     assert!(out.contains("Brazilian draughts, White to move"), "{out}");
     assert_eq!(out.lines().filter(|l| l.contains(" | ")).count(), 8);
 }
@@ -192,10 +175,10 @@ fn errors_say_where() {
 
 #[test]
 fn help_and_version_succeed() {
-    assert!(stdout(&["--help"]).contains("perft"));
-    assert!(stdout(&["perft", "--help"]).contains("--fen"));
-    assert!(stdout(&["probe", "--help"]).contains("--counters"));
-    assert!(stdout(&["stats", "--help"]).contains("cursed win"));
-    assert!(stdout(&["generate", "--help"]).contains("--limits"));
-    assert!(stdout(&["--version"]).starts_with("rafle "));
+    assert!(ok(&["--help"]).contains("perft"));
+    assert!(ok(&["perft", "--help"]).contains("--fen"));
+    assert!(ok(&["probe", "--help"]).contains("--counters"));
+    assert!(ok(&["stats", "--help"]).contains("cursed win"));
+    assert!(ok(&["generate", "--help"]).contains("--limits"));
+    assert!(ok(&["--version"]).starts_with("rafle "));
 }

@@ -6,88 +6,29 @@
 //! live counter of a rule of limit `L`, a position of class win and count `c` is won iff
 //! `c <= L - used`, and drawn otherwise.
 
-use std::process::{Command, Output};
-
 use rafle_probe::{Counters, Position, Tablebase, Variant, Wdl};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
+mod common;
+use common::{data, fails, ok, probe_json, rafle, text};
+
 const FMJD: &str = "6.2=50,6.3=40,6.4=10";
 const TIGHT: &str = "6.2=6,6.3=4,6.4=3";
 
-fn rafle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("the rafle binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
-}
-
-/// Runs rafle, asserts it succeeded, returns its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = rafle(args);
-    assert!(
-        out.status.success(),
-        "rafle {args:?} failed: {}",
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
-
-/// Runs rafle, asserts it exited with `code`, one line on stderr and nothing on stdout;
-/// returns that line.
-fn fails(args: &[&str], code: i32) -> String {
-    let out = rafle(args);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "rafle {args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
-    assert!(err.starts_with("rafle: "), "{err}");
-    assert!(!err.contains("panicked") && !err.contains("internal error"));
-    assert!(out.stdout.is_empty(), "rafle {args:?} wrote to stdout");
-    err
-}
-
 /// Brazilian tables up to 3 pieces, with `--limits` if given; the directory and the summary.
 fn generate(limits: Option<&str>) -> (TempDir, String) {
-    let dir = TempDir::new().unwrap();
-    let data = dir.path().to_str().unwrap();
-    let mut args = vec![
-        "generate",
-        "--variant",
-        "brazilian",
-        "--pieces",
-        "3",
-        "--data",
-        data,
-    ];
-    if let Some(limits) = limits {
-        args.extend(["--limits", limits]);
-    }
-    let out = rafle(&args);
-    let err = text(&out.stderr);
-    assert!(out.status.success(), "rafle {args:?} failed: {err}");
+    let extra = limits.map_or(vec![], |l| vec!["--limits", l]);
+    let (dir, summary, err) = common::generate("brazilian", 3, &extra);
     let plan = err.lines().next().unwrap();
     let expected = format!(", rules {}", limits.map_or(FMJD, |l| l));
     assert!(plan.ends_with(&expected), "plan line '{plan}'");
-    (dir, text(&out.stdout))
-}
-
-fn data(dir: &TempDir) -> &str {
-    dir.path().to_str().unwrap()
+    (dir, summary)
 }
 
 /// `rafle probe --json` on Brazilian tables with extra options.
 fn probe(dir: &TempDir, extra: &[&str], fen: &str) -> Value {
-    let mut args = vec!["probe", "-v", "brazilian", "--data", data(dir), "--json"];
-    args.extend_from_slice(extra);
-    args.push(fen);
-    let out = ok(&args);
-    assert_eq!(out.lines().count(), 1, "one line: {out}");
-    serde_json::from_str(&out).expect("the line is JSON")
+    probe_json(dir, "brazilian", extra, fen)
 }
 
 /// The summary or stats rows of a material or total: the name and its numbers, by column

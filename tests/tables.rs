@@ -3,62 +3,18 @@
 //! and rebuilding of tables, determinism, and damaged tables reported without a panic.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 use tempfile::TempDir;
+
+mod common;
+use common::{fails, ok, probe_json, rafle, rafle_with_input, text};
 
 /// The materials of up to 3 pieces, in the order they are generated.
 const MATERIALS_3: [&str; 9] = [
     "KvK", "KvM", "MvM", "KKvK", "KKvM", "KMvK", "KMvM", "MMvK", "MMvM",
 ];
-
-fn rafle(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the rafle binary runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    pipe.write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin takes the input");
-    drop(pipe);
-    child.wait_with_output().expect("rafle finishes")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
-}
-
-/// Runs rafle, asserts it succeeded, returns its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = rafle(args, None);
-    assert!(
-        out.status.success(),
-        "rafle {args:?} failed: {}",
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
-
-/// Runs rafle, asserts it exited with `code` and one line on stderr, returns that line.
-fn fails(args: &[&str], stdin: Option<&str>, code: i32) -> String {
-    let out = rafle(args, stdin);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "rafle {args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
-    assert!(err.starts_with("rafle: "), "{err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("internal error"),
-        "{err}"
-    );
-    err
-}
 
 /// Generates tables up to 3 pieces into a new directory; returns it and the summary.
 fn generate(variant: &str, extra: &[&str]) -> (TempDir, String) {
@@ -81,7 +37,7 @@ fn generate_in(dir: &Path, variant: &str, extra: &[&str]) -> (String, String) {
         data,
     ];
     args.extend_from_slice(extra);
-    let out = rafle(&args, None);
+    let out = rafle(&args);
     let err = text(&out.stderr);
     assert!(out.status.success(), "rafle {args:?} failed: {err}");
     // Not a terminal: no progress bar, only the plan lines.
@@ -173,19 +129,8 @@ fn truncate(path: &Path) {
 }
 
 /// `rafle probe --json` on Brazilian tables, one object per FEN.
-fn probe_json(dir: &TempDir, fen: &str) -> Value {
-    let data = dir.path().to_str().unwrap();
-    let out = ok(&[
-        "probe",
-        "--variant",
-        "brazilian",
-        "--data",
-        data,
-        "--json",
-        fen,
-    ]);
-    assert_eq!(out.lines().count(), 1, "one line: {out}");
-    serde_json::from_str(&out).expect("the line is JSON")
+fn probe_brazilian(dir: &TempDir, fen: &str) -> Value {
+    probe_json(dir, "brazilian", &[], fen)
 }
 
 #[test]
@@ -260,7 +205,7 @@ fn generate_summarises_every_material_and_verify_passes() {
 fn probe_gives_known_values_and_consistent_moves() {
     let (dir, _) = generate("brazilian", &[]);
     // Capturing the last black piece wins; the move leaves Black, to move, lost.
-    let pos = probe_json(&dir, "W:W29:B25");
+    let pos = probe_brazilian(&dir, "W:W29:B25");
     assert_eq!(
         pos,
         serde_json::json!({
@@ -270,7 +215,7 @@ fn probe_gives_known_values_and_consistent_moves() {
         })
     );
     // White's only man is blocked, and the square behind the blocker is taken: no move, lost.
-    let pos = probe_json(&dir, "W:W29:B25,22");
+    let pos = probe_brazilian(&dir, "W:W29:B25,22");
     assert_eq!(
         pos,
         serde_json::json!({
@@ -289,7 +234,7 @@ fn probe_gives_known_values_and_consistent_moves() {
         "W:W22,23:B14",
     ];
     for fen in fens {
-        let pos = probe_json(&dir, fen);
+        let pos = probe_brazilian(&dir, fen);
         let moves = pos["moves"].as_array().unwrap();
         let after: Vec<&str> = moves.iter().map(|m| m["wdl"].as_str().unwrap()).collect();
         match pos["wdl"].as_str().unwrap() {
@@ -358,7 +303,7 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     let (dir, _) = generate("brazilian", &[]);
     let data = dir.path().to_str().unwrap();
     let input = "W:W29:B25\n\n  not a fen  \nW:W29:B25,22\r\n";
-    let out = rafle(
+    let out = rafle_with_input(
         &["probe", "-v", "brazilian", "--data", data, "--json"],
         Some(input),
     );
@@ -394,7 +339,6 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
             "W:W29:B25",
             "W:W99",
         ],
-        None,
     );
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
@@ -410,7 +354,7 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert_eq!(lines.len(), 3);
 
     // All good: exit 0.
-    let out = rafle(
+    let out = rafle_with_input(
         &["probe", "-v", "brazilian", "--data", data],
         Some("W:W29:B25\nW:W29:B25,22\n"),
     );
@@ -429,25 +373,22 @@ fn probe_rejects_bad_input_in_one_line() {
     let data = dir.path().to_str().unwrap();
     let err = fails(
         &["probe", "-v", "brazilian", "--data", data, "W:W33:B1"],
-        None,
         2,
     );
     assert!(err.contains("invalid FEN"), "{err}");
     let err = fails(
         &["probe", "-v", "brazilian", "--data", data, "W:W21-32:B1-12"],
-        None,
         1,
     );
     assert!(
         err.contains("24 pieces") && err.contains("at most 3"),
         "{err}"
     );
-    let err = fails(&["probe", "--data", data, "W:W28:B23"], None, 1);
+    let err = fails(&["probe", "--data", data, "W:W28:B23"], 1);
     assert!(err.contains("international"), "{err}");
     let missing = dir.path().join("nowhere");
     let err = fails(
         &["probe", "--data", missing.to_str().unwrap(), "W:W28:B23"],
-        None,
         1,
     );
     assert!(err.contains("nowhere"), "{err}");
@@ -460,7 +401,7 @@ fn damaged_tables_fail_verify_and_probe_naming_the_file() {
         let data = dir.path().to_str().unwrap();
         damage(&table(&dir, "brazilian", "KKvK"));
 
-        let out = rafle(&["verify", "--data", data], None);
+        let out = rafle(&["verify", "--data", data]);
         assert_eq!(out.status.code(), Some(1));
         let stdout = text(&out.stdout);
         let line = stdout
@@ -484,7 +425,6 @@ fn damaged_tables_fail_verify_and_probe_naming_the_file() {
         // A position without a capture reads its value from the KKvK table itself.
         let err = fails(
             &["probe", "-v", "brazilian", "--data", data, "W:WK1,K2:BK32"],
-            None,
             1,
         );
         assert!(err.contains("KKvK.wdl"), "{err}");
@@ -502,17 +442,16 @@ fn a_missing_table_is_named() {
     std::fs::remove_file(table(&dir, "brazilian", "KKvK")).unwrap();
     let err = fails(
         &["probe", "-v", "brazilian", "--data", data, "B:WK1,K2:BK32"],
-        None,
         1,
     );
     assert!(err.contains("no brazilian table for KKvK"), "{err}");
-    let out = rafle(
+    let out = rafle_with_input(
         &["probe", "-v", "brazilian", "--data", data, "--json"],
         Some("W:WK1,K2:BK32\n"),
     );
     let line: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(line["error"].as_str().unwrap().contains("KKvK"), "{line}");
-    let out = rafle(&["verify", "-v", "brazilian", "--data", data], None);
+    let out = rafle(&["verify", "-v", "brazilian", "--data", data]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     assert!(
@@ -526,11 +465,11 @@ fn a_missing_table_is_named() {
 #[test]
 fn verify_without_tables_says_so() {
     let dir = TempDir::new().unwrap();
-    let err = fails(&["verify", "--data", dir.path().to_str().unwrap()], None, 1);
+    let err = fails(&["verify", "--data", dir.path().to_str().unwrap()], 1);
     assert!(err.contains("no tables in "), "{err}");
     let (dir, _) = generate("brazilian", &[]);
     let data = dir.path().to_str().unwrap();
-    let err = fails(&["verify", "-v", "international", "--data", data], None, 1);
+    let err = fails(&["verify", "-v", "international", "--data", data], 1);
     assert!(err.contains("no international tables in "), "{err}");
 }
 
@@ -602,15 +541,14 @@ fn generate_rebuilds_exactly_the_damaged_tables() {
 fn generate_refuses_impossible_requests_in_one_line() {
     let dir = TempDir::new().unwrap();
     let data = dir.path().to_str().unwrap();
-    let err = fails(&["generate", "--pieces", "9", "--data", data], None, 2);
+    let err = fails(&["generate", "--pieces", "9", "--data", data], 2);
     assert!(err.contains("2..=8"), "{err}");
-    fails(&["generate", "--pieces", "1", "--data", data], None, 2);
+    fails(&["generate", "--pieces", "1", "--data", data], 2);
     fails(
         &["generate", "--variant", "russian", "--data", data],
-        None,
         2,
     );
-    fails(&["generate", "--threads", "0", "--data", data], None, 2);
+    fails(&["generate", "--threads", "0", "--data", data], 2);
     // Eight pieces of Brazilian draughts need more memory than a test machine has free; were
     // it there (or unknown), the request would start, so it is not tried.
     let plan = rafle_generator::Plan::new(rafle_probe::Variant::Brazilian, 8, dir.path()).unwrap();
@@ -625,7 +563,6 @@ fn generate_refuses_impossible_requests_in_one_line() {
                 "--data",
                 data,
             ],
-            None,
             2,
         );
         assert!(err.contains("of memory at its peak"), "{err}");

@@ -201,13 +201,39 @@ mod tests {
                 assert!(!all.contains(&m.mirrored()));
             }
         }
-        // Every capture or promotion successor comes earlier.
-        for (i, m) in all.iter().enumerate() {
-            for earlier in &all[i + 1..] {
-                assert!(
-                    earlier.pieces() > m.pieces()
-                        || (earlier.pieces() == m.pieces() && earlier.men() >= m.men())
-                );
+        // Every material a capture or a promotion leads to, while both sides keep a piece, is
+        // listed before the material it comes from.
+        let place = |m: Material| all.iter().position(|&x| x == m.canonical());
+        for (i, &m) in all.iter().enumerate() {
+            let mut successors = Vec::new();
+            let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+            for lost in 0..4 {
+                if counts[lost] > 0 {
+                    let mut c = counts;
+                    c[lost] -= 1;
+                    successors.push(c);
+                }
+            }
+            for (man, king) in [(0, 1), (2, 3)] {
+                if counts[man] > 0 {
+                    let mut c = counts;
+                    c[man] -= 1;
+                    c[king] += 1;
+                    successors.push(c);
+                }
+            }
+            for [white_men, white_kings, black_men, black_kings] in successors {
+                if white_men + white_kings == 0 || black_men + black_kings == 0 {
+                    continue;
+                }
+                let next = Material {
+                    white_men,
+                    white_kings,
+                    black_men,
+                    black_kings,
+                };
+                let at = place(next).unwrap_or_else(|| panic!("{next} is listed"));
+                assert!(at < i, "{next} comes before {m}");
             }
         }
     }

@@ -109,8 +109,12 @@ fn known_values() {
     assert_eq!(tb.probe_wdl(&pos(i, "B:W50:B45")).unwrap(), Wdl::Loss);
     // A side with no piece has lost.
     assert_eq!(tb.probe_wdl(&pos(i, "W:W:B1")).unwrap(), Wdl::Loss);
-    // Two kings cannot catch a king in the open, but win when it is stuck in front of them.
+    // Two kings cannot catch a king in the open, but win when it is stuck in front of them:
+    // on 45, the black king is caught in 7 plies (the longest KKvK win of the board).
     assert_eq!(tb.probe_wdl(&pos(i, "W:WK1,K2:BK50")).unwrap(), Wdl::Draw);
+    let stuck = pos(i, "W:WK1,K2:BK45");
+    assert_eq!(tb.probe_wdl(&stuck).unwrap(), Wdl::Win);
+    assert_eq!(tb.probe_dtw(&stuck).unwrap(), Dtw::Win(7));
     // The white man in the corner a1 can neither move to b2 nor jump it: c3 is taken.
     let b = Variant::Brazilian;
     assert_eq!(tb.probe_wdl(&pos(b, "W:W29:B22,25")).unwrap(), Wdl::Loss);

@@ -43,75 +43,18 @@ impl Table {
         // temporary file and renames it over). Another process truncating the file while it is
         // mapped could still fault; that is the usual caveat of memory-mapped readers.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let corrupted = |reason: String| ProbeError::Corrupted {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let actual = map.len() as u64;
-        let header = Header::decode(&map).map_err(|e| match e {
-            crate::format::HeaderError::Short => ProbeError::Truncated {
-                path: path.to_path_buf(),
-                expected: HEADER_LEN as u64,
-                actual,
-            },
-            other => corrupted(other.to_string()),
-        })?;
-        if header.kind != kind || header.variant != variant || header.material != material {
-            return Err(ProbeError::WrongTable {
-                path: path.to_path_buf(),
-                expected: format!("{} {variant} {material}", kind.extension()),
-                found: format!(
-                    "{} {} {}",
-                    header.kind.extension(),
-                    header.variant,
-                    header.material
-                ),
-            });
-        }
+        let checked = Checked { path, map: &map };
+        let header = checked.header()?;
+        checked.identity(&header, kind, variant, material)?;
         let index = PositionIndex::new(variant, material);
         if index.size() != header.positions {
-            return Err(corrupted(format!(
+            return Err(checked.corrupted(format!(
                 "{} positions in the header, {} in the material",
                 header.positions,
                 index.size()
             )));
         }
-        let index_end = HEADER_LEN + header.index_len();
-        let Some(index_bytes) = map.get(HEADER_LEN..index_end) else {
-            return Err(ProbeError::Truncated {
-                path: path.to_path_buf(),
-                expected: index_end as u64,
-                actual,
-            });
-        };
-        let (entries, crc) = index_bytes.split_at(index_bytes.len() - 4);
-        if crc32fast::hash(entries) != crate::format::read_u32(crc, 0) {
-            return Err(corrupted("block index checksum mismatch".to_string()));
-        }
-        let blocks: Vec<BlockEntry> = entries
-            .chunks_exact(INDEX_ENTRY_LEN)
-            .map(BlockEntry::decode)
-            .collect();
-        let mut expected_offset = index_end as u64;
-        for (i, b) in blocks.iter().enumerate() {
-            if b.offset != expected_offset {
-                return Err(corrupted(format!("block {i} is not where the index says")));
-            }
-            expected_offset += u64::from(b.len);
-        }
-        if actual < expected_offset {
-            return Err(ProbeError::Truncated {
-                path: path.to_path_buf(),
-                expected: expected_offset,
-                actual,
-            });
-        }
-        if actual > expected_offset {
-            return Err(corrupted(format!(
-                "{} bytes after the last block",
-                actual - expected_offset
-            )));
-        }
+        let blocks = checked.block_index(&header)?;
         Ok(Table {
             path: path.to_path_buf(),
             map,
@@ -179,5 +122,93 @@ impl Table {
     /// The first [`ProbeError::Corrupted`] met.
     pub fn check_all_blocks(&self) -> Result<(), ProbeError> {
         (0..self.header.blocks).try_for_each(|b| self.read_block(b).map(drop))
+    }
+}
+
+/// The bytes of a table file being opened, checked part by part.
+struct Checked<'a> {
+    path: &'a Path,
+    map: &'a [u8],
+}
+
+impl Checked<'_> {
+    fn corrupted(&self, reason: String) -> ProbeError {
+        ProbeError::Corrupted {
+            path: self.path.to_path_buf(),
+            reason,
+        }
+    }
+
+    fn truncated(&self, expected: u64) -> ProbeError {
+        ProbeError::Truncated {
+            path: self.path.to_path_buf(),
+            expected,
+            actual: self.map.len() as u64,
+        }
+    }
+
+    fn header(&self) -> Result<Header, ProbeError> {
+        Header::decode(self.map).map_err(|e| match e {
+            crate::format::HeaderError::Short => self.truncated(HEADER_LEN as u64),
+            other => self.corrupted(other.to_string()),
+        })
+    }
+
+    /// That the table holds the kind, variant and material expected.
+    fn identity(
+        &self,
+        header: &Header,
+        kind: TableKind,
+        variant: Variant,
+        material: Material,
+    ) -> Result<(), ProbeError> {
+        if header.kind == kind && header.variant == variant && header.material == material {
+            return Ok(());
+        }
+        Err(ProbeError::WrongTable {
+            path: self.path.to_path_buf(),
+            expected: format!("{} {variant} {material}", kind.extension()),
+            found: format!(
+                "{} {} {}",
+                header.kind.extension(),
+                header.variant,
+                header.material
+            ),
+        })
+    }
+
+    /// The block index, its checksum checked, every block where the index says and the file
+    /// ending exactly after the last one.
+    fn block_index(&self, header: &Header) -> Result<Vec<BlockEntry>, ProbeError> {
+        let index_end = HEADER_LEN + header.index_len();
+        let Some(index_bytes) = self.map.get(HEADER_LEN..index_end) else {
+            return Err(self.truncated(index_end as u64));
+        };
+        let (entries, crc) = index_bytes.split_at(index_bytes.len() - 4);
+        if crc32fast::hash(entries) != crate::format::read_u32(crc, 0) {
+            return Err(self.corrupted("block index checksum mismatch".to_string()));
+        }
+        let blocks: Vec<BlockEntry> = entries
+            .chunks_exact(INDEX_ENTRY_LEN)
+            .map(BlockEntry::decode)
+            .collect();
+        let mut expected_offset = index_end as u64;
+        for (i, b) in blocks.iter().enumerate() {
+            if b.offset != expected_offset {
+                return Err(self.corrupted(format!("block {i} is not where the index says")));
+            }
+            expected_offset += u64::from(b.len);
+        }
+        let actual = self.map.len() as u64;
+        if actual < expected_offset {
+            return Err(self.truncated(expected_offset));
+        }
+        if actual > expected_offset {
+            return Err(self.corrupted(format!(
+                "{} bytes after the last block",
+                actual - expected_offset
+            )));
+        }
+        Ok(blocks)
     }
 }

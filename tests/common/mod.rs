@@ -1,0 +1,106 @@
+//! What the end-to-end tests share: running the `rafle` binary, checking how it succeeded or
+//! failed, generating small table sets and reading its tables and JSON back.
+
+// Each test file uses its own part of this module.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// Runs the `rafle` binary with `args`, `stdin` (nothing if `None`) on its standard input.
+pub fn rafle_with_input(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the rafle binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    pipe.write_all(stdin.unwrap_or("").as_bytes())
+        .expect("stdin takes the input");
+    drop(pipe);
+    child.wait_with_output().expect("rafle finishes")
+}
+
+/// Runs the `rafle` binary with `args` and nothing on its standard input.
+pub fn rafle(args: &[&str]) -> Output {
+    rafle_with_input(args, None)
+}
+
+/// Output bytes as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
+}
+
+/// Runs rafle, asserts it succeeded, returns its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = rafle(args);
+    assert!(
+        out.status.success(),
+        "rafle {args:?} failed: {}",
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// Runs rafle with `stdin`, asserts it exited with `code`, one line on stderr, no panic and
+/// nothing on stdout; returns that line.
+pub fn fails_with_input(args: &[&str], stdin: Option<&str>, code: i32) -> String {
+    let out = rafle_with_input(args, stdin);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "rafle {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
+    assert!(err.starts_with("rafle: "), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "rafle {args:?} wrote to stdout");
+    err
+}
+
+/// As [`fails_with_input`], with nothing on stdin.
+pub fn fails(args: &[&str], code: i32) -> String {
+    fails_with_input(args, None, code)
+}
+
+/// The directory as a command-line argument.
+pub fn data(dir: &TempDir) -> &str {
+    dir.path().to_str().expect("temporary paths are UTF-8")
+}
+
+/// Runs `rafle generate --variant VARIANT --pieces PIECES --data DIR EXTRA…` into a new
+/// directory and asserts it succeeded; returns the directory, stdout (the summary) and stderr.
+pub fn generate(variant: &str, pieces: u32, extra: &[&str]) -> (TempDir, String, String) {
+    let dir = TempDir::new().unwrap();
+    let pieces = pieces.to_string();
+    let mut args = vec![
+        "generate",
+        "--variant",
+        variant,
+        "--pieces",
+        &pieces,
+        "--data",
+        data(&dir),
+    ];
+    args.extend_from_slice(extra);
+    let out = rafle(&args);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "rafle {args:?} failed: {err}");
+    (dir, text(&out.stdout), err)
+}
+
+/// `rafle probe --json --variant VARIANT --data DIR EXTRA… FEN`: the one JSON object.
+pub fn probe_json(dir: &TempDir, variant: &str, extra: &[&str], fen: &str) -> Value {
+    let mut args = vec!["probe", "--variant", variant, "--data", data(dir), "--json"];
+    args.extend_from_slice(extra);
+    args.push(fen);
+    let out = ok(&args);
+    assert_eq!(out.lines().count(), 1, "one line: {out}");
+    serde_json::from_str(&out).expect("the line is JSON")
+}
