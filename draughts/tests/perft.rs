@@ -1,7 +1,7 @@
 //! Perft of the start positions and the special positions of `shared/reference/perft.md`.
 //!
 //! The normal suite goes as deep as a few seconds allow; the deeper references are `#[ignore]`
-//! tests: `cargo test --release -p rafle-probe --test perft -- --ignored`.
+//! tests: `cargo test --release -p rafle-draughts --test perft -- --ignored`.
 
 use rafle_draughts::{perft, Position, Variant};
 
