@@ -90,13 +90,16 @@ impl Tablebase {
         if drawn {
             return Ok(Some(C::DRAW));
         }
-        let entry = Entry {
-            capture,
-            drawn,
-            // The win/draw/loss table keeps both sides to move: no need to count the material.
-            white_to_move: C::KIND == TableKind::Wdl || white_to_move_in_table(C::KIND, pos),
+        let holds = |white_to_move| {
+            C::KIND.holds(Entry {
+                capture,
+                drawn,
+                white_to_move,
+            })
         };
-        if C::KIND.holds(entry) {
+        // The orientation needs the material counted: skipped when the answer does not
+        // depend on it (a capture, or a win/draw/loss table, which keeps both sides to move).
+        if holds(true) && (holds(false) || white_to_move_in_table(C::KIND, pos)) {
             self.read_value::<C>(pos, reading)
         } else {
             self.through_successors::<C>(pos, limits, reading)
