@@ -391,10 +391,13 @@ impl Probe<'_> {
         outcome: Option<RuleOutcome>,
     ) -> MoveAnswer {
         let rules = outcome.and_then(|o| Some((m.draw_rules?, m.rule_value_for_mover(o.limit)?)));
-        let result = self.counters.zip(self.limits).and_then(|(counters, limits)| {
-            let after = m.counters_after(pos, counters);
-            m.outcome_after(limits, after).map(|o| (after, o.result))
-        });
+        let result = self
+            .counters
+            .zip(self.limits)
+            .and_then(|(counters, limits)| {
+                let after = m.counters_after(pos, counters);
+                m.outcome_after(limits, after).map(|o| (after, o.result))
+            });
         MoveAnswer {
             text: pos.move_text_among(&m.mv, legal, SquareStyle::Numeric),
             wdl: m.wdl,

@@ -8,8 +8,8 @@ use std::fmt;
 use super::Tablebase;
 use crate::format::TableKind;
 use crate::{
-    Category, Color, Counters, Dtw, Move, MoveList, Position, ProbeError, RuleOutcome,
-    SquareStyle, Wdl,
+    Category, Color, Counters, Dtw, Move, MoveList, Position, ProbeError, RuleOutcome, SquareStyle,
+    Wdl,
 };
 
 use super::moves::{listing_order, MoveValues};
@@ -220,6 +220,22 @@ impl Tablebase {
     /// [`LineError::Probe`] as [`Tablebase::probe_draw_rules`] and [`Tablebase::probe_dtw`]
     /// (the rule tables must be there), [`LineError::Disagree`] if no move keeps a position's
     /// result.
+    ///
+    /// ```
+    /// # use rafle_probe::{Counters, LineEnd, Position, SquareStyle, Tablebase, Variant, Color};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
+    /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
+    /// let tables = Tablebase::open(dir.path())?;
+    /// let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2:BK28")?;
+    /// let counters = Counters { king_plies: 0, category_plies: 2 };
+    /// let line = tables.play_line(&pos, counters, SquareStyle::Numeric)?;
+    /// assert_eq!(line.plies.len(), 7);
+    /// assert_eq!(line.plies[0].text, "2-9");
+    /// assert_eq!(line.end, LineEnd::NoPieceLeft { winner: Color::White });
+    /// assert_eq!(line.end.to_string(), "White wins: Black has no piece left");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn play_line(
         &self,
         start: &Position,
