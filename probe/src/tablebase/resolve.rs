@@ -63,7 +63,7 @@ impl Tablebase {
     /// `reading` says. `limits` are the draw-rule limits, needed only by the draw-rule kind.
     ///
     /// `Ok(None)` only when `reading` is [`Reading::CachedOnly`] and a block needed is not in
-    /// the cache (or its table is not open). Nothing is allocated besides the move lists.
+    /// the cache (or its table is not open). Nothing is allocated: move lists live on the stack.
     pub(crate) fn resolve<C: Resolve>(
         &self,
         pos: &Position,
