@@ -61,5 +61,8 @@ pub use error::ProbeError;
 pub use index::{IndexCursor, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use table::Table;
-pub use tablebase::{table_path, Tablebase, DEFAULT_CACHE_BYTES};
+pub use tablebase::{
+    color_name, listing_order, table_path, Line, LineEnd, LineError, MoveValues, Ply, Tablebase,
+    DEFAULT_CACHE_BYTES, MAX_LINE_PLIES,
+};
 pub use wdl::Wdl;

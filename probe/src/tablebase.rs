@@ -5,18 +5,20 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 mod engine;
+mod line;
+mod moves;
+mod resolve;
+
+pub use line::{color_name, Line, LineEnd, LineError, Ply, MAX_LINE_PLIES};
+pub use moves::{listing_order, MoveValues};
 
 use crate::cache::{block_key, BlockCache};
-use crate::format::Header;
-use crate::codec::{
-    read_code, table_orientation, white_to_move_in_table, Codec, DrawRulesCodec, DtwCodec, WdlCodec,
-};
-use crate::format::TableKind;
-use crate::resets_counter;
+use crate::codec::{read_code, table_orientation, Codec, DrawRulesCodec, DtwCodec, WdlCodec};
+use crate::format::{Header, TableKind};
 use crate::table::Table;
 use crate::{
-    Category, Counters, Dtw, Limits, Material, Move, Position, ProbeError, RuleOutcome,
-    RuleValue, Variant, Wdl,
+    Category, Counters, Dtw, Limits, Material, Position, ProbeError, RuleOutcome, RuleValue,
+    Variant, Wdl,
 };
 
 /// Default byte budget of the decompressed-block cache.
@@ -231,24 +233,7 @@ impl Tablebase {
     /// [`ProbeError::TooManyPieces`], [`ProbeError::MissingTable`], or an error reading a
     /// table (corrupted, truncated, unreadable).
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return Ok(Wdl::Loss);
-        }
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Ok(Wdl::Win);
-        }
-        self.check_pieces(TableKind::Wdl, pos)?;
-        if pos.must_capture() {
-            let mut best = Wdl::Loss;
-            for mv in &pos.legal_moves() {
-                best = best.max(-self.probe_wdl(&pos.play(mv))?);
-                if best == Wdl::Win {
-                    break;
-                }
-            }
-            return Ok(best);
-        }
-        self.stored_wdl(pos)
+        self.resolve_loaded::<WdlCodec>(pos, None)
     }
 
     /// The value with the distance to the end of the game in plies (RULES.md §5.2), from the
@@ -259,55 +244,7 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_wdl`], for the `.dtw` tables.
     pub fn probe_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return Ok(Dtw::Loss(0));
-        }
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Ok(Dtw::Win(0));
-        }
-        self.check_pieces(TableKind::Dtw, pos)?;
-        let capture = pos.must_capture();
-        // A draw needs no distance: the win/draw/loss table tells it at once.
-        if !capture && self.stored_wdl(pos)? == Wdl::Draw {
-            return Ok(Dtw::Draw);
-        }
-        if capture || !white_to_move_in_table(TableKind::Dtw, pos) {
-            // The successors are combined as they come, not collected, so that a probe
-            // allocates nothing; `map_while` stops at the first error, kept in `failure`.
-            let mut failure = None;
-            let value = Dtw::from_successors(pos.legal_moves().iter().map_while(|mv| {
-                self.probe_dtw(&pos.play(mv))
-                    .map_err(|e| failure = Some(e))
-                    .ok()
-            }));
-            return failure.map_or(Ok(value), Err);
-        }
-        self.stored_dtw(pos)
-    }
-
-    /// Every legal move with the value for the side to move *after* it (so a winning move
-    /// shows [`Wdl::Loss`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`Tablebase::probe_wdl`].
-    pub fn probe_moves(&self, pos: &Position) -> Result<Vec<(Move, Wdl)>, ProbeError> {
-        pos.legal_moves()
-            .iter()
-            .map(|mv| Ok((*mv, self.probe_wdl(&pos.play(mv))?)))
-            .collect()
-    }
-
-    /// Every legal move with the value and distance for the side to move *after* it.
-    ///
-    /// # Errors
-    ///
-    /// As [`Tablebase::probe_dtw`].
-    pub fn probe_moves_dtw(&self, pos: &Position) -> Result<Vec<(Move, Dtw)>, ProbeError> {
-        pos.legal_moves()
-            .iter()
-            .map(|mv| Ok((*mv, self.probe_dtw(&pos.play(mv))?)))
-            .collect()
+        self.resolve_loaded::<DtwCodec>(pos, None)
     }
 
     /// The rule-aware value (RULES.md §5.3) and the result with the live `counters` used: win,
@@ -324,7 +261,7 @@ impl Tablebase {
         counters: Counters,
     ) -> Result<RuleOutcome, ProbeError> {
         let limits = self.rule_limits_for(pos)?;
-        let value = self.rule_value(pos, limits)?;
+        let value = self.resolve_loaded::<DrawRulesCodec>(pos, Some(limits))?;
         Ok(RuleOutcome::new(
             value,
             Category::of_position(pos),
@@ -333,110 +270,22 @@ impl Tablebase {
         ))
     }
 
-    /// Every legal move with the rule-aware value for the side to move *after* it, with fresh
-    /// counters there when the move resets the counter (the caller's live counters decide the
-    /// rest: see [`Counters::after`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`Tablebase::probe_draw_rules`].
-    pub fn probe_moves_draw_rules(&self, pos: &Position) -> Result<Vec<(Move, RuleValue)>, ProbeError> {
-        let limits = self.rule_limits_for(pos)?;
-        pos.legal_moves()
-            .iter()
-            .map(|mv| Ok((*mv, self.rule_value(&pos.play(mv), limits)?)))
-            .collect()
-    }
-
+    /// The limits of the rule tables a position is probed in, checking first that they reach
+    /// that far.
     fn rule_limits_for(&self, pos: &Position) -> Result<Limits, ProbeError> {
         self.check_pieces(TableKind::DrawRules, pos)?;
-        self.limits(pos.variant())?.ok_or_else(|| {
-            let material = Material::of(pos).canonical();
-            ProbeError::MissingTable {
-                variant: pos.variant(),
-                material,
-                path: table_path(&self.dir, pos.variant(), material, TableKind::DrawRules),
-            }
-        })
+        self.limits(pos.variant())?
+            .ok_or_else(|| self.missing_rule_table(pos))
     }
 
-    fn rule_value(&self, pos: &Position, limits: Limits) -> Result<RuleValue, ProbeError> {
-        self.rule_value_by(pos, limits, Reading::Load)?
-            .ok_or_else(|| ProbeError::Corrupted {
-                path: self.dir.clone(),
-                reason: "a block went missing while being read".to_string(),
-            })
-    }
-
-    /// The rule-aware value with fresh counters: drawn positions from the win/draw/loss table,
-    /// capture positions and those the rule tables leave out through their moves, the rest
-    /// from the rule table. `Ok(None)` only when `reading` is [`Reading::CachedOnly`] and a
-    /// block needed is not in the cache.
-    fn rule_value_by(
-        &self,
-        pos: &Position,
-        limits: Limits,
-        reading: Reading,
-    ) -> Result<Option<RuleValue>, ProbeError> {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return Ok(Some(RuleValue::loss(0)));
+    /// The error for a position of a variant without rule tables.
+    fn missing_rule_table(&self, pos: &Position) -> ProbeError {
+        let material = Material::of(pos).canonical();
+        ProbeError::MissingTable {
+            variant: pos.variant(),
+            material,
+            path: table_path(&self.dir, pos.variant(), material, TableKind::DrawRules),
         }
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Ok(Some(RuleValue::win(0)));
-        }
-        self.check_pieces(TableKind::DrawRules, pos)?;
-        let capture = pos.must_capture();
-        if !capture {
-            let read = |block: &[u8], bits, i| read_code(block, bits, i) as u8;
-            let Some(code) = self.read_stored(TableKind::Wdl, pos, reading, read)? else {
-                return Ok(None);
-            };
-            match Wdl::from_code(code) {
-                Some(Wdl::Draw) => return Ok(Some(RuleValue::uncounted(crate::RuleClass::Draw))),
-                Some(_) => {}
-                None => {
-                    let (_, material) = table_orientation(TableKind::Wdl, pos);
-                    return Err(ProbeError::Corrupted {
-                        path: table_path(&self.dir, pos.variant(), material, TableKind::Wdl),
-                        reason: format!("invalid value code {code}"),
-                    });
-                }
-            }
-        }
-        if capture || !white_to_move_in_table(TableKind::Dtw, pos) {
-            let limit = limits.of(Category::of_position(pos));
-            // Combined as they come (nothing allocated), stopping at the first error or
-            // block not cached, kept in `stop`.
-            let mut stop = None;
-            let value = RuleValue::from_successors(
-                limit,
-                pos.legal_moves().iter().map_while(|mv| {
-                    let next = pos.play(mv);
-                    match self.rule_value_by(&next, limits, reading) {
-                        Ok(Some(value)) => Some((value, resets_counter(pos, mv, &next))),
-                        other => {
-                            stop = Some(other);
-                            None
-                        }
-                    }
-                }),
-            );
-            return match stop {
-                Some(Err(e)) => Err(e),
-                Some(Ok(_)) => Ok(None),
-                None => Ok(Some(value)),
-            };
-        }
-        let Some(code) = self.read_stored(TableKind::DrawRules, pos, reading, |b, _, i| b[i])? else {
-            return Ok(None);
-        };
-        let (_, material) = table_orientation(TableKind::DrawRules, pos);
-        RuleValue::from_code(code)
-            .map(Some)
-            .ok_or_else(|| ProbeError::Corrupted {
-                path: table_path(&self.dir, pos.variant(), material, TableKind::DrawRules),
-                reason: format!("invalid rule value code {code}"),
-            })
     }
 
     /// A stored value, read as `reading` says: `Ok(None)` when only the cache may be read and
@@ -596,7 +445,7 @@ impl Tablebase {
 
 /// How a probe reads its blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reading {
+pub(crate) enum Reading {
     /// From the cache, or from the file (then kept in the cache).
     Load,
     /// From the cache only: deep in a search, a probe must not wait for a file.

@@ -9,7 +9,7 @@ mod stats;
 mod verify;
 
 use clap::{Args, Subcommand};
-use rafle_probe::{Move, Position, Square, SquareStyle, Variant};
+use rafle_probe::{Position, SquareStyle, Variant};
 
 use crate::output::{input, Failure};
 
@@ -107,14 +107,9 @@ impl StyleArg {
     }
 }
 
-/// The order moves are listed in: by start square, end square, then captured squares.
-pub fn move_order(mv: &Move) -> (Square, Square, Vec<u8>) {
-    (
-        mv.from(),
-        mv.to(),
-        mv.captured().into_iter().map(Square::number).collect(),
-    )
-}
+/// The order moves are listed in: the library's, which `rafle probe` and the best-move choice
+/// use too.
+pub use rafle_probe::listing_order as move_order;
 
 /// Reads a FEN given on the command line, as an input error if it is malformed.
 pub fn read_fen(variant: Variant, fen: &str) -> Result<Position, Failure> {

@@ -2,19 +2,18 @@
 //! draw-rule class and count (FMJD 6.2–6.4), the result under live counters, and the game to
 //! its end with best play.
 
-use std::cmp::Reverse;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
 use rafle_probe::{
-    resets_counter, Category, Color, Counters, Dtw, Limits, Move, Position, RuleClass, RuleValue,
-    SquareStyle, Tablebase, Wdl,
+    color_name, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position, RuleClass,
+    RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
 };
 use serde::Serialize;
 
-use super::{move_order, read_fen, VariantArg};
+use super::{read_fen, VariantArg};
 use crate::output::{other, Failure};
 
 /// The long help of `rafle probe`: the output formats.
@@ -96,9 +95,6 @@ code 2 and a table that cannot be read with code 1. With several FENs, or FENs r
 standard input (one per line, blank lines skipped), a position that fails gives an error line
 instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
 failed.";
-
-/// The most plies `--line` plays: a game under the draw rules always ends well before.
-const MAX_LINE: usize = 2000;
 
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
@@ -183,24 +179,6 @@ struct MoveAnswer {
     rules: Option<(RuleValue, RuleValue)>,
     /// The counters after the move and the result under the rules for the side to move then.
     result: Option<(Counters, Wdl)>,
-}
-
-/// A game played to its end.
-struct Line {
-    plies: Vec<Ply>,
-    end: String,
-}
-
-/// One ply of a line: the move and, for the side to move after it, the counters, the result
-/// under the rules with them, the rule-aware value and the distance to win.
-struct Ply {
-    text: String,
-    counters: Counters,
-    /// Who is to move after the ply.
-    turn: Color,
-    result: Wdl,
-    value: RuleValue,
-    dtw: Dtw,
 }
 
 #[derive(Serialize)]
@@ -372,161 +350,61 @@ impl Probe<'_> {
         // than with a missing table of one of its captures.
         let wdl = tables.probe_wdl(pos)?;
         let dtw = tables.probe_dtw(pos)?;
-        let category = Category::of_position(pos);
-        let legal = pos.legal_moves();
-        let values = tables
-            .probe_moves(pos)?
-            .into_iter()
-            .zip(tables.probe_moves_dtw(pos)?);
-        let mut moves: Vec<(Move, MoveAnswer)> = values
-            .map(|((mv, wdl), (_, dtw))| {
-                let text = pos.move_text_among(&mv, &legal, SquareStyle::Numeric);
-                let answer = MoveAnswer {
-                    text,
-                    wdl,
-                    dtw,
-                    rules: None,
-                    result: None,
-                };
-                (mv, answer)
-            })
-            .collect();
-        let rules = match self.limits {
+        let outcome = match self.limits {
+            Some(_) => Some(tables.probe_draw_rules(pos, self.counters.unwrap_or_default())?),
             None => None,
-            Some(limits) => {
-                let outcome = tables.probe_draw_rules(pos, self.counters.unwrap_or_default())?;
-                let after = tables.probe_moves_draw_rules(pos)?;
-                for ((mv, answer), (_, next_value)) in moves.iter_mut().zip(after) {
-                    let next = pos.play(mv);
-                    let resets = resets_counter(pos, mv, &next);
-                    // What the move is worth to its player: the position's value were it the
-                    // only move.
-                    let mover = RuleValue::from_successors(outcome.limit, [(next_value, resets)]);
-                    answer.rules = Some((next_value, mover));
-                    if let Some(counters) = self.counters {
-                        let counters = counters.after(pos, mv, &next);
-                        let category = Category::of_position(&next);
-                        let used = counters.used(category);
-                        let result = next_value.result(used, limits.of(category));
-                        answer.result = Some((counters, result));
-                    }
-                }
-                Some(Rules {
-                    limits,
-                    value: outcome.value,
-                    result: self.counters.map(|c| (c, outcome.result)),
-                })
-            }
         };
-        moves.sort_by_key(|(mv, _)| move_order(mv));
+        let values = tables.probe_moves_all(pos)?;
+        let legal: Vec<Move> = values.iter().map(|m| m.mv).collect();
+        let moves = values
+            .iter()
+            .map(|m| self.move_answer(pos, m, &legal, outcome))
+            .collect();
+        let rules = self.limits.zip(outcome).map(|(limits, outcome)| Rules {
+            limits,
+            value: outcome.value,
+            result: self.counters.map(|c| (c, outcome.result)),
+        });
         let line = if self.line {
-            Some(self.play_line(pos, self.counters.unwrap_or_default())?)
+            let counters = self.counters.unwrap_or_default();
+            Some(tables.play_line(pos, counters, SquareStyle::Numeric)?)
         } else {
             None
         };
         Ok(Answer {
             wdl,
             dtw,
-            category,
+            category: Category::of_position(pos),
             rules,
-            moves: moves.into_iter().map(|(_, answer)| answer).collect(),
+            moves,
             line,
         })
     }
 
-    /// Plays the game from `pos` with live `counters` to its end under the draw rules: the
-    /// winner the quickest forced win, the loser the longest resistance, a drawn side the first
-    /// move keeping the draw.
-    fn play_line(&self, start: &Position, mut counters: Counters) -> anyhow::Result<Line> {
-        let tables = self.tables;
-        let mut pos = *start;
-        let mut plies = Vec::new();
-        let end = loop {
-            let (side, opponent) = (pos.turn(), pos.turn().opposite());
-            if pos.side_pieces(side).is_empty() {
-                break format!(
-                    "{} wins: {} has no piece left",
-                    color_name(opponent),
-                    color_name(side)
-                );
-            }
-            if pos.side_pieces(opponent).is_empty() {
-                // Only a FEN can start so: the game is already over.
-                break format!(
-                    "{} wins: {} has no piece left",
-                    color_name(side),
-                    color_name(opponent)
-                );
-            }
-            let legal = pos.legal_moves();
-            if legal.is_empty() {
-                break format!(
-                    "{} wins: {} has no move",
-                    color_name(opponent),
-                    color_name(side)
-                );
-            }
-            let outcome = tables.probe_draw_rules(&pos, counters)?;
-            if counters.used(outcome.category) >= u16::from(outcome.limit) {
-                break format!(
-                    "draw: rule {} ({} plies)",
-                    outcome.category.article(),
-                    outcome.limit
-                );
-            }
-            if plies.len() >= MAX_LINE {
-                break format!("stopped after {MAX_LINE} plies");
-            }
-            let mut options = Vec::with_capacity(legal.len());
-            for mv in &legal {
-                let next = pos.play(mv);
-                let after = counters.after(&pos, mv, &next);
-                let next_outcome = tables.probe_draw_rules(&next, after)?;
-                let next_dtw = tables.probe_dtw(&next)?;
-                options.push((*mv, next, after, next_outcome, next_dtw));
-            }
-            options.sort_by_key(|(mv, ..)| move_order(mv));
-            // `min_by_key` keeps the first of equal keys: the first in move order.
-            let chosen = match outcome.result {
-                Wdl::Win => options
-                    .iter()
-                    .filter(|(_, _, _, o, _)| o.result == Wdl::Loss)
-                    .min_by_key(|(_, _, _, o, d)| (d.plies(), o.value.count())),
-                Wdl::Loss => options
-                    .iter()
-                    .filter(|(_, _, _, o, _)| o.result == Wdl::Win)
-                    .min_by_key(|(_, _, _, o, d)| (Reverse(d.plies()), Reverse(o.value.count()))),
-                Wdl::Draw => options.iter().find(|(_, _, _, o, _)| o.result == Wdl::Draw),
-            };
-            let Some((mv, next, after, next_outcome, next_dtw)) = chosen else {
-                return Err(anyhow!(
-                    "the tables disagree: {} is a {} under the draw rules with counters {},{} \
-                     but no move keeps it",
-                    pos.to_fen(),
-                    outcome.result,
-                    counters.king_plies,
-                    counters.category_plies
-                ));
-            };
-            plies.push(Ply {
-                text: pos.move_text_among(mv, &legal, SquareStyle::Numeric),
-                counters: *after,
-                turn: opponent,
-                result: next_outcome.result,
-                value: next_outcome.value,
-                dtw: *next_dtw,
+    /// One move's line of the answer, from its values; `outcome` is the position's under the
+    /// rules, `None` without rule tables.
+    fn move_answer(
+        &self,
+        pos: &Position,
+        m: &MoveValues,
+        legal: &[Move],
+        outcome: Option<RuleOutcome>,
+    ) -> MoveAnswer {
+        let rules = outcome.and_then(|o| Some((m.draw_rules?, m.rule_value_for_mover(o.limit)?)));
+        let result = self
+            .counters
+            .zip(self.limits)
+            .and_then(|(counters, limits)| {
+                let after = m.counters_after(pos, counters);
+                m.outcome_after(limits, after).map(|o| (after, o.result))
             });
-            pos = *next;
-            counters = *after;
-        };
-        Ok(Line { plies, end })
-    }
-}
-
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "White",
-        Color::Black => "Black",
+        MoveAnswer {
+            text: pos.move_text_among(&m.mv, legal, SquareStyle::Numeric),
+            wdl: m.wdl,
+            dtw: m.dtw,
+            rules,
+            result,
+        }
     }
 }
 
@@ -580,7 +458,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             .max()
             .unwrap_or(0);
         for (n, ply) in line.plies.iter().enumerate() {
-            let statement = match ply.result {
+            let statement = match ply.outcome.result {
                 Wdl::Win => format!("{} wins", color_name(ply.turn)),
                 Wdl::Loss => format!("{} loses", color_name(ply.turn)),
                 Wdl::Draw => "draw".to_string(),
@@ -595,7 +473,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
                 n + 1,
                 ply.text,
                 counters_text(ply.counters),
-                describe_rule(ply.value)
+                describe_rule(ply.outcome.value)
             )?;
         }
         writeln!(out, "  end: {}", line.end)?;
@@ -623,9 +501,9 @@ fn json_answer<'a>(fen: &'a str, answer: &Answer) -> JsonAnswer<'a> {
                 text: p.text.clone(),
                 king_plies: p.counters.king_plies,
                 category_plies: p.counters.category_plies,
-                result: p.result.name(),
-                class: p.value.class().name(),
-                count: p.value.count(),
+                result: p.outcome.result.name(),
+                class: p.outcome.value.class().name(),
+                count: p.outcome.value.count(),
                 dtw: p.dtw.plies(),
             })
             .collect()
@@ -642,7 +520,7 @@ fn json_answer<'a>(fen: &'a str, answer: &Answer) -> JsonAnswer<'a> {
         result: rules.and_then(|r| r.result.as_ref()).map(JsonResult::new),
         moves,
         line,
-        end: answer.line.as_ref().map(|l| l.end.clone()),
+        end: answer.line.as_ref().map(|l| l.end.to_string()),
     }
 }
 

@@ -1,16 +1,13 @@
 //! What an engine needs besides the plain probes: probes that answer only from blocks already
-//! in the cache (cheap enough for every node of a search), the best move by distance to win,
-//! and whether a material has a table.
+//! in the cache (cheap enough for every node of a search), and whether a material has a table.
 //!
 //! This is a child module of `tablebase` so that it reads the table slots and the cache
 //! without widening their visibility.
 
 use super::{slot_key, Reading, Tablebase, NO_SLOT};
-use crate::codec::{read_code, table_orientation};
+use crate::codec::{table_orientation, DrawRulesCodec, WdlCodec};
 use crate::format::TableKind;
-use crate::{
-    Category, Counters, Dtw, Material, Move, Position, ProbeError, RuleOutcome, Variant, Wdl,
-};
+use crate::{Category, Counters, Material, Position, RuleOutcome, Variant, Wdl};
 
 /// A tablebase is shared between the threads of a search: checked here, at compile time.
 const _: fn() = || {
@@ -63,24 +60,9 @@ impl Tablebase {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn probe_wdl_cached(&self, pos: &Position) -> Option<Wdl> {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return Some(Wdl::Loss);
-        }
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Some(Wdl::Win);
-        }
-        if pos.must_capture() {
-            let mut best = Wdl::Loss;
-            for mv in &pos.legal_moves() {
-                best = best.max(-self.probe_wdl_cached(&pos.play(mv))?);
-                if best == Wdl::Win {
-                    break;
-                }
-            }
-            return Some(best);
-        }
-        let code = self.stored_cached(TableKind::Wdl, pos, |block, bits, i| read_code(block, bits, i) as u8)?;
-        Wdl::from_code(code)
+        self.resolve::<WdlCodec>(pos, None, Reading::CachedOnly)
+            .ok()
+            .flatten()
     }
 
     /// The rule-aware outcome, as [`Tablebase::probe_draw_rules`] gives it, but only if every
@@ -110,7 +92,7 @@ impl Tablebase {
     pub fn probe_draw_rules_cached(&self, pos: &Position, counters: Counters) -> Option<RuleOutcome> {
         let limits = self.limits(pos.variant()).ok()??;
         let value = self
-            .rule_value_by(pos, limits, Reading::CachedOnly)
+            .resolve::<DrawRulesCodec>(pos, Some(limits), Reading::CachedOnly)
             .ok()??;
         Some(RuleOutcome::new(
             value,
@@ -145,97 +127,5 @@ impl Tablebase {
             .read(super::block_key(u32::from(slot), block), |data| {
                 read(data, bits, offset)
             })
-    }
-
-    /// The best move by distance to win, with the value it keeps for the side to move (the
-    /// position's own value, [`Tablebase::probe_dtw`]): in a won position the move that wins
-    /// quickest, in a drawn one a move that keeps the draw, in a lost one the move that holds
-    /// out longest. Among equally good moves the first by start square, then end square, then
-    /// captured squares (the order `rafle moves` lists them) is chosen, so the answer does not
-    /// depend on the move generator's order.
-    ///
-    /// `None` when the game is over: the side to move has no legal move, or the opponent has
-    /// no piece left.
-    ///
-    /// # Errors
-    ///
-    /// As [`Tablebase::probe_dtw`]: the distance tables of the position's material and of
-    /// those its moves reach must be there.
-    ///
-    /// ```
-    /// # use rafle_probe::{Dtw, Position, SquareStyle, Tablebase, Variant};
-    /// # let dir = tempfile::tempdir()?;
-    /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
-    /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
-    /// let tables = Tablebase::open(dir.path())?;
-    /// let pos = Position::from_fen(Variant::Brazilian, "B:W29:B25,22")?;
-    /// let (mv, value) = tables.best_move(&pos)?.expect("a legal move");
-    /// assert_eq!(pos.move_text(&mv, SquareStyle::Numeric), "25-30");
-    /// assert_eq!(value, Dtw::Win(3));
-    /// assert_eq!(value, tables.probe_dtw(&pos)?);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Dtw)>, ProbeError> {
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Ok(None);
-        }
-        self.check_pieces(TableKind::Dtw, pos)?;
-        let mut best: Option<(Move, Dtw)> = None;
-        for mv in &pos.legal_moves() {
-            let value = Dtw::from_successors([self.probe_dtw(&pos.play(mv))?]);
-            let better = best.is_none_or(|(kept_move, kept)| {
-                preference(value)
-                    .cmp(&preference(kept))
-                    .then_with(|| listing_order(&kept_move).cmp(&listing_order(mv)))
-                    .is_gt()
-            });
-            if better {
-                best = Some((*mv, value));
-            }
-        }
-        Ok(best)
-    }
-}
-
-/// Orders values from the mover's side: a win beats a draw beats a loss, a quicker win and a
-/// longer loss are better.
-fn preference(value: Dtw) -> (u8, i32) {
-    match value {
-        Dtw::Win(n) => (2, -i32::from(n)),
-        Dtw::Draw => (1, 0),
-        Dtw::Loss(n) => (0, i32::from(n)),
-    }
-}
-
-/// The order `rafle moves` lists moves in: start square, end square, captured squares.
-fn listing_order(mv: &Move) -> (u8, u8, Vec<u8>) {
-    let captured = mv.captured().into_iter().map(|sq| sq.number()).collect();
-    (mv.from().number(), mv.to().number(), captured)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn preference_orders_values() {
-        let mut values = [
-            Dtw::Loss(2),
-            Dtw::Win(5),
-            Dtw::Draw,
-            Dtw::Loss(8),
-            Dtw::Win(1),
-        ];
-        values.sort_by_key(|&v| std::cmp::Reverse(preference(v)));
-        assert_eq!(
-            values,
-            [
-                Dtw::Win(1),
-                Dtw::Win(5),
-                Dtw::Draw,
-                Dtw::Loss(8),
-                Dtw::Loss(2)
-            ]
-        );
     }
 }
