@@ -107,10 +107,6 @@ impl StyleArg {
     }
 }
 
-/// The order moves are listed in: the library's, which `rafle probe` and the best-move choice
-/// use too.
-pub use rafle_probe::listing_order as move_order;
-
 /// Reads a FEN given on the command line, as an input error if it is malformed.
 pub fn read_fen(variant: Variant, fen: &str) -> Result<Position, Failure> {
     Position::from_fen(variant, fen).map_err(input)

@@ -37,7 +37,7 @@ pub fn run(args: &MovesArgs) -> Result<(), Failure> {
     let style = args.style.style();
     let legal = pos.legal_moves();
     let mut moves: Vec<_> = legal.iter().collect();
-    moves.sort_by_key(|m| super::move_order(m));
+    moves.sort_by_cached_key(|mv| rafle_probe::listing_order(mv));
     let mut out = BufWriter::new(std::io::stdout().lock());
     for mv in moves {
         let text = pos.move_text_among(mv, &legal, style);
