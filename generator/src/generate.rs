@@ -93,7 +93,8 @@ pub fn generate(
                     rebuilt_because = because;
                 }
                 let draw_rules_started = Instant::now();
-                let rules = solve_draw_rules(&index, &store, &solved.distances, plan.limits, progress);
+                let rules =
+                    solve_draw_rules(&index, &store, &solved.distances, plan.limits, progress);
                 draw_rules_seconds = draw_rules_started.elapsed().as_secs_f64();
                 let (captures, distances) = (&solved.captures, &solved.distances);
                 let header = header(

@@ -92,7 +92,9 @@ impl<'a> Solver<'a> {
             states: (0..n).map(|_| AtomicU8::new(UNKNOWN)).collect(),
             counts: (0..n).map(|_| AtomicU8::new(0)).collect(),
             distances: (0..n).map(|_| AtomicU16::new(0)).collect(),
-            due: (0..n.div_ceil(CHUNK)).map(|_| AtomicU16::new(u16::MAX)).collect(),
+            due: (0..n.div_ceil(CHUNK))
+                .map(|_| AtomicU16::new(u16::MAX))
+                .collect(),
         }
     }
 

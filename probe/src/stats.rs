@@ -6,9 +6,7 @@
 use crate::codec::{Codec, DrawRulesCodec, DtwCodec};
 use crate::format::{Header, TableKind};
 use crate::walk::{invalid_code, unpack, Walk};
-use crate::{
-    Counters, Dtw, Limits, Material, ProbeError, RuleClass, Table, Tablebase, Variant,
-};
+use crate::{Counters, Dtw, Limits, Material, ProbeError, RuleClass, Table, Tablebase, Variant};
 
 /// The counts of one material, or of a sum of materials.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -100,7 +98,12 @@ pub fn material_stats(
     let walk = Walk::new(index, &wdl, limits, dtw_table.path());
     let bits = header.bits;
     let mut distances: Vec<u16> = unpack(&read_all_blocks(dtw_table)?, bits, positions);
-    walk.complete::<DtwCodec, _, ProbeError>(&mut distances, bits, |p| tables.probe_dtw(p), progress)?;
+    walk.complete::<DtwCodec, _, ProbeError>(
+        &mut distances,
+        bits,
+        |p| tables.probe_dtw(p),
+        progress,
+    )?;
     let (mut stats, longest) = count_distances(&distances, bits);
     stats.positions = header.positions;
     if let Some(table) = rules_table {

@@ -140,7 +140,9 @@ impl<'a> Walk<'a> {
         let words = codes
             .par_chunks_mut(CHUNK)
             .enumerate()
-            .map(|(c, chunk)| self.first_pass::<C, T, E>(c * CHUNK, chunk, bits, &outside, progress))
+            .map(|(c, chunk)| {
+                self.first_pass::<C, T, E>(c * CHUNK, chunk, bits, &outside, progress)
+            })
             .collect::<Result<Vec<_>, E>>()?;
         let captures = Captures(words.concat());
         let half = codes.len() / 2;

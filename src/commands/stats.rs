@@ -139,7 +139,11 @@ const RIGHT_ALIGNED: [bool; COLUMNS] = [
 const COLUMNS: usize = 13;
 
 /// Writes one row per material and the total row, in aligned columns.
-fn write_stats(out: &mut impl Write, variant: Variant, rows: &[(String, MaterialStats)]) -> io::Result<()> {
+fn write_stats(
+    out: &mut impl Write,
+    variant: Variant,
+    rows: &[(String, MaterialStats)],
+) -> io::Result<()> {
     let mut table: Vec<[String; COLUMNS]> = vec![[
         "variant",
         "material",
