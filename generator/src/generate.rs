@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use rafle_probe::format::TableKind;
+use rafle_probe::walk::Captures;
 use rafle_probe::{Dtw, PositionIndex, RuleClass, RuleValue};
 
 use crate::draw_rules::solve_draw_rules;
@@ -93,29 +94,15 @@ pub fn generate(
                     rebuilt_because = because;
                 }
                 let draw_rules_started = Instant::now();
-                let rules =
-                    solve_draw_rules(&index, &store, &solved.distances, plan.limits, progress);
+                let found = solve_and_write_draw_rules(
+                    plan,
+                    m,
+                    (&index, &store),
+                    (&solved.captures, &solved.distances),
+                    progress,
+                )?;
                 draw_rules_seconds = draw_rules_started.elapsed().as_secs_f64();
-                let (captures, distances) = (&solved.captures, &solved.distances);
-                let header = header(
-                    TableKind::DrawRules,
-                    plan.variant,
-                    m.material,
-                    m.positions,
-                    8,
-                    Some(plan.limits),
-                );
-                let n = rules.len();
-                let bytes = write_table(&m.draw_rules_path, header, |b| {
-                    pack_block::<DrawRulesCodec>(
-                        n,
-                        b,
-                        8,
-                        |i| entry(captures, distances, i),
-                        |i| rule_value(rules[i]),
-                    )
-                })?;
-                (rules, bytes)
+                found
             }
         };
         let counts = count_values(&solved.distances, &rules);
@@ -146,6 +133,37 @@ pub fn generate(
         summaries.push(summary);
     }
     Ok(summaries)
+}
+
+/// Solves a material's rule-aware values and writes its rule table; returns the codes and the
+/// file's size.
+fn solve_and_write_draw_rules(
+    plan: &Plan,
+    m: &MaterialPlan,
+    (index, store): (&PositionIndex, &Store),
+    (captures, distances): (&Captures, &Distances),
+    progress: &dyn Progress,
+) -> Result<(Vec<u8>, u64), GenerateError> {
+    let rules = solve_draw_rules(index, store, distances, plan.limits, progress);
+    let header = header(
+        TableKind::DrawRules,
+        plan.variant,
+        m.material,
+        m.positions,
+        8,
+        Some(plan.limits),
+    );
+    let n = rules.len();
+    let bytes = write_table(&m.draw_rules_path, header, |b| {
+        pack_block::<DrawRulesCodec>(
+            n,
+            b,
+            8,
+            |i| entry(captures, distances, i),
+            |i| rule_value(rules[i]),
+        )
+    })?;
+    Ok((rules, bytes))
 }
 
 fn solve_and_write(
