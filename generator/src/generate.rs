@@ -195,7 +195,8 @@ fn solve_and_write(
     })
 }
 
-/// The value of a rule code the solver wrote.
+/// The value of a rule code of the store: written by the solver, or read back and checked by
+/// [`load_existing`].
 fn rule_value(code: u8) -> RuleValue {
     DrawRulesCodec::decode(u16::from(code), 8).expect("the solver writes valid codes")
 }
