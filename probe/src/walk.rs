@@ -168,7 +168,7 @@ impl<'a> Walk<'a> {
                     }
                     let pos = cursor.position();
                     cursor.advance();
-                    let value = self.from_moves::<C, E>(&pos, &same, &outside)?;
+                    let value = self.through_moves::<C, E>(&pos, &same, &outside)?;
                     *slot = T::from_code(C::encode(value, bits));
                     done += 1;
                 }
@@ -209,7 +209,7 @@ impl<'a> Walk<'a> {
                 }
             } else if capture {
                 words[i / 64] |= 1 << (i % 64);
-                let value = self.from_moves::<C, E>(&pos, &same, outside)?;
+                let value = self.through_moves::<C, E>(&pos, &same, outside)?;
                 *slot = T::from_code(C::encode(value, bits));
             } else if entry.drawn {
                 *slot = T::from_code(C::encode(C::DRAW, bits));
@@ -224,7 +224,7 @@ impl<'a> Walk<'a> {
 
     /// A position's value from its successors: `same` for those of the material, `outside`
     /// for the others, lost at once for a side to move without a piece.
-    fn from_moves<C: Codec, E>(
+    fn through_moves<C: Codec, E>(
         &self,
         pos: &Position,
         same: &impl Fn(&Position) -> C::Value,
