@@ -268,3 +268,45 @@ pub fn invalid_code(kind: TableKind, path: &Path, code: u16) -> ProbeError {
         reason: format!("invalid {what} code {code}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::DtwCodec;
+    use crate::{Tablebase, Variant};
+
+    /// Every position of a material, completed by the walk, has the value the probe gives it.
+    #[test]
+    fn completed_values_are_the_probes() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path()).unwrap();
+        rafle_generator::generate(&plan, &rafle_generator::NoProgress).unwrap();
+        let tables = Tablebase::open(dir.path()).unwrap();
+        let material: Material = "KMvK".parse().unwrap();
+        let read = |kind| {
+            let table = tables.table_of(kind, Variant::Brazilian, material).unwrap();
+            let blocks = (0..table.header().blocks).map(|b| table.read_block(b).unwrap());
+            (table, blocks.flatten().collect::<Vec<u8>>())
+        };
+        let (wdl_table, wdl) = read(TableKind::Wdl);
+        let (dtw_table, bytes) = read(TableKind::Dtw);
+        let index = wdl_table.index();
+        let bits = dtw_table.header().bits;
+        let mut codes: Vec<u16> = unpack(&bytes, bits, index.size() as usize);
+        let walk = Walk::new(index, &wdl, None, dtw_table.path());
+        let captures = walk
+            .complete::<DtwCodec, _, ProbeError>(&mut codes, bits, |p| tables.probe_dtw(p), &|_| {})
+            .unwrap();
+        for (i, &code) in codes.iter().enumerate() {
+            let pos = index.unrank(i as u64);
+            assert_eq!(captures.contains(i), pos.must_capture());
+            let expected = tables.probe_dtw(&pos).unwrap();
+            assert_eq!(
+                DtwCodec::decode(code, bits),
+                Some(expected),
+                "{}",
+                pos.to_fen()
+            );
+        }
+    }
+}
