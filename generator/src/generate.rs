@@ -6,15 +6,17 @@
 use std::path::Path;
 use std::time::Instant;
 
+use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use rafle_probe::format::TableKind;
+use rafle_probe::walk::Captures;
 use rafle_probe::{Dtw, PositionIndex, RuleClass, RuleValue};
 
-use crate::load::{holds_value, load_existing, Captures, Loaded};
-use crate::plan::{MaterialPlan, Plan};
 use crate::draw_rules::solve_draw_rules;
+use crate::load::{load_existing, Loaded};
+use crate::plan::{MaterialPlan, Plan};
 use crate::solve::solve;
 use crate::store::{Distances, Solved, Store};
-use crate::write::{header, pack_block, pack_dtw_block, pack_draw_rules_block, write_table};
+use crate::write::{entry, header, pack_block, write_table};
 use crate::{GenerateError, Progress};
 
 /// What was done for one material.
@@ -92,21 +94,15 @@ pub fn generate(
                     rebuilt_because = because;
                 }
                 let draw_rules_started = Instant::now();
-                let rules = solve_draw_rules(&index, &store, &solved.distances, plan.limits, progress);
+                let found = solve_and_write_draw_rules(
+                    plan,
+                    m,
+                    (&index, &store),
+                    (&solved.captures, &solved.distances),
+                    progress,
+                )?;
                 draw_rules_seconds = draw_rules_started.elapsed().as_secs_f64();
-                let (captures, distances) = (&solved.captures, &solved.distances);
-                let header = header(
-                    TableKind::DrawRules,
-                    plan.variant,
-                    m.material,
-                    m.positions,
-                    8,
-                    Some(plan.limits),
-                );
-                let bytes = write_table(&m.draw_rules_path, header, |b| {
-                    pack_draw_rules_block(|i| holds_value(captures, distances, i), &rules, b)
-                })?;
-                (rules, bytes)
+                found
             }
         };
         let counts = count_values(&solved.distances, &rules);
@@ -139,6 +135,37 @@ pub fn generate(
     Ok(summaries)
 }
 
+/// Solves a material's rule-aware values and writes its rule table; returns the codes and the
+/// file's size.
+fn solve_and_write_draw_rules(
+    plan: &Plan,
+    m: &MaterialPlan,
+    (index, store): (&PositionIndex, &Store),
+    (captures, distances): (&Captures, &Distances),
+    progress: &dyn Progress,
+) -> Result<(Vec<u8>, u64), GenerateError> {
+    let rules = solve_draw_rules(index, store, distances, plan.limits, progress);
+    let header = header(
+        TableKind::DrawRules,
+        plan.variant,
+        m.material,
+        m.positions,
+        8,
+        Some(plan.limits),
+    );
+    let n = rules.len();
+    let bytes = write_table(&m.draw_rules_path, header, |b| {
+        pack_block::<DrawRulesCodec>(
+            n,
+            b,
+            8,
+            |i| entry(captures, distances, i),
+            |i| rule_value(rules[i]),
+        )
+    })?;
+    Ok((rules, bytes))
+}
+
 fn solve_and_write(
     plan: &Plan,
     m: &MaterialPlan,
@@ -147,28 +174,17 @@ fn solve_and_write(
     progress: &dyn Progress,
 ) -> Result<Loaded, GenerateError> {
     let solution = solve(index, store, progress);
-    let states = &solution.states;
-    let distances = Distances::new(states, &solution.distances);
-    let wdl = header(
-        TableKind::Wdl,
-        plan.variant,
-        m.material,
-        m.positions,
-        2,
-        None,
-    );
-    let bytes = write_table(&m.path, wdl, |b| pack_block(states, b))?;
-    let dtw = header(
-        TableKind::Dtw,
-        plan.variant,
-        m.material,
-        m.positions,
-        distances.bits(),
-        None,
-    );
-    let captures = Captures::from_states(states);
-    let dtw_bytes = write_table(&m.dtw_path, dtw, |b| {
-        pack_dtw_block(|i| holds_value(&captures, &distances, i), &distances, b)
+    let (wdl, captures, distances) = (solution.wdl, solution.captures, solution.distances);
+    let n = wdl.len();
+    let at = |i| entry(&captures, &distances, i);
+    let header_of = |kind, bits| header(kind, plan.variant, m.material, m.positions, bits, None);
+    let bytes = write_table(&m.path, header_of(TableKind::Wdl, 2), |b| {
+        pack_block::<WdlCodec>(n, b, 2, at, |i| wdl[i])
+    })?;
+    drop(wdl);
+    let bits = distances.bits();
+    let dtw_bytes = write_table(&m.dtw_path, header_of(TableKind::Dtw, bits), |b| {
+        pack_block::<DtwCodec>(n, b, bits, at, |i| distances.get(i))
     })?;
     Ok(Loaded {
         captures,
@@ -177,6 +193,12 @@ fn solve_and_write(
         dtw_bytes,
         rules: Err(None),
     })
+}
+
+/// The value of a rule code of the store: written by the solver, or read back and checked by
+/// [`load_existing`].
+fn rule_value(code: u8) -> RuleValue {
+    DrawRulesCodec::decode(u16::from(code), 8).expect("the solver writes valid codes")
 }
 
 /// Counts of a solved material.

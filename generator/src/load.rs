@@ -1,45 +1,16 @@
 //! Reading a material's tables back from disk for the materials solved after it: every checksum
-//! checked, and the positions the tables leave out (see [`rafle_probe::format`]) given their
-//! values again, from the materials below and from the positions kept.
+//! checked, and the positions the tables leave out (see [`rafle_probe::codec`]) given their
+//! values again by the [material walk](rafle_probe::walk), from the materials below and from
+//! the positions kept.
 
-use rafle_probe::codec::{read_code, Codec, DtwCodec};
+use rafle_probe::codec::{DrawRulesCodec, DtwCodec};
 use rafle_probe::format::{Header, TableKind};
-use rafle_probe::{
-    resets_counter, Category, Dtw, Material, Position, PositionIndex, RuleClass, RuleValue, Table,
-    Wdl,
-};
-use rayon::prelude::*;
+use rafle_probe::walk::{unpack, Captures, Walk};
+use rafle_probe::{Position, ProbeError, RuleValue, Table};
 
 use crate::plan::MaterialPlan;
-use crate::solve::CAPTURE;
 use crate::store::{Distances, Store};
 use crate::Progress;
-
-/// Which positions' side to move must capture, a bit each.
-pub(crate) struct Captures(Vec<u64>);
-
-impl Captures {
-    /// From a solution's states.
-    pub(crate) fn from_states(states: &[u8]) -> Captures {
-        let mut words = vec![0u64; states.len().div_ceil(64)];
-        for (i, s) in states.iter().enumerate() {
-            if s & CAPTURE != 0 {
-                words[i / 64] |= 1 << (i % 64);
-            }
-        }
-        Captures(words)
-    }
-
-    pub(crate) fn contains(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 != 0
-    }
-}
-
-/// Whether the distance and rule tables keep position `i` of a material's solution: White to
-/// move (the first half of the index), no capture due, not drawn.
-pub(crate) fn holds_value(captures: &Captures, distances: &Distances, i: usize) -> bool {
-    i < distances.len() / 2 && !captures.contains(i) && distances.get(i) != Dtw::Draw
-}
 
 /// A material's win/draw/loss and distance tables read back, with its rule table if that one
 /// is valid too.
@@ -57,7 +28,7 @@ pub(crate) struct Loaded {
 /// table is taken only if it has the plan's limits.
 pub(crate) fn load_existing(
     m: &MaterialPlan,
-    index: &PositionIndex,
+    index: &rafle_probe::PositionIndex,
     store: &Store,
     progress: &dyn Progress,
 ) -> Result<Loaded, String> {
@@ -67,50 +38,29 @@ pub(crate) fn load_existing(
     let wdl = read_all_blocks(&wdl_table)?;
     let dtw_table = open(&m.dtw_path, TableKind::Dtw)?;
     let bytes = read_all_blocks(&dtw_table)?;
-    let successors = |pos: &Position, same: &dyn Fn(&Position) -> Dtw| {
-        Dtw::from_successors(pos.legal_moves().iter().map(|mv| {
-            let next = pos.play(mv);
-            if Material::of(&next) == material {
-                same(&next)
-            } else {
-                store.dtw(&next)
-            }
-        }))
-    };
+    let walk = Walk::new(index, &wdl, Some(m.limits), &m.dtw_path);
+    let outside = |pos: &Position| Ok::<_, ProbeError>(store.dtw(pos));
+    let advance = |n| progress.advance(2 * n);
     let (distances, captures) = if dtw_table.header().bits == 8 {
-        let mut values = bytes;
-        let encode = |d: Dtw| d.plies().map_or(u8::MAX, |p| p as u8);
-        let decode = |v: u8| DtwCodec::decode(u16::from(v), 8).unwrap_or(Dtw::Draw);
-        let captures = complete(
-            &mut values,
-            index,
-            (&wdl, u8::MAX),
-            (progress, 2),
-            |pos, same| encode(successors(pos, &|next| decode(same(next)))),
-        );
-        (Distances::Narrow(values), captures)
+        let mut codes = bytes;
+        let captures = walk
+            .complete::<DtwCodec, u8, _>(&mut codes, 8, outside, &advance)
+            .map_err(|e| e.to_string())?;
+        (Distances::Narrow(codes), captures)
     } else {
-        let mut values: Vec<u16> = bytes
-            .chunks_exact(2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-            .collect();
-        let encode = |d: Dtw| d.plies().unwrap_or(u16::MAX);
-        let decode = |v: u16| DtwCodec::decode(v, 16).unwrap_or(Dtw::Draw);
-        let captures = complete(
-            &mut values,
-            index,
-            (&wdl, u16::MAX),
-            (progress, 2),
-            |pos, same| encode(successors(pos, &|next| decode(same(next)))),
-        );
-        (Distances::Wide(values), captures)
+        let mut codes: Vec<u16> = unpack(&bytes, 16, index.size() as usize);
+        drop(bytes);
+        let captures = walk
+            .complete::<DtwCodec, u16, _>(&mut codes, 16, outside, &advance)
+            .map_err(|e| e.to_string())?;
+        (Distances::Wide(codes), captures)
     };
     Ok(Loaded {
         distances,
         captures,
         bytes: wdl_table.file_len(),
         dtw_bytes: dtw_table.file_len(),
-        rules: load_draw_rules(m, index, store, &wdl, progress),
+        rules: load_draw_rules(m, &walk, store, progress),
     })
 }
 
@@ -118,15 +68,14 @@ pub(crate) fn load_existing(
 /// there is no file).
 fn load_draw_rules(
     m: &MaterialPlan,
-    index: &PositionIndex,
+    walk: &Walk,
     store: &Store,
-    wdl: &[u8],
     progress: &dyn Progress,
 ) -> Result<(Vec<u8>, u64), Option<String>> {
     if !m.draw_rules_path.exists() {
         return Err(None);
     }
-    let (variant, material) = (index.variant(), m.material);
+    let (variant, material) = (walk.index.variant(), m.material);
     let table = Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material)
         .map_err(|e| Some(e.to_string()))?;
     if table.header().limits != Some(m.limits) {
@@ -136,103 +85,34 @@ fn load_draw_rules(
         )));
     }
     let mut codes = read_all_blocks(&table).map_err(Some)?;
-    let limit = m.limits.of(Category::of(variant, material));
-    let decode = |code: u8| RuleValue::from_code(code).unwrap_or(RuleValue::loss(0));
     if let Some(bad) = codes.iter().find(|&&c| RuleValue::from_code(c).is_none()) {
         return Err(Some(format!(
             "{}: invalid rule value code {bad}",
             m.draw_rules_path.display()
         )));
     }
-    let draw = RuleValue::uncounted(RuleClass::Draw).code();
-    complete(
+    let walk = Walk {
+        path: &m.draw_rules_path,
+        ..*walk
+    };
+    walk.complete::<DrawRulesCodec, u8, _>(
         &mut codes,
-        index,
-        (wdl, draw),
-        (progress, 1),
-        |pos, same| {
-            RuleValue::from_successors(
-                limit,
-                pos.legal_moves().iter().map(|mv| {
-                    let next = pos.play(mv);
-                    let value = if Material::of(&next) == material {
-                        decode(same(&next))
-                    } else {
-                        store.rule(&next)
-                    };
-                    (value, resets_counter(pos, mv, &next))
-                }),
-            )
-            .code()
-        },
-    );
+        8,
+        |pos: &Position| Ok::<_, ProbeError>(store.rule(pos)),
+        &|n| progress.advance(n),
+    )
+    .map_err(|e| Some(e.to_string()))?;
     Ok((codes, table.file_len()))
 }
 
 /// The decompressed contents of every block of a table, checksums checked.
 fn read_all_blocks(table: &Table) -> Result<Vec<u8>, String> {
     let header = table.header();
-    let mut bytes =
-        Vec::with_capacity(Header::block_len(1, header.bits) * header.positions as usize);
+    let mut bytes = Vec::with_capacity(
+        Header::block_len(header.positions_per_block, header.bits) * header.blocks as usize,
+    );
     for b in 0..header.blocks {
         bytes.extend_from_slice(&table.read_block(b).map_err(|e| e.to_string())?);
     }
     Ok(bytes)
-}
-
-/// Gives the positions a distance or rule table leaves out their values: first the positions
-/// that must capture (from their captures) and the draws (`draw`, where `wdl`, a packed
-/// win/draw/loss table, says so), then the positions with Black to move, from their moves. `from_moves(pos, same)`
-/// combines a position's successors, reading those of the same material with `same`. Returns
-/// which positions must capture.
-fn complete<T: Copy + Send + Sync>(
-    values: &mut [T],
-    index: &PositionIndex,
-    (wdl, draw): (&[u8], T),
-    (progress, units): (&dyn Progress, u64),
-    from_moves: impl Fn(&Position, &dyn Fn(&Position) -> T) -> T + Sync,
-) -> Captures {
-    const CHUNK: usize = 1 << 12;
-    // A capture always leaves the material: `same` is never called for one.
-    let words: Vec<Vec<u64>> = values
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let start = c * CHUNK;
-            let mut cursor = index.cursor(start as u64);
-            let mut words = vec![0u64; chunk.len().div_ceil(64)];
-            for (i, slot) in chunk.iter_mut().enumerate() {
-                let pos = cursor.position();
-                cursor.advance();
-                if pos.must_capture() {
-                    *slot = from_moves(&pos, &|_| *slot);
-                    words[i / 64] |= 1 << (i % 64);
-                } else if (read_code(wdl, 2, start + i) as u8) == Wdl::Draw.code() {
-                    *slot = draw;
-                }
-            }
-            words
-        })
-        .collect();
-    let captures = Captures(words.concat());
-    let half = values.len() / 2;
-    let (white, black) = values.split_at_mut(half);
-    let white: &[T] = white;
-    black
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let start = half + c * CHUNK;
-            let mut cursor = index.cursor(start as u64);
-            for (i, slot) in chunk.iter_mut().enumerate() {
-                let pos = cursor.position();
-                cursor.advance();
-                let at = start + i;
-                if !captures.contains(at) && (read_code(wdl, 2, at) as u8) != Wdl::Draw.code() {
-                    *slot = from_moves(&pos, &|next| white[index.rank(next) as usize]);
-                }
-            }
-        });
-    progress.advance(units * values.len() as u64);
-    captures
 }

@@ -16,32 +16,22 @@ pub(crate) enum Distances {
 }
 
 impl Distances {
-    /// From a solution's states and distances.
-    pub(crate) fn new(states: &[u8], distances: &[u16]) -> Distances {
-        let draw = |s: u8| s & 3 == Wdl::Draw.code();
-        let longest = states
-            .iter()
-            .zip(distances)
-            .filter(|(&s, _)| !draw(s))
-            .map(|(_, &d)| d)
-            .max()
-            .unwrap_or(0);
-        if longest < u16::from(u8::MAX) {
-            Distances::Narrow(
-                states
-                    .iter()
-                    .zip(distances)
-                    .map(|(&s, &d)| if draw(s) { u8::MAX } else { d as u8 })
-                    .collect(),
-            )
+    /// From a solution's values and distances (those of draws meaningless), in the width
+    /// [`DtwCodec::bits_for`] their longest needs.
+    pub(crate) fn new(wdl: &[Wdl], distances: &[u16]) -> Distances {
+        let values = || {
+            wdl.iter().zip(distances).map(|(&w, &d)| match w {
+                Wdl::Win => Dtw::Win(d),
+                Wdl::Draw => Dtw::Draw,
+                Wdl::Loss => Dtw::Loss(d),
+            })
+        };
+        let longest = values().filter_map(Dtw::plies).max().unwrap_or(0);
+        let bits = DtwCodec::bits_for(longest);
+        if bits == 8 {
+            Distances::Narrow(values().map(|v| DtwCodec::encode(v, bits) as u8).collect())
         } else {
-            Distances::Wide(
-                states
-                    .iter()
-                    .zip(distances)
-                    .map(|(&s, &d)| if draw(s) { u16::MAX } else { d })
-                    .collect(),
-            )
+            Distances::Wide(values().map(|v| DtwCodec::encode(v, bits)).collect())
         }
     }
 

@@ -2,12 +2,13 @@
 //! its successors' values, found by forward move generation and read back through the probe.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
-use rafle_probe::codec::{read_code, Codec, DtwCodec};
-use rafle_probe::format::TableKind;
+use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
+use rafle_probe::format::{Header, TableKind};
+use rafle_probe::walk::{unpack, Captures, Walk};
 use rafle_probe::{
-    resets_counter, Category, Counters, Dtw, Material, Position, ProbeError, RuleClass, RuleValue,
+    resets_counter, Counters, Dtw, Material, Position, PositionIndex, ProbeError, RuleValue, Table,
     Tablebase, Variant, Wdl,
 };
 use rayon::prelude::*;
@@ -26,130 +27,34 @@ pub struct VerifyReport {
     pub examples: Vec<String>,
 }
 
+/// How many mismatching positions a report shows.
+const EXAMPLES: usize = 5;
+
 /// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule tables,
 /// then every position: no legal move must be a loss (in 0), otherwise the value is the best of
 /// the negated values of the successors, the distance the quickest win or the longest loss, and
 /// the rule-aware value the one [`RuleValue::from_successors`] gives from the successors' rule
 /// values and whether each move resets the counter. Distances and rule values are stored for
 /// the positions with White to move that are not drawn; the others are derived from their
-/// moves, as a probe derives them, before the stored ones are checked.
+/// moves by the [material walk](rafle_probe::walk), as a probe derives them, before the stored
+/// ones are checked.
 ///
-/// `advance` is called with the number of positions checked as work goes on.
+/// `advance` is called with the number of positions done as work goes on: four times the
+/// material's positions in all (each of the three tables walked, then the check).
 ///
 /// # Errors
 ///
-/// A [`ProbeError`] reading this table or one it depends on.
+/// A [`ProbeError`] reading this table or one it depends on, [`ProbeError::Corrupted`] for an
+/// invalid code.
 pub fn verify_table(
     tablebase: &Tablebase,
     variant: Variant,
     material: Material,
     advance: &(dyn Fn(u64) + Sync),
 ) -> Result<VerifyReport, ProbeError> {
-    let table = tablebase.table(variant, material)?;
-    // The table under test, decompressed once (every block checksum checked on the way):
-    // most successors of its positions are its own positions.
-    let mut packed = Vec::new();
-    for b in 0..table.header().blocks {
-        packed.extend_from_slice(&table.read_block(b)?);
-    }
-    let index = table.index();
-    let corrupted = |code: u8| ProbeError::Corrupted {
-        path: table.path().to_path_buf(),
-        reason: format!("invalid value code {code}"),
-    };
-    let own = |pos: &Position| -> Result<Wdl, ProbeError> {
-        let code = read_code(&packed, 2, index.rank(pos) as usize) as u8;
-        Wdl::from_code(code).ok_or_else(|| corrupted(code))
-    };
-    // The distance-to-win table of the same material, likewise.
-    let dtw_table = tablebase.table_of(TableKind::Dtw, variant, material)?;
-    let bits = dtw_table.header().bits;
-    let mut distances = Vec::new();
-    for b in 0..dtw_table.header().blocks {
-        distances.extend_from_slice(&dtw_table.read_block(b)?);
-    }
-    let own_dtw = |pos: &Position| -> Dtw {
-        DtwCodec::read(&distances, bits, index.rank(pos) as usize).unwrap_or(Dtw::Draw)
-    };
-    // And the rule table.
-    let draw_rules_table = tablebase.table_of(TableKind::DrawRules, variant, material)?;
-    let mut codes = Vec::new();
-    for b in 0..draw_rules_table.header().blocks {
-        codes.extend_from_slice(&draw_rules_table.read_block(b)?);
-    }
-    let own_rule = |pos: &Position| -> Result<RuleValue, ProbeError> {
-        let code = codes[index.rank(pos) as usize];
-        RuleValue::from_code(code).ok_or_else(|| ProbeError::Corrupted {
-            path: draw_rules_table.path().to_path_buf(),
-            reason: format!("invalid rule value code {code}"),
-        })
-    };
-    let limits = tablebase
-        .limits(variant)?
-        .ok_or_else(|| ProbeError::Corrupted {
-            path: draw_rules_table.path().to_path_buf(),
-            reason: "a rule table without limits".to_string(),
-        })?;
-    let limit = limits.of(Category::of(variant, material));
-    let positions = index.size();
-    let half = positions / 2;
-
-    // Distances and rule values are stored for White to move only: those of Black to move
-    // are derived from their moves first, as the probe would, then every stored value is
-    // checked against its successors, which are mostly positions with Black to move.
-    type Values = (Dtw, RuleValue);
-    type Lookup<'a> = &'a dyn Fn(&Position) -> Result<(Wdl, Values), ProbeError>;
-    let drawn = (Dtw::Draw, RuleValue::uncounted(RuleClass::Draw));
-    let outside = |pos: &Position| -> Result<Values, ProbeError> {
-        Ok((
-            tablebase.probe_dtw(pos)?,
-            tablebase.probe_draw_rules(pos, Counters::FRESH)?.value,
-        ))
-    };
-    let combine = |pos: &Position, look: Lookup| -> Result<(Wdl, Values), ProbeError> {
-        let mut expected = Wdl::Loss;
-        let mut distances = Vec::new();
-        let mut rules = Vec::new();
-        for mv in &pos.legal_moves() {
-            let next = pos.play(mv);
-            let (wdl, (dtw, rule)) = look(&next)?;
-            expected = expected.max(-wdl);
-            distances.push(dtw);
-            rules.push((rule, resets_counter(pos, mv, &next)));
-        }
-        Ok((
-            expected,
-            (
-                Dtw::from_successors(distances),
-                RuleValue::from_successors(limit, rules),
-            ),
-        ))
-    };
-    let elsewhere = |pos: &Position| -> Result<(Wdl, Values), ProbeError> {
-        Ok((tablebase.probe_wdl(pos)?, outside(pos)?))
-    };
+    let values = Values::read(tablebase, variant, material, advance)?;
+    let positions = values.index.size();
     const CHUNK: u64 = 1 << 14;
-    let black: Vec<Option<Values>> = (half..positions)
-        .into_par_iter()
-        .map(|i| {
-            let pos = index.unrank(i);
-            if pos.must_capture() || own(&pos)? == Wdl::Draw {
-                return Ok(None);
-            }
-            let look = |next: &Position| -> Result<(Wdl, Values), ProbeError> {
-                if Material::of(next) != material || next.must_capture() {
-                    return elsewhere(next);
-                }
-                match own(next)? {
-                    Wdl::Draw => Ok((Wdl::Draw, drawn)),
-                    wdl => Ok((wdl, (own_dtw(next), own_rule(next)?))),
-                }
-            };
-            Ok(Some(combine(&pos, &look)?.1))
-        })
-        .collect::<Result<_, ProbeError>>()?;
-    advance(positions - half);
-
     let captures = AtomicU64::new(0);
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
@@ -158,68 +63,28 @@ pub fn verify_table(
         .try_for_each(|c| {
             let range = c * CHUNK..((c + 1) * CHUNK).min(positions);
             let len = range.end - range.start;
-            let mut cursor = index.cursor(range.start);
+            let mut cursor = values.index.cursor(range.start);
             for i in range {
                 let pos = cursor.position();
                 cursor.advance();
-                if pos.must_capture() {
+                if values.captures.contains(i as usize) {
                     captures.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
-                let stored = own(&pos)?;
-                // Every position's win/draw/loss is stored; its distance and rule value only
-                // with White to move and not drawn.
-                let holds_values = i < half && stored != Wdl::Draw;
-                let look = |next: &Position| -> Result<(Wdl, Values), ProbeError> {
-                    if Material::of(next) != material || next.must_capture() {
-                        return elsewhere(next);
-                    }
-                    let wdl = own(next)?;
-                    let j = index.rank(next);
-                    let values = if j >= half {
-                        black[(j - half) as usize].unwrap_or(drawn)
-                    } else if wdl == Wdl::Draw {
-                        drawn
-                    } else {
-                        (own_dtw(next), own_rule(next)?)
-                    };
-                    Ok((wdl, values))
-                };
-                let (expected, (expected_dtw, expected_rule)) = if holds_values {
-                    combine(&pos, &look)?
-                } else {
-                    let mut best = Wdl::Loss;
-                    for mv in &pos.legal_moves() {
-                        best = best.max(-look(&pos.play(mv))?.0);
-                    }
-                    (best, drawn)
-                };
-                let (stored_dtw, stored_rule) = if holds_values {
-                    (own_dtw(&pos), own_rule(&pos)?)
-                } else {
-                    drawn
-                };
-                if stored != expected || stored_dtw != expected_dtw || stored_rule != expected_rule
-                {
+                if let Some(example) = values.check(tablebase, &pos, i as usize)? {
                     mismatches.fetch_add(1, Ordering::Relaxed);
-                    let mut list = examples
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if list.len() < 5 {
-                        list.push(format!(
-                            "{}: stored {stored} ({stored_dtw}; {stored_rule}), successors say \
-                             {expected} ({expected_dtw}; {expected_rule})",
-                            pos.to_fen()
-                        ));
+                    let mut list = examples.lock().unwrap_or_else(PoisonError::into_inner);
+                    if list.len() < EXAMPLES {
+                        list.push(example);
                     }
                 }
             }
-            advance(len / 2);
+            advance(len);
             Ok::<(), ProbeError>(())
         })?;
     let mut examples = examples
         .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+        .unwrap_or_else(PoisonError::into_inner);
     examples.sort();
     Ok(VerifyReport {
         positions,
@@ -227,4 +92,160 @@ pub fn verify_table(
         mismatches: mismatches.into_inner(),
         examples,
     })
+}
+
+/// A position's three values.
+type Triple = (Wdl, Dtw, RuleValue);
+
+/// The values of every position of a material, those its tables leave out derived.
+struct Values<'a> {
+    index: &'a PositionIndex,
+    captures: Captures,
+    wdl: Vec<u8>,
+    distances: Vec<u16>,
+    bits: u8,
+    rules: Vec<u8>,
+    /// The material's draw-rule limit.
+    limit: u8,
+}
+
+impl<'a> Values<'a> {
+    /// Reads the material's three tables (every block checksum checked) and completes them.
+    fn read(
+        tablebase: &'a Tablebase,
+        variant: Variant,
+        material: Material,
+        advance: &(dyn Fn(u64) + Sync),
+    ) -> Result<Values<'a>, ProbeError> {
+        let table = tablebase.table(variant, material)?;
+        let packed = read_all_blocks(table)?;
+        let dtw_table = tablebase.table_of(TableKind::Dtw, variant, material)?;
+        let rules_table = tablebase.table_of(TableKind::DrawRules, variant, material)?;
+        let limits = tablebase
+            .limits(variant)?
+            .ok_or_else(|| ProbeError::Corrupted {
+                path: rules_table.path().to_path_buf(),
+                reason: "a rule table without limits".to_string(),
+            })?;
+        let index = table.index();
+        let n = index.size() as usize;
+        let walk = Walk::new(index, &packed, Some(limits), table.path());
+        let mut wdl: Vec<u8> = unpack(&packed, 2, n);
+        let captures =
+            walk.complete::<WdlCodec, _, _>(&mut wdl, 2, |p| tablebase.probe_wdl(p), advance)?;
+        let bits = dtw_table.header().bits;
+        let mut distances: Vec<u16> = unpack(&read_all_blocks(dtw_table)?, bits, n);
+        let walk_dtw = Walk {
+            path: dtw_table.path(),
+            ..walk
+        };
+        let dtw = |p: &Position| tablebase.probe_dtw(p);
+        walk_dtw.complete::<DtwCodec, _, _>(&mut distances, bits, dtw, advance)?;
+        let mut rules: Vec<u8> = unpack(&read_all_blocks(rules_table)?, 8, n);
+        let walk_rules = Walk {
+            path: rules_table.path(),
+            ..walk
+        };
+        let rule = |p: &Position| Ok(tablebase.probe_draw_rules(p, Counters::FRESH)?.value);
+        walk_rules.complete::<DrawRulesCodec, _, ProbeError>(&mut rules, 8, rule, advance)?;
+        Ok(Values {
+            index,
+            captures,
+            wdl,
+            distances,
+            bits,
+            rules,
+            limit: walk.limit,
+        })
+    }
+
+    /// Position `i`'s three values; the distance and rule value are those of a draw where the
+    /// tables do not hold them.
+    fn at(&self, i: usize, holds: bool) -> Triple {
+        let wdl = WdlCodec::decode(u16::from(self.wdl[i]), 2).unwrap_or(Wdl::Draw);
+        if !holds {
+            return (wdl, DtwCodec::DRAW, DrawRulesCodec::DRAW);
+        }
+        (
+            wdl,
+            DtwCodec::decode(self.distances[i], self.bits).unwrap_or(Dtw::Draw),
+            DrawRulesCodec::decode(u16::from(self.rules[i]), 8).unwrap_or(RuleValue::DRAW),
+        )
+    }
+
+    /// The values of a successor, from this material's values or probed: all three when
+    /// `full`, else the win/draw/loss alone (the others those of a draw).
+    fn successor(
+        &self,
+        tablebase: &Tablebase,
+        next: &Position,
+        full: bool,
+    ) -> Result<Triple, ProbeError> {
+        if Material::of(next) == self.index.material() {
+            return Ok(self.at(self.index.rank(next) as usize, full));
+        }
+        let wdl = tablebase.probe_wdl(next)?;
+        if !full {
+            return Ok((wdl, DtwCodec::DRAW, DrawRulesCodec::DRAW));
+        }
+        let rule = tablebase.probe_draw_rules(next, Counters::FRESH)?.value;
+        Ok((wdl, tablebase.probe_dtw(next)?, rule))
+    }
+
+    /// Checks position `i`, `pos`, which need not capture: its stored values against those its
+    /// successors give. Returns the example of a mismatch.
+    fn check(
+        &self,
+        tablebase: &Tablebase,
+        pos: &Position,
+        i: usize,
+    ) -> Result<Option<String>, ProbeError> {
+        let wdl = WdlCodec::decode(u16::from(self.wdl[i]), 2).unwrap_or(Wdl::Draw);
+        // Every position's win/draw/loss is stored; its distance and rule value only with
+        // White to move and not drawn.
+        let holds = TableKind::Dtw.holds(Entry {
+            capture: false,
+            drawn: wdl == Wdl::Draw,
+            white_to_move: (i as u64) < self.index.size() / 2,
+        });
+        let (stored, stored_dtw, stored_rule) = self.at(i, holds);
+        let mut expected = Wdl::Loss;
+        let mut distances = Vec::new();
+        let mut rules = Vec::new();
+        for mv in &pos.legal_moves() {
+            let next = pos.play(mv);
+            let (wdl, dtw, rule) = self.successor(tablebase, &next, holds)?;
+            expected = expected.max(-wdl);
+            distances.push((dtw, false));
+            rules.push((rule, resets_counter(pos, mv, &next)));
+        }
+        let (expected_dtw, expected_rule) = if holds {
+            (
+                DtwCodec::from_successors(self.limit, distances),
+                DrawRulesCodec::from_successors(self.limit, rules),
+            )
+        } else {
+            (DtwCodec::DRAW, DrawRulesCodec::DRAW)
+        };
+        if (stored, stored_dtw, stored_rule) == (expected, expected_dtw, expected_rule) {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "{}: stored {stored} ({stored_dtw}; {stored_rule}), successors say {expected} \
+             ({expected_dtw}; {expected_rule})",
+            pos.to_fen()
+        )))
+    }
+}
+
+/// The decompressed contents of every block of a table, checksums checked.
+fn read_all_blocks(table: &Table) -> Result<Vec<u8>, ProbeError> {
+    let header = table.header();
+    let mut bytes = Vec::with_capacity(
+        Header::block_len(header.positions_per_block, header.bits) * header.blocks as usize,
+    );
+    for b in 0..header.blocks {
+        bytes.extend_from_slice(&table.read_block(b)?);
+    }
+    Ok(bytes)
 }

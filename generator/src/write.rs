@@ -5,11 +5,12 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use rafle_probe::codec::{Codec, Entry};
 use rafle_probe::format::{BlockEntry, Header, TableKind, HEADER_LEN, POSITIONS_PER_BLOCK};
-use rafle_probe::{Limits, Material, Table, Variant};
+use rafle_probe::walk::Captures;
+use rafle_probe::{Dtw, Limits, Material, Table, Variant};
 use rayon::prelude::*;
 
-use crate::solve::CAPTURE;
 use crate::store::Distances;
 use crate::GenerateError;
 
@@ -17,69 +18,31 @@ use crate::GenerateError;
 /// gives 0.1825 bits a position against 0.1815 at level 19, in half the time.
 pub const COMPRESSION_LEVEL: i32 = 15;
 
-/// Packs block `block` of `states`: 2-bit codes, with positions whose side to move must
-/// capture given the value of the position before them, which lengthens runs.
-pub(crate) fn pack_block(states: &[u8], block: u32) -> Vec<u8> {
-    let start = block as usize * POSITIONS_PER_BLOCK as usize;
-    let end = (start + POSITIONS_PER_BLOCK as usize).min(states.len());
-    let mut packed = vec![0u8; Header::block_len((end - start) as u32, 2)];
-    let mut last = 0u8;
-    for (i, &state) in states[start..end].iter().enumerate() {
-        let code = if state & CAPTURE != 0 {
-            last
-        } else {
-            state & 0b11
-        };
-        last = code;
-        packed[i / 4] |= code << (2 * (i % 4));
+/// Which positions the tables of a solved material hold: what [`TableKind::holds`] decides
+/// from.
+pub(crate) fn entry(captures: &Captures, distances: &Distances, i: usize) -> Entry {
+    Entry {
+        capture: captures.contains(i),
+        drawn: distances.get(i) == Dtw::Draw,
+        white_to_move: i < distances.len() / 2,
     }
-    packed
 }
 
-/// Packs block `block` of a DTW table: the distance of each position `holds_value` keeps, or
-/// the draw marker, in `distances`' width; the other positions repeat the value before them
-/// (see [`rafle_probe::format`]).
-pub(crate) fn pack_dtw_block(
-    holds_value: impl Fn(usize) -> bool,
-    distances: &Distances,
+/// Packs block `block` of a table of `positions` positions of codec `C` and `bits` bits a
+/// position: `value(i)` for each position `i` the table holds by `entry(i)`.
+pub(crate) fn pack_block<C: Codec>(
+    positions: usize,
     block: u32,
+    bits: u8,
+    entry: impl Fn(usize) -> Entry,
+    value: impl Fn(usize) -> C::Value,
 ) -> Vec<u8> {
     let start = block as usize * POSITIONS_PER_BLOCK as usize;
-    let end = (start + POSITIONS_PER_BLOCK as usize).min(distances.len());
-    let bits = distances.bits();
-    let mut packed = Vec::with_capacity(Header::block_len((end - start) as u32, bits));
-    let mut last = 0u16;
-    for i in start..end {
-        if holds_value(i) {
-            last = distances.raw(i);
-        }
-        if bits == 8 {
-            packed.push(last as u8);
-        } else {
-            packed.extend_from_slice(&last.to_le_bytes());
-        }
-    }
-    packed
-}
-
-/// Packs block `block` of a rule table: the code of each position `holds_value` keeps, the
-/// others repeating the code before them.
-pub(crate) fn pack_draw_rules_block(
-    holds_value: impl Fn(usize) -> bool,
-    codes: &[u8],
-    block: u32,
-) -> Vec<u8> {
-    let start = block as usize * POSITIONS_PER_BLOCK as usize;
-    let end = (start + POSITIONS_PER_BLOCK as usize).min(codes.len());
-    let mut last = 0u8;
-    (start..end)
-        .map(|i| {
-            if holds_value(i) {
-                last = codes[i];
-            }
-            last
-        })
-        .collect()
+    let end = (start + POSITIONS_PER_BLOCK as usize).min(positions);
+    C::pack(
+        (start..end).map(|i| C::KIND.holds(entry(i)).then(|| value(i))),
+        bits,
+    )
 }
 
 /// Writes a table of `positions` positions whose blocks `pack` makes; returns the file's size.
@@ -235,14 +198,20 @@ mod tests {
 
     #[test]
     fn capture_positions_extend_runs() {
-        let win = rafle_probe::Wdl::Win.code();
-        let loss = rafle_probe::Wdl::Loss.code();
-        let draw = rafle_probe::Wdl::Draw.code();
-        let states = [win, loss | CAPTURE, win | CAPTURE, loss, draw | CAPTURE];
-        let packed = pack_block(&states, 0);
+        use rafle_probe::codec::WdlCodec;
+        use rafle_probe::Wdl::{Draw, Loss, Win};
+        let values = [Win, Loss, Win, Loss, Draw];
+        let captures = [false, true, true, false, true];
+        let entry = |i: usize| Entry {
+            capture: captures[i],
+            drawn: values[i] == Draw,
+            white_to_move: i < 2,
+        };
+        let packed = pack_block::<WdlCodec>(5, 0, 2, entry, |i| values[i]);
         let codes: Vec<u8> = (0..5)
             .map(|i| rafle_probe::codec::read_code(&packed, 2, i) as u8)
             .collect();
+        let (win, loss) = (Win.code(), Loss.code());
         assert_eq!(codes, [win, win, win, loss, loss]);
     }
 }

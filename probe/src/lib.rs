@@ -42,8 +42,10 @@ mod error;
 pub mod format;
 mod index;
 mod rule_value;
+pub mod stats;
 mod table;
 mod tablebase;
+pub mod walk;
 mod wdl;
 
 /// The game: positions, moves, FEN, notation and the draw-rule counters, from `rafle-draughts`

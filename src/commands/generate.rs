@@ -246,31 +246,40 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
         "note",
     ]
     .map(String::from)];
-    for s in summaries {
-        let note = if s.reused {
-            "reused".to_string()
-        } else if let Some(reason) = &s.rebuilt_because {
-            format!("rebuilt: {reason}")
-        } else {
-            String::new()
-        };
-        rows.push([
-            s.variant.to_string(),
-            s.material.to_string(),
-            s.positions.to_string(),
-            s.wins.to_string(),
-            s.draws.to_string(),
-            s.losses.to_string(),
-            s.cursed_wins.to_string(),
-            s.blessed_losses.to_string(),
-            s.longest_win.to_string(),
-            format!("{:.3}", s.seconds),
-            s.bytes.to_string(),
-            s.dtw_bytes.to_string(),
-            s.draw_rules_bytes.to_string(),
-            note,
-        ]);
-    }
+    rows.extend(summaries.iter().map(summary_row));
+    rows.push(total_row(summaries));
+    write_table(out, &rows, &RIGHT_ALIGNED)
+}
+
+/// The row of one material.
+fn summary_row(s: &MaterialSummary) -> [String; COLUMNS] {
+    let note = if s.reused {
+        "reused".to_string()
+    } else if let Some(reason) = &s.rebuilt_because {
+        format!("rebuilt: {reason}")
+    } else {
+        String::new()
+    };
+    [
+        s.variant.to_string(),
+        s.material.to_string(),
+        s.positions.to_string(),
+        s.wins.to_string(),
+        s.draws.to_string(),
+        s.losses.to_string(),
+        s.cursed_wins.to_string(),
+        s.blessed_losses.to_string(),
+        s.longest_win.to_string(),
+        format!("{:.3}", s.seconds),
+        s.bytes.to_string(),
+        s.dtw_bytes.to_string(),
+        s.draw_rules_bytes.to_string(),
+        note,
+    ]
+}
+
+/// The total row of a variant's materials, with the sizes in bits a position.
+fn total_row(summaries: &[MaterialSummary]) -> [String; COLUMNS] {
     let sum = |field: fn(&MaterialSummary) -> u64| summaries.iter().map(field).sum::<u64>();
     let (positions, bytes, dtw_bytes, draw_rules_bytes) = (
         sum(|s| s.positions),
@@ -285,7 +294,7 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
             bytes as f64 * 8.0 / positions as f64
         }
     };
-    rows.push([
+    [
         summaries
             .first()
             .map(|s| s.variant.to_string())
@@ -313,8 +322,7 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
             bits(dtw_bytes),
             bits(draw_rules_bytes)
         ),
-    ]);
-    write_table(out, &rows, &RIGHT_ALIGNED)
+    ]
 }
 
 /// Writes rows in columns as wide as their widest cell, two spaces apart, numbers aligned

@@ -49,7 +49,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         }
         for material in present {
             bar.reset();
-            bar.set_length(PositionIndex::count(variant, material));
+            // Three tables walked, then every position checked.
+            bar.set_length(4 * PositionIndex::count(variant, material));
             bar.set_prefix(format!("{variant} {material}"));
             let report = verify_table(&tables, variant, material, &|n| bar.inc(n));
             let mut text = format!("{variant} {material} ");
