@@ -329,17 +329,15 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert_eq!(lines[2]["wdl"], "loss");
 
     // The same from arguments, as text.
-    let out = rafle(
-        &[
-            "probe",
-            "-v",
-            "brazilian",
-            "--data",
-            data,
-            "W:W29:B25",
-            "W:W99",
-        ],
-    );
+    let out = rafle(&[
+        "probe",
+        "-v",
+        "brazilian",
+        "--data",
+        data,
+        "W:W29:B25",
+        "W:W99",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -371,10 +369,7 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
 fn probe_rejects_bad_input_in_one_line() {
     let (dir, _) = generate("brazilian", &[]);
     let data = dir.path().to_str().unwrap();
-    let err = fails(
-        &["probe", "-v", "brazilian", "--data", data, "W:W33:B1"],
-        2,
-    );
+    let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:W33:B1"], 2);
     assert!(err.contains("invalid FEN"), "{err}");
     let err = fails(
         &["probe", "-v", "brazilian", "--data", data, "W:W21-32:B1-12"],
@@ -544,10 +539,7 @@ fn generate_refuses_impossible_requests_in_one_line() {
     let err = fails(&["generate", "--pieces", "9", "--data", data], 2);
     assert!(err.contains("2..=8"), "{err}");
     fails(&["generate", "--pieces", "1", "--data", data], 2);
-    fails(
-        &["generate", "--variant", "russian", "--data", data],
-        2,
-    );
+    fails(&["generate", "--variant", "russian", "--data", data], 2);
     fails(&["generate", "--threads", "0", "--data", data], 2);
     // Eight pieces of Brazilian draughts need more memory than a test machine has free; were
     // it there (or unknown), the request would start, so it is not tried.

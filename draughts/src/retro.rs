@@ -80,7 +80,11 @@ mod tests {
         let cases = [
             (
                 Variant::International,
-                ["W:WK28,33:BK19,10", "B:W32,K46:B18,K5", "W:W21,22,K30:B9,K12"],
+                [
+                    "W:WK28,33:BK19,10",
+                    "B:W32,K46:B18,K5",
+                    "W:W21,22,K30:B9,K12",
+                ],
             ),
             (
                 Variant::Brazilian,

@@ -22,12 +22,12 @@
 
 #![warn(missing_docs)]
 
+mod draw_rules;
 mod error;
 mod generate;
 mod load;
 mod plan;
 mod progress;
-mod draw_rules;
 mod solve;
 mod store;
 mod verify;

@@ -4,7 +4,7 @@
 //! the positions kept.
 
 use rafle_probe::codec::{DrawRulesCodec, DtwCodec};
-use rafle_probe::format::{Header, TableKind};
+use rafle_probe::format::TableKind;
 use rafle_probe::walk::{unpack, Captures, Walk};
 use rafle_probe::{Position, ProbeError, RuleValue, Table};
 
@@ -35,9 +35,9 @@ pub(crate) fn load_existing(
     let (variant, material) = (index.variant(), m.material);
     let open = |path, kind| Table::open(path, kind, variant, material).map_err(|e| e.to_string());
     let wdl_table = open(&m.path, TableKind::Wdl)?;
-    let wdl = read_all_blocks(&wdl_table)?;
+    let wdl = wdl_table.read_all().map_err(|e| e.to_string())?;
     let dtw_table = open(&m.dtw_path, TableKind::Dtw)?;
-    let bytes = read_all_blocks(&dtw_table)?;
+    let bytes = dtw_table.read_all().map_err(|e| e.to_string())?;
     let walk = Walk::new(index, &wdl, Some(m.limits), &m.dtw_path);
     let outside = |pos: &Position| Ok::<_, ProbeError>(store.dtw(pos));
     let advance = |n| progress.advance(2 * n);
@@ -84,7 +84,7 @@ fn load_draw_rules(
             m.draw_rules_path.display()
         )));
     }
-    let mut codes = read_all_blocks(&table).map_err(Some)?;
+    let mut codes = table.read_all().map_err(|e| Some(e.to_string()))?;
     if let Some(bad) = codes.iter().find(|&&c| RuleValue::from_code(c).is_none()) {
         return Err(Some(format!(
             "{}: invalid rule value code {bad}",
@@ -103,16 +103,4 @@ fn load_draw_rules(
     )
     .map_err(|e| Some(e.to_string()))?;
     Ok((codes, table.file_len()))
-}
-
-/// The decompressed contents of every block of a table, checksums checked.
-fn read_all_blocks(table: &Table) -> Result<Vec<u8>, String> {
-    let header = table.header();
-    let mut bytes = Vec::with_capacity(
-        Header::block_len(header.positions_per_block, header.bits) * header.blocks as usize,
-    );
-    for b in 0..header.blocks {
-        bytes.extend_from_slice(&table.read_block(b).map_err(|e| e.to_string())?);
-    }
-    Ok(bytes)
 }

@@ -5,10 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
-use rafle_probe::format::{Header, TableKind};
+use rafle_probe::format::TableKind;
 use rafle_probe::walk::{unpack, Captures, Walk};
 use rafle_probe::{
-    resets_counter, Counters, Dtw, Material, Position, PositionIndex, ProbeError, RuleValue, Table,
+    resets_counter, Counters, Dtw, Material, Position, PositionIndex, ProbeError, RuleValue,
     Tablebase, Variant, Wdl,
 };
 use rayon::prelude::*;
@@ -118,7 +118,7 @@ impl<'a> Values<'a> {
         advance: &(dyn Fn(u64) + Sync),
     ) -> Result<Values<'a>, ProbeError> {
         let table = tablebase.table(variant, material)?;
-        let packed = read_all_blocks(table)?;
+        let packed = table.read_all()?;
         let dtw_table = tablebase.table_of(TableKind::Dtw, variant, material)?;
         let rules_table = tablebase.table_of(TableKind::DrawRules, variant, material)?;
         let limits = tablebase
@@ -134,14 +134,14 @@ impl<'a> Values<'a> {
         let captures =
             walk.complete::<WdlCodec, _, _>(&mut wdl, 2, |p| tablebase.probe_wdl(p), advance)?;
         let bits = dtw_table.header().bits;
-        let mut distances: Vec<u16> = unpack(&read_all_blocks(dtw_table)?, bits, n);
+        let mut distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, n);
         let walk_dtw = Walk {
             path: dtw_table.path(),
             ..walk
         };
         let dtw = |p: &Position| tablebase.probe_dtw(p);
         walk_dtw.complete::<DtwCodec, _, _>(&mut distances, bits, dtw, advance)?;
-        let mut rules: Vec<u8> = unpack(&read_all_blocks(rules_table)?, 8, n);
+        let mut rules: Vec<u8> = unpack(&rules_table.read_all()?, 8, n);
         let walk_rules = Walk {
             path: rules_table.path(),
             ..walk
@@ -236,16 +236,4 @@ impl<'a> Values<'a> {
             pos.to_fen()
         )))
     }
-}
-
-/// The decompressed contents of every block of a table, checksums checked.
-fn read_all_blocks(table: &Table) -> Result<Vec<u8>, ProbeError> {
-    let header = table.header();
-    let mut bytes = Vec::with_capacity(
-        Header::block_len(header.positions_per_block, header.bits) * header.blocks as usize,
-    );
-    for b in 0..header.blocks {
-        bytes.extend_from_slice(&table.read_block(b)?);
-    }
-    Ok(bytes)
 }

@@ -96,8 +96,10 @@ pub trait Codec {
     /// A position's value from those of all its legal moves, each given as the value for the
     /// side to move after the move and whether the move resets the draw-rule counter, under a
     /// draw rule of limit `limit` (only the draw-rule values use the last two).
-    fn from_successors(limit: u8, successors: impl IntoIterator<Item = (Self::Value, bool)>)
-        -> Self::Value;
+    fn from_successors(
+        limit: u8,
+        successors: impl IntoIterator<Item = (Self::Value, bool)>,
+    ) -> Self::Value;
 
     /// Value `i` of a decompressed block of `bits` bits a position, `None` for an invalid code.
     #[inline]
@@ -276,7 +278,9 @@ mod tests {
         ];
         let block = WdlCodec::pack(entries, 2);
         assert_eq!(block.len(), Header::block_len(6, 2));
-        let read: Vec<Wdl> = (0..6).map(|i| WdlCodec::read(&block, 2, i).unwrap()).collect();
+        let read: Vec<Wdl> = (0..6)
+            .map(|i| WdlCodec::read(&block, 2, i).unwrap())
+            .collect();
         use Wdl::{Draw, Loss, Win};
         assert_eq!(read, [Win, Win, Win, Loss, Loss, Draw]);
         // A block that starts with a left-out position repeats code 0.
@@ -287,9 +291,19 @@ mod tests {
     #[test]
     fn codes_round_trip() {
         for bits in [8, 16] {
-            for value in [Dtw::Draw, Dtw::Win(1), Dtw::Loss(0), Dtw::Loss(254), Dtw::Win(253)] {
+            for value in [
+                Dtw::Draw,
+                Dtw::Win(1),
+                Dtw::Loss(0),
+                Dtw::Loss(254),
+                Dtw::Win(253),
+            ] {
                 let code = DtwCodec::encode(value, bits);
-                assert_eq!(DtwCodec::decode(code, bits), Some(value), "{value} at {bits}");
+                assert_eq!(
+                    DtwCodec::decode(code, bits),
+                    Some(value),
+                    "{value} at {bits}"
+                );
             }
         }
         assert_eq!(DtwCodec::encode(Dtw::Draw, 8), 255);
@@ -337,12 +351,21 @@ mod tests {
         let pos = Position::from_fen(v, "B:WK1:BK32").unwrap();
         assert!(white_to_move_in_table(TableKind::Dtw, &pos));
         assert!(!white_to_move_in_table(TableKind::Wdl, &pos));
-        assert_eq!(table_orientation(TableKind::Dtw, &pos).0.turn(), Color::White);
-        assert_eq!(table_orientation(TableKind::Wdl, &pos).0.turn(), Color::Black);
+        assert_eq!(
+            table_orientation(TableKind::Dtw, &pos).0.turn(),
+            Color::White
+        );
+        assert_eq!(
+            table_orientation(TableKind::Wdl, &pos).0.turn(),
+            Color::Black
+        );
         // KvKK is stored as KKvK, colours swapped: Black to move there is White to move in it.
         let pos = Position::from_fen(v, "B:WK1:BK32,K31").unwrap();
         assert!(white_to_move_in_table(TableKind::Dtw, &pos));
         let (stored, material) = table_orientation(TableKind::Dtw, &pos);
-        assert_eq!((stored.turn(), material.to_string()), (Color::White, "KKvK".into()));
+        assert_eq!(
+            (stored.turn(), material.to_string()),
+            (Color::White, "KKvK".into())
+        );
     }
 }

@@ -2,8 +2,9 @@
 
 use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::format::TableKind;
 use crate::{Limits, Material, Variant};
 
 /// Why a probe could not answer.
@@ -69,6 +70,21 @@ pub enum ProbeError {
         /// The cause.
         source: io::Error,
     },
+}
+
+impl ProbeError {
+    /// The error for a code `code` that no valid table of `kind` holds, found in `path`.
+    pub fn invalid_code(kind: TableKind, path: &Path, code: u16) -> ProbeError {
+        let what = match kind {
+            TableKind::Wdl => "value",
+            TableKind::Dtw => "distance",
+            TableKind::DrawRules => "rule value",
+        };
+        ProbeError::Corrupted {
+            path: path.to_path_buf(),
+            reason: format!("invalid {what} code {code}"),
+        }
+    }
 }
 
 impl fmt::Display for ProbeError {

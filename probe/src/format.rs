@@ -24,9 +24,9 @@
 //! The file must end exactly where the last block ends, so a truncated file is told from a
 //! complete one.
 
-use crate::MAX_LIMIT;
 #[cfg(doc)]
 use crate::RuleValue;
+use crate::MAX_LIMIT;
 use crate::{Limits, Material, Variant};
 
 /// The first eight bytes of every rafle table.

@@ -311,5 +311,4 @@ mod tests {
             RuleValue::loss(0)
         );
     }
-
 }

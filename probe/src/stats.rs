@@ -4,9 +4,9 @@
 //! exact.
 
 use crate::codec::{Codec, DrawRulesCodec, DtwCodec};
-use crate::format::{Header, TableKind};
-use crate::walk::{invalid_code, unpack, Walk};
-use crate::{Counters, Dtw, Limits, Material, ProbeError, RuleClass, Table, Tablebase, Variant};
+use crate::format::TableKind;
+use crate::walk::{unpack, Walk};
+use crate::{Counters, Dtw, Limits, Material, ProbeError, RuleClass, Tablebase, Variant};
 
 /// The counts of one material, or of a sum of materials.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -93,11 +93,11 @@ pub fn material_stats(
         }
     }
     let positions = header.positions as usize;
-    let wdl = read_all_blocks(wdl_table)?;
+    let wdl = wdl_table.read_all()?;
     let index = dtw_table.index();
     let walk = Walk::new(index, &wdl, limits, dtw_table.path());
     let bits = header.bits;
-    let mut distances: Vec<u16> = unpack(&read_all_blocks(dtw_table)?, bits, positions);
+    let mut distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, positions);
     walk.complete::<DtwCodec, _, ProbeError>(
         &mut distances,
         bits,
@@ -111,13 +111,14 @@ pub fn material_stats(
             path: table.path(),
             ..walk
         };
-        let mut codes: Vec<u8> = unpack(&read_all_blocks(table)?, 8, positions);
+        let mut codes: Vec<u8> = unpack(&table.read_all()?, 8, positions);
         let rule = |p: &_| Ok(tables.probe_draw_rules(p, Counters::FRESH)?.value);
         walk.complete::<DrawRulesCodec, _, ProbeError>(&mut codes, 8, rule, progress)?;
         let mut classes = [0; 5];
         for &code in &codes {
-            let value = DrawRulesCodec::decode(u16::from(code), 8)
-                .ok_or_else(|| invalid_code(TableKind::DrawRules, table.path(), code.into()))?;
+            let value = DrawRulesCodec::decode(u16::from(code), 8).ok_or_else(|| {
+                ProbeError::invalid_code(TableKind::DrawRules, table.path(), code.into())
+            })?;
             classes[class_slot(value.class())] += 1;
         }
         stats.classes = Some(classes);
@@ -144,16 +145,4 @@ fn count_distances(distances: &[u16], bits: u8) -> (MaterialStats, Option<(u16, 
         }
     }
     (stats, longest)
-}
-
-/// The decompressed contents of every block of a table, checksums checked.
-fn read_all_blocks(table: &Table) -> Result<Vec<u8>, ProbeError> {
-    let header = table.header();
-    let mut bytes = Vec::with_capacity(
-        Header::block_len(header.positions_per_block, header.bits) * header.blocks as usize,
-    );
-    for b in 0..header.blocks {
-        bytes.extend_from_slice(&table.read_block(b)?);
-    }
-    Ok(bytes)
 }

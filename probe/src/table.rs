@@ -123,6 +123,23 @@ impl Table {
     pub fn check_all_blocks(&self) -> Result<(), ProbeError> {
         (0..self.header.blocks).try_for_each(|b| self.read_block(b).map(drop))
     }
+
+    /// The decompressed contents of every block, back to back, every checksum checked: the
+    /// codes of every position of the table.
+    ///
+    /// # Errors
+    ///
+    /// The first [`ProbeError::Corrupted`] met.
+    pub fn read_all(&self) -> Result<Vec<u8>, ProbeError> {
+        let header = &self.header;
+        let mut bytes = Vec::with_capacity(
+            Header::block_len(header.positions_per_block, header.bits) * header.blocks as usize,
+        );
+        for b in 0..header.blocks {
+            bytes.extend_from_slice(&self.read_block(b)?);
+        }
+        Ok(bytes)
+    }
 }
 
 /// The bytes of a table file being opened, checked part by part.

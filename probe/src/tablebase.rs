@@ -348,9 +348,10 @@ impl Tablebase {
 
     /// The value a table of `C`'s kind stores for a position, decoded.
     fn stored_value<C: Codec>(&self, pos: &Position) -> Result<C::Value, ProbeError> {
-        let ((code, bits), table) =
-            self.stored(C::KIND, pos, |block, bits, i| (read_code(block, bits, i), bits))?;
-        C::decode(code, bits).ok_or_else(|| invalid_code(table.path(), code))
+        let ((code, bits), table) = self.stored(C::KIND, pos, |block, bits, i| {
+            (read_code(block, bits, i), bits)
+        })?;
+        C::decode(code, bits).ok_or_else(|| ProbeError::invalid_code(C::KIND, table.path(), code))
     }
 
     /// The raw value of a position in its table of `kind`, with the table.
@@ -450,14 +451,6 @@ pub(crate) enum Reading {
     Load,
     /// From the cache only: deep in a search, a probe must not wait for a file.
     CachedOnly,
-}
-
-/// The error for a code no valid table of the file's kind holds.
-fn invalid_code(path: &Path, code: u16) -> ProbeError {
-    ProbeError::Corrupted {
-        path: path.to_path_buf(),
-        reason: format!("invalid value code {code}"),
-    }
 }
 
 /// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.

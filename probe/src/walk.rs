@@ -16,7 +16,6 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::codec::{read_code, Codec, Entry};
-use crate::format::TableKind;
 use crate::{resets_counter, Category, Limits, Material, Position, PositionIndex, ProbeError, Wdl};
 
 /// Positions handled per unit of parallel work.
@@ -205,7 +204,7 @@ impl<'a> Walk<'a> {
             let entry = self.entry(start + i, capture);
             if C::KIND.holds(entry) {
                 if C::decode(slot.code(), bits).is_none() {
-                    return Err(invalid_code(C::KIND, self.path, slot.code()).into());
+                    return Err(ProbeError::invalid_code(C::KIND, self.path, slot.code()).into());
                 }
             } else if capture {
                 words[i / 64] |= 1 << (i % 64);
@@ -256,23 +255,11 @@ pub fn unpack<T: Code>(bytes: &[u8], bits: u8, positions: usize) -> Vec<T> {
         .collect()
 }
 
-/// The error about a code `code` no table of `kind` holds, in the file `path`.
-pub fn invalid_code(kind: TableKind, path: &Path, code: u16) -> ProbeError {
-    let what = match kind {
-        TableKind::Wdl => "value",
-        TableKind::Dtw => "distance",
-        TableKind::DrawRules => "rule value",
-    };
-    ProbeError::Corrupted {
-        path: path.to_path_buf(),
-        reason: format!("invalid {what} code {code}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codec::DtwCodec;
+    use crate::format::TableKind;
     use crate::{Tablebase, Variant};
 
     /// Every position of a material, completed by the walk, has the value the probe gives it.

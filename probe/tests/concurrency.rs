@@ -63,7 +63,9 @@ fn answers(tables: &Tablebase, pos: &Position, counters: Counters, roomy: bool) 
         }
     }
     let dtw = tables.probe_dtw(pos).map_err(|e| e.to_string());
-    let rules = tables.probe_draw_rules(pos, counters).map_err(|e| e.to_string());
+    let rules = tables
+        .probe_draw_rules(pos, counters)
+        .map_err(|e| e.to_string());
     if let Ok(rules) = &rules {
         match tables.probe_draw_rules_cached(pos, counters) {
             Some(cached) => assert_eq!(*rules, cached, "{pos:?}"),

@@ -107,7 +107,11 @@ fn probe_all(tables: &Tablebase, positions: &[Position]) {
     for pos in positions {
         black_box(tables.probe_wdl(pos).expect("wdl"));
         black_box(tables.probe_dtw(pos).expect("dtw"));
-        black_box(tables.probe_draw_rules(pos, Counters::FRESH).expect("rules"));
+        black_box(
+            tables
+                .probe_draw_rules(pos, Counters::FRESH)
+                .expect("rules"),
+        );
     }
 }
 

@@ -89,7 +89,11 @@ impl Tablebase {
     /// assert_eq!(tables.probe_draw_rules_cached(&pos, late), Some(tables.probe_draw_rules(&pos, late)?));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn probe_draw_rules_cached(&self, pos: &Position, counters: Counters) -> Option<RuleOutcome> {
+    pub fn probe_draw_rules_cached(
+        &self,
+        pos: &Position,
+        counters: Counters,
+    ) -> Option<RuleOutcome> {
         let limits = self.limits(pos.variant()).ok()??;
         let value = self
             .resolve::<DrawRulesCodec>(pos, Some(limits), Reading::CachedOnly)

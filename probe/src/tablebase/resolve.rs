@@ -25,11 +25,6 @@ pub(crate) trait Resolve: Codec {
     /// Whether combining successors needs the draw-rule limit and which moves reset the
     /// counter; the other kinds skip working them out.
     const COUNTS: bool;
-
-    /// Why a code this kind's table cannot hold is an error.
-    fn invalid_code(code: u16) -> String {
-        format!("invalid value code {code}")
-    }
 }
 
 impl Resolve for WdlCodec {
@@ -51,10 +46,6 @@ impl Resolve for DrawRulesCodec {
 
     fn opponent_gone() -> RuleValue {
         RuleValue::win(0)
-    }
-
-    fn invalid_code(code: u16) -> String {
-        format!("invalid rule value code {code}")
     }
 }
 
@@ -154,10 +145,8 @@ impl Tablebase {
             Some(value) => Ok(Some(value)),
             None => {
                 let (_, material) = table_orientation(C::KIND, pos);
-                Err(ProbeError::Corrupted {
-                    path: table_path(&self.dir, pos.variant(), material, C::KIND),
-                    reason: C::invalid_code(code),
-                })
+                let path = table_path(&self.dir, pos.variant(), material, C::KIND);
+                Err(ProbeError::invalid_code(C::KIND, &path, code))
             }
         }
     }
