@@ -25,6 +25,14 @@ impl Color {
         }
     }
 
+    /// `White` or `Black`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Color::White => "White",
+            Color::Black => "Black",
+        }
+    }
+
     /// `W` or `B`, as in FEN.
     pub fn letter(self) -> char {
         match self {

@@ -64,7 +64,7 @@ pub use index::{IndexCursor, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use table::Table;
 pub use tablebase::{
-    color_name, listing_order, table_path, Line, LineEnd, LineError, MoveValues, Ply, Tablebase,
+    listing_order, table_path, Line, LineEnd, LineError, MoveValues, Ply, Tablebase,
     DEFAULT_CACHE_BYTES, MAX_LINE_PLIES,
 };
 pub use wdl::Wdl;

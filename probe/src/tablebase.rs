@@ -9,7 +9,7 @@ mod line;
 mod moves;
 mod resolve;
 
-pub use line::{color_name, Line, LineEnd, LineError, Ply, MAX_LINE_PLIES};
+pub use line::{Line, LineEnd, LineError, Ply, MAX_LINE_PLIES};
 pub use moves::{listing_order, MoveValues};
 
 use crate::cache::{block_key, BlockCache};

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use rafle_probe::{
-    color_name, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position, RuleClass,
-    RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
+    Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position, RuleClass, RuleOutcome,
+    RuleValue, SquareStyle, Tablebase, Wdl,
 };
 use serde::Serialize;
 
@@ -459,8 +459,8 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             .unwrap_or(0);
         for (n, ply) in line.plies.iter().enumerate() {
             let statement = match ply.outcome.result {
-                Wdl::Win => format!("{} wins", color_name(ply.turn)),
-                Wdl::Loss => format!("{} loses", color_name(ply.turn)),
+                Wdl::Win => format!("{} wins", ply.turn.name()),
+                Wdl::Loss => format!("{} loses", ply.turn.name()),
                 Wdl::Draw => "draw".to_string(),
             };
             let dtw = ply

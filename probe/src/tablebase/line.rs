@@ -78,28 +78,20 @@ impl fmt::Display for LineEnd {
             LineEnd::NoPieceLeft { winner } => write!(
                 f,
                 "{} wins: {} has no piece left",
-                color_name(winner),
-                color_name(winner.opposite())
+                winner.name(),
+                winner.opposite().name()
             ),
             LineEnd::NoMove { winner } => write!(
                 f,
                 "{} wins: {} has no move",
-                color_name(winner),
-                color_name(winner.opposite())
+                winner.name(),
+                winner.opposite().name()
             ),
             LineEnd::DrawRule { category, limit } => {
                 write!(f, "draw: rule {} ({limit} plies)", category.article())
             }
             LineEnd::Stopped { plies } => write!(f, "stopped after {plies} plies"),
         }
-    }
-}
-
-/// `White` or `Black`, as the line's sentences write them.
-pub fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "White",
-        Color::Black => "Black",
     }
 }
 
