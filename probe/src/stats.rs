@@ -5,7 +5,7 @@
 
 use crate::codec::{Codec, DrawRulesCodec, DtwCodec};
 use crate::format::TableKind;
-use crate::walk::{unpack, Walk};
+use crate::walk::{unpack, Pair, Walk};
 use crate::{Counters, Dtw, Limits, Material, ProbeError, RuleClass, Tablebase, Variant};
 
 /// The counts of one material, or of a sum of materials.
@@ -62,8 +62,8 @@ impl MaterialStats {
 /// `limits` is given (the limits of the variant's rule tables), its rule table. Positions the
 /// tables leave out are resolved from their successors, those of other materials probed.
 ///
-/// `progress` is called with the number of positions done as work goes on, once per table
-/// walked: the material's positions in all with `limits` `None`, twice as many otherwise.
+/// `progress` is called with the number of positions done as work goes on: the material's
+/// positions in all (the distance and rule tables are walked together).
 ///
 /// # Errors
 ///
@@ -97,34 +97,52 @@ pub fn material_stats(
     let index = dtw_table.index();
     let walk = Walk::new(index, &wdl, limits, dtw_table.path());
     let bits = header.bits;
-    let mut distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, positions);
-    walk.complete::<DtwCodec, _, ProbeError>(
-        &mut distances,
-        bits,
-        |p| tables.probe_dtw(p),
-        progress,
-    )?;
+    let distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, positions);
+    let dtw = |p: &_| tables.probe_dtw(p);
+    let (distances, classes) = match rules_table {
+        None => {
+            let mut distances = distances;
+            walk.complete::<DtwCodec, _, ProbeError>(&mut distances, bits, dtw, progress)?;
+            (distances, None)
+        }
+        Some(table) => {
+            // Both tables at once: each left-out position's moves are generated once.
+            let walk = Walk {
+                path: table.path(),
+                ..walk
+            };
+            let codes: Vec<u8> = unpack(&table.read_all()?, 8, positions);
+            let mut pairs: Vec<(u16, u8)> = distances.into_iter().zip(codes).collect();
+            let both = |p: &_| {
+                let distance = dtw(p)?;
+                Ok((distance, tables.probe_draw_rules(p, Counters::FRESH)?.value))
+            };
+            walk.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
+                &mut pairs,
+                (bits, 8),
+                both,
+                progress,
+            )?;
+            let (distances, codes): (Vec<u16>, Vec<u8>) = pairs.into_iter().unzip();
+            (distances, Some(count_classes(&codes, table.path())?))
+        }
+    };
     let (mut stats, longest) = count_distances(&distances, bits);
     stats.positions = header.positions;
-    if let Some(table) = rules_table {
-        let walk = Walk {
-            path: table.path(),
-            ..walk
-        };
-        let mut codes: Vec<u8> = unpack(&table.read_all()?, 8, positions);
-        let rule = |p: &_| Ok(tables.probe_draw_rules(p, Counters::FRESH)?.value);
-        walk.complete::<DrawRulesCodec, _, ProbeError>(&mut codes, 8, rule, progress)?;
-        let mut classes = [0; 5];
-        for &code in &codes {
-            let value = DrawRulesCodec::decode(u16::from(code), 8).ok_or_else(|| {
-                ProbeError::invalid_code(TableKind::DrawRules, table.path(), code.into())
-            })?;
-            classes[class_slot(value.class())] += 1;
-        }
-        stats.classes = Some(classes);
-    }
+    stats.classes = classes;
     stats.longest = longest.map(|(plies, at)| (plies, index.unrank(at as u64).to_fen()));
     Ok(stats)
+}
+
+/// The positions of each class of complete draw-rule codes read from `path`.
+fn count_classes(codes: &[u8], path: &std::path::Path) -> Result<[u64; 5], ProbeError> {
+    let mut classes = [0; 5];
+    for &code in codes {
+        let value = DrawRulesCodec::decode(u16::from(code), 8)
+            .ok_or_else(|| ProbeError::invalid_code(TableKind::DrawRules, path, code.into()))?;
+        classes[class_slot(value.class())] += 1;
+    }
+    Ok(classes)
 }
 
 /// The win/draw/loss counts of complete distances, and the longest win with the index of the

@@ -11,11 +11,13 @@
 //! to move in the table's orientation); then the positions with Black to move, from their
 //! moves, which reach that first half or other materials.
 
+use std::marker::PhantomData;
 use std::path::Path;
 
 use rayon::prelude::*;
 
 use crate::codec::{read_code, Codec, Entry};
+use crate::format::TableKind;
 use crate::{resets_counter, Category, Limits, Material, Position, PositionIndex, ProbeError, Wdl};
 
 /// Positions handled per unit of parallel work.
@@ -51,6 +53,88 @@ impl Code for u16 {
     }
 }
 
+/// What a walk completes: the values of one table ([`Codec`]), or of two tables that keep the
+/// same positions walked together ([`Pair`]), so that each position's moves are generated once
+/// for both.
+pub trait Walked {
+    /// A position's value.
+    type Value: Copy + Send + Sync;
+    /// The widths of the tables' codes.
+    type Bits: Copy + Send + Sync;
+    /// The kind whose [`TableKind::holds`] says which positions are stored.
+    const KIND: TableKind;
+    /// The value of a drawn position.
+    const DRAW: Self::Value;
+    /// The value of a position whose side to move has no piece.
+    const NO_PIECE: Self::Value;
+    /// A position's value from its successors' (see [`Codec::from_successors`]).
+    fn from_successors(limit: u8, successors: &[(Self::Value, bool)]) -> Self::Value;
+}
+
+impl<C: Codec> Walked for C {
+    type Value = C::Value;
+    type Bits = u8;
+    const KIND: TableKind = C::KIND;
+    const DRAW: C::Value = C::DRAW;
+    const NO_PIECE: C::Value = C::NO_PIECE;
+
+    fn from_successors(limit: u8, successors: &[(C::Value, bool)]) -> C::Value {
+        C::from_successors(limit, successors.iter().copied())
+    }
+}
+
+/// Two tables walked together: `A`'s kind decides which positions are stored, and `B`'s must
+/// store the same ones (the distance and draw-rule tables do).
+#[derive(Debug)]
+pub struct Pair<A, B>(PhantomData<(A, B)>);
+
+impl<A: Codec, B: Codec> Walked for Pair<A, B> {
+    type Value = (A::Value, B::Value);
+    type Bits = (u8, u8);
+    const KIND: TableKind = A::KIND;
+    const DRAW: Self::Value = (A::DRAW, B::DRAW);
+    const NO_PIECE: Self::Value = (A::NO_PIECE, B::NO_PIECE);
+
+    fn from_successors(limit: u8, successors: &[(Self::Value, bool)]) -> Self::Value {
+        (
+            A::from_successors(limit, successors.iter().map(|&((a, _), r)| (a, r))),
+            B::from_successors(limit, successors.iter().map(|&((_, b), r)| (b, r))),
+        )
+    }
+}
+
+/// What a walk keeps of a position in memory: a code, or a code of each table of a [`Pair`].
+pub trait Slot<W: Walked + ?Sized>: Copy + Send + Sync {
+    /// The value stored, or the kind and code of a table that holds no such code.
+    fn value(self, bits: W::Bits) -> Result<W::Value, (TableKind, u16)>;
+    /// The slot of a value.
+    fn store(value: W::Value, bits: W::Bits) -> Self;
+}
+
+impl<C: Codec, T: Code> Slot<C> for T {
+    #[inline]
+    fn value(self, bits: u8) -> Result<C::Value, (TableKind, u16)> {
+        C::decode(self.code(), bits).ok_or((C::KIND, self.code()))
+    }
+
+    #[inline]
+    fn store(value: C::Value, bits: u8) -> T {
+        T::from_code(C::encode(value, bits))
+    }
+}
+
+impl<A: Codec, B: Codec, TA: Code, TB: Code> Slot<Pair<A, B>> for (TA, TB) {
+    #[inline]
+    fn value(self, (a, b): (u8, u8)) -> Result<(A::Value, B::Value), (TableKind, u16)> {
+        Ok((Slot::<A>::value(self.0, a)?, Slot::<B>::value(self.1, b)?))
+    }
+
+    #[inline]
+    fn store((va, vb): (A::Value, B::Value), (a, b): (u8, u8)) -> (TA, TB) {
+        (Slot::<A>::store(va, a), Slot::<B>::store(vb, b))
+    }
+}
+
 /// Which positions of a material have a side to move that must capture, a bit each.
 #[derive(Debug, Clone)]
 pub struct Captures(Vec<u64>);
@@ -82,7 +166,8 @@ pub struct Walk<'a> {
     pub wdl: &'a [u8],
     /// The draw-rule limit of the material (used by the draw-rule kind only).
     pub limit: u8,
-    /// The file the codes were read from, named in the error about an invalid code.
+    /// The file the codes were read from, named in the error about an invalid code (for a
+    /// [`Pair`], the file of the table that can hold one: a distance code is always valid).
     pub path: &'a Path,
 }
 
@@ -127,13 +212,13 @@ impl<'a> Walk<'a> {
     pub fn complete<C, T, E>(
         &self,
         codes: &mut [T],
-        bits: u8,
+        bits: C::Bits,
         outside: impl Fn(&Position) -> Result<C::Value, E> + Sync,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Captures, E>
     where
-        C: Codec,
-        T: Code,
+        C: Walked,
+        T: Slot<C>,
         E: From<ProbeError> + Send,
     {
         let words = codes
@@ -153,8 +238,10 @@ impl<'a> Walk<'a> {
             .try_for_each(|(c, chunk)| {
                 let start = half + c * CHUNK;
                 let same = |next: &Position| {
-                    let code = white[self.index.rank(next) as usize].code();
-                    C::decode(code, bits).unwrap_or(C::DRAW)
+                    // Checked in the first pass, or filled in by it.
+                    white[self.index.rank(next) as usize]
+                        .value(bits)
+                        .unwrap_or(C::DRAW)
                 };
                 let mut cursor = self.index.cursor(start as u64);
                 let mut done = 0;
@@ -168,7 +255,7 @@ impl<'a> Walk<'a> {
                     let pos = cursor.position();
                     cursor.advance();
                     let value = self.through_moves::<C, E>(&pos, &same, &outside)?;
-                    *slot = T::from_code(C::encode(value, bits));
+                    *slot = T::store(value, bits);
                     done += 1;
                 }
                 progress(done);
@@ -183,13 +270,13 @@ impl<'a> Walk<'a> {
         &self,
         start: usize,
         chunk: &mut [T],
-        bits: u8,
+        bits: C::Bits,
         outside: &(impl Fn(&Position) -> Result<C::Value, E> + Sync),
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<u64>, E>
     where
-        C: Codec,
-        T: Code,
+        C: Walked,
+        T: Slot<C>,
         E: From<ProbeError> + Send,
     {
         // A capture always leaves the material: nothing of it is read.
@@ -203,15 +290,15 @@ impl<'a> Walk<'a> {
             let capture = pos.must_capture();
             let entry = self.entry(start + i, capture);
             if C::KIND.holds(entry) {
-                if C::decode(slot.code(), bits).is_none() {
-                    return Err(ProbeError::invalid_code(C::KIND, self.path, slot.code()).into());
+                if let Err((kind, code)) = slot.value(bits) {
+                    return Err(ProbeError::invalid_code(kind, self.path, code).into());
                 }
             } else if capture {
                 words[i / 64] |= 1 << (i % 64);
                 let value = self.through_moves::<C, E>(&pos, &same, outside)?;
-                *slot = T::from_code(C::encode(value, bits));
+                *slot = T::store(value, bits);
             } else if entry.drawn {
-                *slot = T::from_code(C::encode(C::DRAW, bits));
+                *slot = T::store(C::DRAW, bits);
             } else {
                 continue;
             }
@@ -223,7 +310,7 @@ impl<'a> Walk<'a> {
 
     /// A position's value from its successors: `same` for those of the material, `outside`
     /// for the others, lost at once for a side to move without a piece.
-    fn through_moves<C: Codec, E>(
+    fn through_moves<C: Walked, E>(
         &self,
         pos: &Position,
         same: &impl Fn(&Position) -> C::Value,
@@ -243,7 +330,7 @@ impl<'a> Walk<'a> {
             };
             successors.push((value, resets_counter(pos, mv, &next)));
         }
-        Ok(C::from_successors(self.limit, successors))
+        Ok(C::from_successors(self.limit, &successors))
     }
 }
 
@@ -258,42 +345,62 @@ pub fn unpack<T: Code>(bytes: &[u8], bits: u8, positions: usize) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::DtwCodec;
-    use crate::format::TableKind;
-    use crate::{Tablebase, Variant};
+    use crate::codec::{DrawRulesCodec, DtwCodec};
+    use crate::{Counters, RuleValue, Tablebase, Variant};
 
-    /// Every position of a material, completed by the walk, has the value the probe gives it.
+    /// Every position of a material, completed by the walk of one table or of the distance and
+    /// draw-rule tables together, has the values the probe gives it.
     #[test]
     fn completed_values_are_the_probes() {
         let dir = tempfile::tempdir().unwrap();
         let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path()).unwrap();
         rafle_generator::generate(&plan, &rafle_generator::NoProgress).unwrap();
         let tables = Tablebase::open(dir.path()).unwrap();
+        let variant = Variant::Brazilian;
+        let limits = tables.limits(variant).unwrap();
         let material: Material = "KMvK".parse().unwrap();
         let read = |kind| {
-            let table = tables.table_of(kind, Variant::Brazilian, material).unwrap();
-            let blocks = (0..table.header().blocks).map(|b| table.read_block(b).unwrap());
-            (table, blocks.flatten().collect::<Vec<u8>>())
+            let table = tables.table_of(kind, variant, material).unwrap();
+            (table, table.read_all().unwrap())
         };
         let (wdl_table, wdl) = read(TableKind::Wdl);
-        let (dtw_table, bytes) = read(TableKind::Dtw);
+        let (dtw_table, distances) = read(TableKind::Dtw);
+        let (rules_table, rules) = read(TableKind::DrawRules);
         let index = wdl_table.index();
+        let n = index.size() as usize;
         let bits = dtw_table.header().bits;
-        let mut codes: Vec<u16> = unpack(&bytes, bits, index.size() as usize);
-        let walk = Walk::new(index, &wdl, None, dtw_table.path());
+        let mut codes: Vec<u16> = unpack(&distances, bits, n);
+        let walk = Walk::new(index, &wdl, limits, rules_table.path());
+        let dtw = |p: &Position| tables.probe_dtw(p);
         let captures = walk
-            .complete::<DtwCodec, _, ProbeError>(&mut codes, bits, |p| tables.probe_dtw(p), &|_| {})
+            .complete::<DtwCodec, _, ProbeError>(&mut codes, bits, dtw, &|_| {})
             .unwrap();
-        for (i, &code) in codes.iter().enumerate() {
+        let mut pairs: Vec<(u16, u8)> = unpack::<u16>(&distances, bits, n)
+            .into_iter()
+            .zip(rules)
+            .collect();
+        let both = |p: &Position| -> Result<_, ProbeError> {
+            Ok((dtw(p)?, tables.probe_draw_rules(p, Counters::FRESH)?.value))
+        };
+        walk.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
+            &mut pairs,
+            (bits, 8),
+            both,
+            &|_| {},
+        )
+        .unwrap();
+        let mut left_out = 0;
+        for (i, (&code, &(pair_code, rule_code))) in codes.iter().zip(&pairs).enumerate() {
             let pos = index.unrank(i as u64);
+            let fen = pos.to_fen();
             assert_eq!(captures.contains(i), pos.must_capture());
             let expected = tables.probe_dtw(&pos).unwrap();
-            assert_eq!(
-                DtwCodec::decode(code, bits),
-                Some(expected),
-                "{}",
-                pos.to_fen()
-            );
+            assert_eq!(DtwCodec::decode(code, bits), Some(expected), "{fen}");
+            assert_eq!(DtwCodec::decode(pair_code, bits), Some(expected), "{fen}");
+            let rule = tables.probe_draw_rules(&pos, Counters::FRESH).unwrap().value;
+            assert_eq!(RuleValue::from_code(rule_code), Some(rule), "{fen}");
+            left_out += usize::from(!walk.entry(i, pos.must_capture()).white_to_move);
         }
+        assert_eq!(left_out, n / 2, "Black to move is derived");
     }
 }

@@ -91,9 +91,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         let mut rows = Vec::with_capacity(materials.len());
         for &material in &materials {
             bar.reset();
-            // The distances are walked, then the rule values if there are rule tables.
-            let walks = 1 + u64::from(limits.is_some());
-            bar.set_length(walks * PositionIndex::count(variant, material));
+            bar.set_length(PositionIndex::count(variant, material));
             bar.set_prefix(format!("{variant} {material}"));
             let stats = material_stats(&tables, variant, material, limits, &|n| bar.inc(n))
                 .map_err(other)?;
