@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
 use rafle_probe::format::TableKind;
-use rafle_probe::walk::{unpack, Captures, Walk};
+use rafle_probe::walk::{unpack, Captures, Pair, Walk};
 use rafle_probe::{
     resets_counter, Counters, Dtw, Material, Position, PositionIndex, ProbeError, RuleValue,
     Tablebase, Variant, Wdl,
@@ -39,8 +39,9 @@ const EXAMPLES: usize = 5;
 /// moves by the [material walk](rafle_probe::walk), as a probe derives them, before the stored
 /// ones are checked.
 ///
-/// `advance` is called with the number of positions done as work goes on: four times the
-/// material's positions in all (each of the three tables walked, then the check).
+/// `advance` is called with the number of positions done as work goes on: three times the
+/// material's positions in all (the win/draw/loss table walked, then the distance and rule
+/// tables together, then the check).
 ///
 /// # Errors
 ///
@@ -102,9 +103,9 @@ struct Values<'a> {
     index: &'a PositionIndex,
     captures: Captures,
     wdl: Vec<u8>,
-    distances: Vec<u16>,
+    /// The distance and draw-rule codes of each position.
+    pairs: Vec<(u16, u8)>,
     bits: u8,
-    rules: Vec<u8>,
     /// The material's draw-rule limit.
     limit: u8,
 }
@@ -134,27 +135,34 @@ impl<'a> Values<'a> {
         let captures =
             walk.complete::<WdlCodec, _, _>(&mut wdl, 2, |p| tablebase.probe_wdl(p), advance)?;
         let bits = dtw_table.header().bits;
-        let mut distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, n);
-        let walk_dtw = Walk {
-            path: dtw_table.path(),
-            ..walk
-        };
-        let dtw = |p: &Position| tablebase.probe_dtw(p);
-        walk_dtw.complete::<DtwCodec, _, _>(&mut distances, bits, dtw, advance)?;
-        let mut rules: Vec<u8> = unpack(&rules_table.read_all()?, 8, n);
-        let walk_rules = Walk {
+        let distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, n);
+        let rules: Vec<u8> = unpack(&rules_table.read_all()?, 8, n);
+        let mut pairs: Vec<(u16, u8)> = distances.into_iter().zip(rules).collect();
+        // Walked together, each left-out position's moves generated once; only a rule code
+        // can be invalid, so the error names the rule table.
+        let walk_both = Walk {
             path: rules_table.path(),
             ..walk
         };
-        let rule = |p: &Position| Ok(tablebase.probe_draw_rules(p, Counters::FRESH)?.value);
-        walk_rules.complete::<DrawRulesCodec, _, ProbeError>(&mut rules, 8, rule, advance)?;
+        let both = |p: &Position| {
+            let distance = tablebase.probe_dtw(p)?;
+            Ok((
+                distance,
+                tablebase.probe_draw_rules(p, Counters::FRESH)?.value,
+            ))
+        };
+        walk_both.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
+            &mut pairs,
+            (bits, 8),
+            both,
+            advance,
+        )?;
         Ok(Values {
             index,
             captures,
             wdl,
-            distances,
+            pairs,
             bits,
-            rules,
             limit: walk.limit,
         })
     }
@@ -166,10 +174,11 @@ impl<'a> Values<'a> {
         if !holds {
             return (wdl, DtwCodec::DRAW, DrawRulesCodec::DRAW);
         }
+        let (distance, rule) = self.pairs[i];
         (
             wdl,
-            DtwCodec::decode(self.distances[i], self.bits).unwrap_or(Dtw::Draw),
-            DrawRulesCodec::decode(u16::from(self.rules[i]), 8).unwrap_or(RuleValue::DRAW),
+            DtwCodec::decode(distance, self.bits).unwrap_or(Dtw::Draw),
+            DrawRulesCodec::decode(u16::from(rule), 8).unwrap_or(RuleValue::DRAW),
         )
     }
 

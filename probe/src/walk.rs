@@ -397,7 +397,10 @@ mod tests {
             let expected = tables.probe_dtw(&pos).unwrap();
             assert_eq!(DtwCodec::decode(code, bits), Some(expected), "{fen}");
             assert_eq!(DtwCodec::decode(pair_code, bits), Some(expected), "{fen}");
-            let rule = tables.probe_draw_rules(&pos, Counters::FRESH).unwrap().value;
+            let rule = tables
+                .probe_draw_rules(&pos, Counters::FRESH)
+                .unwrap()
+                .value;
             assert_eq!(RuleValue::from_code(rule_code), Some(rule), "{fen}");
             left_out += usize::from(!walk.entry(i, pos.must_capture()).white_to_move);
         }

@@ -49,8 +49,9 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         }
         for material in present {
             bar.reset();
-            // Three tables walked, then every position checked.
-            bar.set_length(4 * PositionIndex::count(variant, material));
+            // The win/draw/loss table walked, then the distance and rule tables together,
+            // then every position checked.
+            bar.set_length(3 * PositionIndex::count(variant, material));
             bar.set_prefix(format!("{variant} {material}"));
             let report = verify_table(&tables, variant, material, &|n| bar.inc(n));
             let mut text = format!("{variant} {material} ");
