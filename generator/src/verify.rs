@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
 use rafle_probe::format::TableKind;
-use rafle_probe::walk::{unpack, Captures, Pair, Walk};
+use rafle_probe::walk::{unpack, Captures, Walk};
 use rafle_probe::{
     resets_counter, Counters, Dtw, Material, Position, PositionIndex, ProbeError, RuleValue,
     Tablebase, Variant, Wdl,
@@ -135,28 +135,7 @@ impl<'a> Values<'a> {
         let captures =
             walk.complete::<WdlCodec, _, _>(&mut wdl, 2, |p| tablebase.probe_wdl(p), advance)?;
         let bits = dtw_table.header().bits;
-        let distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, n);
-        let rules: Vec<u8> = unpack(&rules_table.read_all()?, 8, n);
-        let mut pairs: Vec<(u16, u8)> = distances.into_iter().zip(rules).collect();
-        // Walked together, each left-out position's moves generated once; only a rule code
-        // can be invalid, so the error names the rule table.
-        let walk_both = Walk {
-            path: rules_table.path(),
-            ..walk
-        };
-        let both = |p: &Position| {
-            let distance = tablebase.probe_dtw(p)?;
-            Ok((
-                distance,
-                tablebase.probe_draw_rules(p, Counters::FRESH)?.value,
-            ))
-        };
-        walk_both.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
-            &mut pairs,
-            (bits, 8),
-            both,
-            advance,
-        )?;
+        let pairs = walk.distances_and_rules(tablebase, dtw_table, rules_table, advance)?;
         Ok(Values {
             index,
             captures,
@@ -212,11 +191,8 @@ impl<'a> Values<'a> {
         let wdl = WdlCodec::decode(u16::from(self.wdl[i]), 2).unwrap_or(Wdl::Draw);
         // Every position's win/draw/loss is stored; its distance and rule value only with
         // White to move and not drawn.
-        let holds = TableKind::Dtw.holds(Entry {
-            capture: false,
-            drawn: wdl == Wdl::Draw,
-            white_to_move: (i as u64) < self.index.size() / 2,
-        });
+        let n = self.index.size() as usize;
+        let holds = TableKind::Dtw.holds(Entry::at_index(i, n, false, wdl == Wdl::Draw));
         let (stored, stored_dtw, stored_rule) = self.at(i, holds);
         let mut expected = Wdl::Loss;
         let mut distances = Vec::new();

@@ -21,11 +21,8 @@ pub const COMPRESSION_LEVEL: i32 = 15;
 /// Which positions the tables of a solved material hold: what [`TableKind::holds`] decides
 /// from.
 pub(crate) fn entry(captures: &Captures, distances: &Distances, i: usize) -> Entry {
-    Entry {
-        capture: captures.contains(i),
-        drawn: distances.get(i) == Dtw::Draw,
-        white_to_move: i < distances.len() / 2,
-    }
+    let drawn = distances.get(i) == Dtw::Draw;
+    Entry::at_index(i, distances.len(), captures.contains(i), drawn)
 }
 
 /// Packs block `block` of a table of `positions` positions of codec `C` and `bits` bits a

@@ -29,6 +29,19 @@ pub struct Entry {
     pub white_to_move: bool,
 }
 
+impl Entry {
+    /// The entry of position `i` of a material's index of `positions` positions, which puts
+    /// those with White to move (in the table's orientation) in its first half.
+    #[inline]
+    pub fn at_index(i: usize, positions: usize, capture: bool, drawn: bool) -> Entry {
+        Entry {
+            capture,
+            drawn,
+            white_to_move: i < positions / 2,
+        }
+    }
+}
+
 impl TableKind {
     /// Every kind, in the order of their discriminants.
     pub const ALL: [TableKind; 3] = [TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules];

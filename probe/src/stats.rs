@@ -5,8 +5,8 @@
 
 use crate::codec::{Codec, DrawRulesCodec, DtwCodec};
 use crate::format::TableKind;
-use crate::walk::{unpack, Pair, Walk};
-use crate::{Counters, Dtw, Limits, Material, ProbeError, RuleClass, Tablebase, Variant};
+use crate::walk::{unpack, Walk};
+use crate::{Dtw, Limits, Material, ProbeError, RuleClass, Tablebase, Variant};
 
 /// The counts of one material, or of a sum of materials.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,32 +97,15 @@ pub fn material_stats(
     let index = dtw_table.index();
     let walk = Walk::new(index, &wdl, limits, dtw_table.path());
     let bits = header.bits;
-    let distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, positions);
-    let dtw = |p: &_| tables.probe_dtw(p);
     let (distances, classes) = match rules_table {
         None => {
-            let mut distances = distances;
+            let mut distances: Vec<u16> = unpack(&dtw_table.read_all()?, bits, positions);
+            let dtw = |p: &_| tables.probe_dtw(p);
             walk.complete::<DtwCodec, _, ProbeError>(&mut distances, bits, dtw, progress)?;
             (distances, None)
         }
         Some(table) => {
-            // Both tables at once: each left-out position's moves are generated once.
-            let walk = Walk {
-                path: table.path(),
-                ..walk
-            };
-            let codes: Vec<u8> = unpack(&table.read_all()?, 8, positions);
-            let mut pairs: Vec<(u16, u8)> = distances.into_iter().zip(codes).collect();
-            let both = |p: &_| {
-                let distance = dtw(p)?;
-                Ok((distance, tables.probe_draw_rules(p, Counters::FRESH)?.value))
-            };
-            walk.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
-                &mut pairs,
-                (bits, 8),
-                both,
-                progress,
-            )?;
+            let pairs = walk.distances_and_rules(tables, dtw_table, table, progress)?;
             let (distances, codes): (Vec<u16>, Vec<u8>) = pairs.into_iter().unzip();
             (distances, Some(count_classes(&codes, table.path())?))
         }

@@ -24,8 +24,6 @@ use crate::{
 /// Default byte budget of the decompressed-block cache.
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
 
-const KINDS: [TableKind; 3] = TableKind::ALL;
-
 /// A table file found in the directory, opened on first use.
 #[derive(Debug)]
 struct Slot {
@@ -45,11 +43,11 @@ fn slot_key(kind: TableKind, variant: Variant, m: Material) -> Option<usize> {
     let key = counts
         .iter()
         .fold(0usize, |acc, &c| acc << 4 | usize::from(c));
-    Some((key * Variant::ALL.len() + variant.ordinal()) * KINDS.len() + kind as usize)
+    Some((key * Variant::ALL.len() + variant.ordinal()) * TableKind::ALL.len() + kind as usize)
 }
 
 /// One more than the largest slot key.
-const SLOT_KEYS: usize = (1 << 16) * Variant::ALL.len() * KINDS.len();
+const SLOT_KEYS: usize = (1 << 16) * Variant::ALL.len() * TableKind::ALL.len();
 
 const NO_SLOT: u16 = u16::MAX;
 
@@ -64,7 +62,7 @@ pub struct Tablebase {
     available: HashMap<(TableKind, Variant), BTreeSet<Material>>,
     /// Most pieces per variant and kind, `[variant.ordinal()][kind as usize]`: every probe
     /// reads it, so it is an array rather than a hashed map.
-    max_pieces: [[u32; KINDS.len()]; Variant::ALL.len()],
+    max_pieces: [[u32; TableKind::ALL.len()]; Variant::ALL.len()],
     slots: Vec<Slot>,
     /// Slot of each slot key, `NO_SLOT` where there is no file.
     slot_of: Vec<u16>,
@@ -103,7 +101,7 @@ impl Tablebase {
         }
         let mut available: HashMap<(TableKind, Variant), BTreeSet<Material>> = HashMap::new();
         for variant in Variant::ALL {
-            for kind in KINDS {
+            for kind in TableKind::ALL {
                 available.insert((kind, variant), BTreeSet::new());
             }
             let sub = dir.join(variant.name());
@@ -114,7 +112,7 @@ impl Tablebase {
                 let entry = entry.map_err(|e| io(&sub, e))?;
                 let name = entry.file_name();
                 let Some(name) = name.to_str() else { continue };
-                for kind in KINDS {
+                for kind in TableKind::ALL {
                     let Some(stem) = name.strip_suffix(&format!(".{}", kind.extension())) else {
                         continue;
                     };
@@ -126,7 +124,7 @@ impl Tablebase {
                 }
             }
         }
-        let mut max_pieces = [[0; KINDS.len()]; Variant::ALL.len()];
+        let mut max_pieces = [[0; TableKind::ALL.len()]; Variant::ALL.len()];
         for (&(kind, variant), set) in &available {
             let most = set.iter().map(|m| m.pieces()).max().unwrap_or(0);
             max_pieces[variant.ordinal()][kind as usize] = most;

@@ -16,9 +16,12 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::codec::{read_code, Codec, Entry};
+use crate::codec::{read_code, Codec, DrawRulesCodec, DtwCodec, Entry};
 use crate::format::TableKind;
-use crate::{resets_counter, Category, Limits, Material, Position, PositionIndex, ProbeError, Wdl};
+use crate::{
+    resets_counter, Category, Counters, Limits, Material, Position, PositionIndex, ProbeError,
+    Table, Tablebase, Wdl,
+};
 
 /// Positions handled per unit of parallel work.
 const CHUNK: usize = 1 << 12;
@@ -192,11 +195,46 @@ impl<'a> Walk<'a> {
     /// when `capture`.
     #[inline]
     pub fn entry(&self, i: usize, capture: bool) -> Entry {
-        Entry {
-            capture,
-            drawn: read_code(self.wdl, 2, i) == u16::from(Wdl::Draw.code()),
-            white_to_move: (i as u64) < self.index.size() / 2,
-        }
+        let drawn = read_code(self.wdl, 2, i) == u16::from(Wdl::Draw.code());
+        Entry::at_index(i, self.index.size() as usize, capture, drawn)
+    }
+
+    /// The distance and draw-rule tables of the walk's material, `dtw` and `rules`, read back
+    /// (every block checksum checked) and completed together, so that each left-out position's
+    /// moves are generated once: the distance and rule codes of every position. Positions of
+    /// other materials are probed in `tables`, the rule values with fresh counters.
+    ///
+    /// # Errors
+    ///
+    /// As [`Walk::complete`], naming the rule table for an invalid code (any distance code is
+    /// valid), and a [`ProbeError`] reading either table or probing another material.
+    pub fn distances_and_rules(
+        &self,
+        tables: &Tablebase,
+        dtw: &Table,
+        rules: &Table,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<(u16, u8)>, ProbeError> {
+        let n = self.index.size() as usize;
+        let bits = dtw.header().bits;
+        let distances: Vec<u16> = unpack(&dtw.read_all()?, bits, n);
+        let codes: Vec<u8> = unpack(&rules.read_all()?, 8, n);
+        let mut pairs: Vec<(u16, u8)> = distances.into_iter().zip(codes).collect();
+        let walk = Walk {
+            path: rules.path(),
+            ..*self
+        };
+        let both = |p: &Position| {
+            let distance = tables.probe_dtw(p)?;
+            Ok((distance, tables.probe_draw_rules(p, Counters::FRESH)?.value))
+        };
+        walk.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
+            &mut pairs,
+            (bits, 8),
+            both,
+            progress,
+        )?;
+        Ok(pairs)
     }
 
     /// Completes `codes`, a table's codes of `bits` bits for every position of the material
@@ -345,8 +383,7 @@ pub fn unpack<T: Code>(bytes: &[u8], bits: u8, positions: usize) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{DrawRulesCodec, DtwCodec};
-    use crate::{Counters, RuleValue, Tablebase, Variant};
+    use crate::{RuleValue, Variant};
 
     /// Every position of a material, completed by the walk of one table or of the distance and
     /// draw-rule tables together, has the values the probe gives it.
