@@ -22,7 +22,7 @@
 
 #![warn(missing_docs)]
 
-mod draw_rules;
+mod engine;
 mod error;
 mod generate;
 mod load;
@@ -30,6 +30,8 @@ mod plan;
 mod progress;
 mod solve;
 mod store;
+mod summary;
+mod values;
 mod verify;
 mod write;
 
@@ -37,5 +39,6 @@ pub use error::{human_bytes, GenerateError};
 pub use generate::{generate, remove_leftovers, MaterialSummary};
 pub use plan::{available_memory, MaterialPlan, Plan, MAX_PIECES};
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
+pub use values::WORK_DIR;
 pub use verify::{verify_table, VerifyReport};
 pub use write::{temporary_path, COMPRESSION_LEVEL};
