@@ -122,42 +122,70 @@ fn push(lists: &mut Vec<Vec<u32>>, level: u16, x: u32) {
     lists[level].push(x);
 }
 
+/// Where a seeded position goes before the levels run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Due {
+    /// Nowhere: undecided, or settled.
+    Nothing,
+    /// Decided at this level: walked back then.
+    Decided(u16),
+    /// A win out of the set falls due at this level (checked at the level before).
+    Pending(u16),
+}
+
 impl Propagation {
-    /// The set of positions `0..len`, with their seeds.
-    pub(crate) fn new(n: usize, seeds: impl Iterator<Item = Seed>) -> Propagation {
-        let mut propagation = Propagation {
-            state: Vec::with_capacity(n),
-            open: Vec::with_capacity(n),
-            level: Vec::with_capacity(n),
+    /// The set of positions `0..n`, unseeded: each must be given its seed by
+    /// [`Propagation::seed`] and the seeds' [`Due`] handed to [`Propagation::schedule`].
+    pub(crate) fn with_len(n: usize) -> Propagation {
+        Propagation {
+            state: (0..n).map(|_| AtomicU8::new(OPEN)).collect(),
+            open: (0..n).map(|_| AtomicU8::new(0)).collect(),
+            level: (0..n).map(|_| AtomicU16::new(0)).collect(),
             due: Vec::new(),
             pending: Vec::new(),
-        };
-        for (x, seed) in seeds.enumerate() {
-            let (state, open, level) = match seed {
-                Seed::Won(l) => {
-                    push(&mut propagation.due, l, x as u32);
-                    (WON, 0, l)
-                }
-                Seed::Lost(l) => {
-                    push(&mut propagation.due, l, x as u32);
-                    (LOST, 0, l)
-                }
-                Seed::Open {
-                    open,
-                    pending: Some(l),
-                    ..
-                } => {
-                    push(&mut propagation.pending, l - 1, x as u32);
-                    (PENDING, open, l)
-                }
-                Seed::Open { open, floor, .. } => (OPEN, open, floor),
-                Seed::Settled => (SETTLED, 0, 0),
-            };
-            propagation.state.push(AtomicU8::new(state));
-            propagation.open.push(AtomicU8::new(open));
-            propagation.level.push(AtomicU16::new(level));
         }
+    }
+
+    /// The set of positions `0..n`, with their seeds.
+    #[cfg(test)]
+    pub(crate) fn new(n: usize, seeds: impl Iterator<Item = Seed>) -> Propagation {
+        let mut propagation = Propagation::with_len(n);
+        let dues: Vec<(Due, u32)> = seeds
+            .enumerate()
+            .map(|(x, seed)| (propagation.seed(x, seed), x as u32))
+            .collect();
+        propagation.schedule(dues);
         propagation
+    }
+
+    /// Gives position `x` its seed (from any thread); returns where it goes.
+    pub(crate) fn seed(&self, x: usize, seed: Seed) -> Due {
+        let (state, open, level, due) = match seed {
+            Seed::Won(l) => (WON, 0, l, Due::Decided(l)),
+            Seed::Lost(l) => (LOST, 0, l, Due::Decided(l)),
+            Seed::Open {
+                open,
+                pending: Some(l),
+                ..
+            } => (PENDING, open, l, Due::Pending(l)),
+            Seed::Open { open, floor, .. } => (OPEN, open, floor, Due::Nothing),
+            Seed::Settled => (SETTLED, 0, 0, Due::Nothing),
+        };
+        self.state[x].store(state, Ordering::Relaxed);
+        self.open[x].store(open, Ordering::Relaxed);
+        self.level[x].store(level, Ordering::Relaxed);
+        due
+    }
+
+    /// Schedules seeded positions.
+    pub(crate) fn schedule(&mut self, dues: impl IntoIterator<Item = (Due, u32)>) {
+        for (due, x) in dues {
+            match due {
+                Due::Nothing => {}
+                Due::Decided(l) => push(&mut self.due, l, x),
+                Due::Pending(l) => push(&mut self.pending, l - 1, x),
+            }
+        }
     }
 
     /// Runs the levels below `limit` (levels from it on are not wanted: their positions stay

@@ -14,6 +14,7 @@
 //! distance gives: a cursed win, a draw or a blessed loss.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rafle_probe::{
     Category, Color, Dtw, KingSlice, Limits, Material, Position, PositionIndex, Role, RuleClass,
@@ -21,13 +22,18 @@ use rafle_probe::{
 };
 use rayon::prelude::*;
 
-use crate::engine::{Outcome, Predecessors, Propagation, Seed};
+use crate::engine::{Due, Outcome, Predecessors, Propagation, Seed};
 use crate::store::Store;
-use crate::values::{distance_code, ValuesFile, CAPTURE, DRAW};
+use crate::values::{distance, distance_code, ValuesFile, CAPTURE, DRAW};
 use crate::{GenerateError, Progress};
 
 /// Positions seeded per unit of parallel work.
 const CHUNK: u64 = 1 << 12;
+
+/// Slices up to this many positions seed distances and rule values in one pass over their
+/// moves; larger ones (kings-only materials) make a pass for each, so that only one
+/// propagation's state (4 bytes a position) is held at a time.
+const TOGETHER: u64 = 1 << 24;
 
 /// The men placements of a material in the order their slices are solved: bands of equal
 /// advancement, the most advanced first, each in index order.
@@ -111,6 +117,76 @@ impl<'a> MaterialSolver<'a> {
         let slice = self.index.slice(men);
         let n = slice.len();
         let kings = self.index.king_placements();
+        let moves = KingMoves { slice: &slice };
+        let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let together = n <= TOGETHER;
+        let mut distances = Propagation::with_len(n as usize);
+        let mut rules = together.then(|| Propagation::with_len(n as usize));
+        self.seed_slice(&slice, &captures, Some(&mut distances), rules.as_mut());
+        progress.advance(n);
+        distances.run(&moves, u16::MAX);
+        let captured = |x: usize| captures[x / 64].load(Ordering::Relaxed) & (1 << (x % 64)) != 0;
+        let mut longest = 0;
+        let codes: Vec<u16> = (0..n as usize)
+            .map(|x| {
+                let dtw = match distances.outcome(x) {
+                    Outcome::Won(d) => {
+                        longest = longest.max(d);
+                        Dtw::Win(d)
+                    }
+                    Outcome::Lost(d) => Dtw::Loss(d),
+                    Outcome::Undecided => Dtw::Draw,
+                };
+                let code = distance_code(dtw);
+                assert!(code < DRAW || dtw == Dtw::Draw, "a win of {code} plies");
+                code | if captured(x) { CAPTURE } else { 0 }
+            })
+            .collect();
+        drop(distances);
+        progress.advance(n);
+        let mut rules = match rules {
+            Some(rules) => rules,
+            None => {
+                let mut rules = Propagation::with_len(n as usize);
+                self.seed_slice(&slice, &captures, None, Some(&mut rules));
+                rules
+            }
+        };
+        rules.run(&moves, u16::from(self.limit));
+        let rule_codes: Vec<u8> = (0..n as usize)
+            .map(|x| {
+                let value = match rules.outcome(x) {
+                    // Counts never pass the limit, a u8.
+                    Outcome::Won(c) => RuleValue::win(c as u8),
+                    Outcome::Lost(c) => RuleValue::loss(c as u8),
+                    Outcome::Undecided => {
+                        RuleValue::uncounted(RuleClass::not_forced(distance(codes[x]).wdl()))
+                    }
+                };
+                value.code()
+            })
+            .collect();
+        drop(rules);
+        let half = kings as usize;
+        self.values
+            .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
+        self.values
+            .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])?;
+        progress.advance(n);
+        Ok(longest)
+    }
+
+    /// One pass over the moves of every position of a slice: seeds the propagations given,
+    /// and marks the positions that must capture.
+    fn seed_slice(
+        &self,
+        slice: &KingSlice,
+        captures: &[AtomicU64],
+        distances: Option<&mut Propagation>,
+        rules: Option<&mut Propagation>,
+    ) {
+        let n = slice.len();
+        let kings = self.index.king_placements();
         // Ranges of local numbers that each lie in one half (one side to move).
         let ranges: Vec<Range<u64>> = (0..n.div_ceil(CHUNK))
             .flat_map(|c| {
@@ -122,68 +198,39 @@ impl<'a> MaterialSolver<'a> {
                 }
             })
             .collect();
-        let seeded: Vec<Vec<(Seed, Seed, bool)>> = ranges
+        let (d, r) = (distances.as_deref(), rules.as_deref());
+        let dues: Vec<(Vec<(Due, u32)>, Vec<(Due, u32)>)> = ranges
             .par_iter()
             .map(|range| {
+                let mut dues = (Vec::new(), Vec::new());
                 let mut cursor = self.index.cursor(slice.global(range.start));
-                range
-                    .clone()
-                    .map(|_| {
-                        let pos = cursor.position();
-                        cursor.advance();
-                        self.seed(&pos)
-                    })
-                    .collect()
+                for x in range.clone() {
+                    let pos = cursor.position();
+                    cursor.advance();
+                    let (distance, rule, capture) = self.seed(&pos);
+                    let at = x as usize;
+                    if capture {
+                        captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
+                    }
+                    if let Some(p) = d {
+                        dues.0.push((p.seed(at, distance), x as u32));
+                    }
+                    if let Some(p) = r {
+                        dues.1.push((p.seed(at, rule), x as u32));
+                    }
+                }
+                dues.0.retain(|(due, _)| *due != Due::Nothing);
+                dues.1.retain(|(due, _)| *due != Due::Nothing);
+                dues
             })
             .collect();
-        progress.advance(n);
-        let seeds = || seeded.iter().flatten();
-        let moves = KingMoves { slice: &slice };
-        let mut distances = Propagation::new(n as usize, seeds().map(|s| s.0));
-        let mut rules = Propagation::new(n as usize, seeds().map(|s| s.1));
-        let captures: Vec<bool> = seeds().map(|s| s.2).collect();
-        drop(seeded);
-        distances.run(&moves, u16::MAX);
-        progress.advance(n);
-        rules.run(&moves, u16::from(self.limit));
-        let mut longest = 0;
-        let mut codes = Vec::with_capacity(n as usize);
-        let mut rule_codes = Vec::with_capacity(n as usize);
-        for (x, &capture) in captures.iter().enumerate() {
-            let dtw = match distances.outcome(x) {
-                Outcome::Won(d) => {
-                    longest = longest.max(d);
-                    Dtw::Win(d)
-                }
-                Outcome::Lost(d) => Dtw::Loss(d),
-                Outcome::Undecided => Dtw::Draw,
-            };
-            let rule = match rules.outcome(x) {
-                // Counts never pass the limit, a u8.
-                Outcome::Won(c) => RuleValue::win(c as u8),
-                Outcome::Lost(c) => RuleValue::loss(c as u8),
-                Outcome::Undecided => RuleValue::uncounted(RuleClass::not_forced(dtw.wdl())),
-            };
-            let code = distance_code(dtw);
-            if code >= DRAW && dtw != Dtw::Draw {
-                return Err(GenerateError::Io {
-                    path: std::path::PathBuf::from(self.index.material().to_string()),
-                    source: std::io::Error::other(format!(
-                        "a distance of {code} plies is past the work file's range"
-                    )),
-                });
-            }
-            codes.push(code | if capture { CAPTURE } else { 0 });
-            rule_codes.push(rule.code());
+        let (d_dues, r_dues): (Vec<_>, Vec<_>) = dues.into_iter().unzip();
+        if let Some(p) = distances {
+            p.schedule(d_dues.into_iter().flatten());
         }
-        drop((distances, rules));
-        let half = kings as usize;
-        self.values
-            .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
-        self.values
-            .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])?;
-        progress.advance(n);
-        Ok(longest)
+        if let Some(p) = rules {
+            p.schedule(r_dues.into_iter().flatten());
+        }
     }
 
     /// The seeds of a position for distances and for rule-aware values, and whether it must
