@@ -315,14 +315,15 @@ mod tests {
         let mut p = Propagation::new(seeds.len(), seeds.into_iter());
         p.run(&Line, 3);
         // Levels stop before 3: positions 6 (lost 0), 5 (won 1), 4 (lost 2), 3 (won 3, decided
-        // at level 2 but not walked back), 1 (won 2 out of the set).
+        // at level 2 but not walked back, so 2 stays undecided), 1 (won 2 out of the set, so
+        // 0, whose one move reaches it, lost at 3).
         assert_eq!(p.outcome(6), Outcome::Lost(0));
         assert_eq!(p.outcome(5), Outcome::Won(1));
         assert_eq!(p.outcome(4), Outcome::Lost(2));
         assert_eq!(p.outcome(3), Outcome::Won(3));
         assert_eq!(p.outcome(2), Outcome::Undecided);
         assert_eq!(p.outcome(1), Outcome::Won(2));
-        assert_eq!(p.outcome(0), Outcome::Undecided);
+        assert_eq!(p.outcome(0), Outcome::Lost(3));
     }
 
     #[test]

@@ -170,27 +170,36 @@ enum Found {
 }
 
 impl Found {
+    /// Looks at a material's tables, every block checksum checked.
     fn look(plan: &Plan, m: &MaterialPlan) -> Found {
-        let open = |path: &Path, kind| {
-            Table::open(path, kind, plan.variant, m.material).map_err(|e| e.to_string())
-        };
         if !m.path.exists() && !m.dtw_path.exists() {
             return Found::Incomplete(None);
         }
+        let check = |path: &Path, kind| check_table(plan, m, path, kind);
         if let Err(e) =
-            open(&m.path, TableKind::Wdl).and_then(|_| open(&m.dtw_path, TableKind::Dtw))
+            check(&m.path, TableKind::Wdl).and_then(|_| check(&m.dtw_path, TableKind::Dtw))
         {
             return Found::Incomplete(Some(e));
         }
         if !m.draw_rules_path.exists() {
             return Found::RulesOnly(String::new());
         }
-        match open(&m.draw_rules_path, TableKind::DrawRules) {
+        match Table::open(
+            &m.draw_rules_path,
+            TableKind::DrawRules,
+            plan.variant,
+            m.material,
+        ) {
+            Ok(t) if t.header().limits != Some(m.limits) => {
+                return Found::RulesOnly(format!(
+                    "{} was computed with other draw-rule limits",
+                    m.draw_rules_path.display()
+                ))
+            }
+            _ => {}
+        }
+        match check(&m.draw_rules_path, TableKind::DrawRules) {
             Err(e) => Found::RulesOnly(e),
-            Ok(t) if t.header().limits != Some(m.limits) => Found::RulesOnly(format!(
-                "{} was computed with other draw-rule limits",
-                m.draw_rules_path.display()
-            )),
             Ok(_) => Found::Complete,
         }
     }
@@ -255,8 +264,8 @@ fn read_after(plan: &Plan, found: &[Found], needed: &[bool], d: usize, j: usize)
     })
 }
 
-/// Reuses a material's complete tables: every block checksum checked, the counts read from the
-/// summary written with them (or counted again), and its values rebuilt if a later material
+/// Reuses a material's complete tables (their checksums checked by [`Found::look`]): the counts
+/// read from the summary written with them (or counted again), and its values rebuilt if a later material
 /// reads them and they are gone. `Err` says why the material must be solved again.
 fn reuse(
     plan: &Plan,
@@ -267,7 +276,7 @@ fn reuse(
     store: &Store,
     progress: &dyn Progress,
 ) -> Result<Done, Option<String>> {
-    let written = check_tables(plan, m).map_err(Some)?;
+    let written = table_sizes(m).map_err(Some)?;
     progress.advance(m.positions);
     let summary = SummaryFile::new(&plan.dir, plan.variant, m.material);
     let mut counts = summary.read(&written);
@@ -311,20 +320,27 @@ fn adopt_finished(plan: &Plan, m: &MaterialPlan, paths: &WorkPaths) -> bool {
         && std::fs::remove_file(&paths.journal).is_ok()
 }
 
-/// Checks every block checksum of a material's three tables. Returns their sizes.
-fn check_tables(plan: &Plan, m: &MaterialPlan) -> Result<Written, String> {
-    let check = |path: &Path, kind| -> Result<u64, String> {
-        let table = Table::open(path, kind, plan.variant, m.material).map_err(|e| e.to_string())?;
-        (0..table.header().blocks)
-            .into_par_iter()
-            .try_for_each(|b| table.read_block(b).map(drop))
-            .map_err(|e| e.to_string())?;
-        Ok(table.file_len())
+/// Checks every block checksum of one of a material's tables. Returns its size.
+fn check_table(plan: &Plan, m: &MaterialPlan, path: &Path, kind: TableKind) -> Result<u64, String> {
+    let table = Table::open(path, kind, plan.variant, m.material).map_err(|e| e.to_string())?;
+    (0..table.header().blocks)
+        .into_par_iter()
+        .try_for_each(|b| table.read_block(b).map(drop))
+        .map_err(|e| e.to_string())?;
+    Ok(table.file_len())
+}
+
+/// The sizes of a material's three tables.
+fn table_sizes(m: &MaterialPlan) -> Result<Written, String> {
+    let len = |path: &Path| {
+        std::fs::metadata(path)
+            .map(|md| md.len())
+            .map_err(|e| format!("{}: {e}", path.display()))
     };
     Ok(Written {
-        wdl: check(&m.path, TableKind::Wdl)?,
-        dtw: check(&m.dtw_path, TableKind::Dtw)?,
-        draw_rules: check(&m.draw_rules_path, TableKind::DrawRules)?,
+        wdl: len(&m.path)?,
+        dtw: len(&m.dtw_path)?,
+        draw_rules: len(&m.draw_rules_path)?,
     })
 }
 

@@ -86,7 +86,11 @@ impl Plan {
             // What the material's moves read: its own work file and those below it.
             let read: u64 = materials[..=j]
                 .iter()
-                .filter(|d| d.material == m.material || d.material.pieces() < m.material.pieces() || d.material.men() < m.material.men())
+                .filter(|d| {
+                    d.material == m.material
+                        || d.material.pieces() < m.material.pieces()
+                        || d.material.men() < m.material.men()
+                })
                 .map(|d| d.positions * BYTES_PER_POSITION)
                 .sum();
             peak_material = peak_material.max(working_bytes(slice) * SLICES_IN_FLIGHT + read);
@@ -114,7 +118,9 @@ impl Plan {
     /// smaller (the pages of work files read are then given back whenever the budget is
     /// reached).
     pub fn planned_bytes(&self) -> u64 {
-        self.budget.map_or(self.peak_bytes, |b| b.min(self.peak_bytes).max(self.least_bytes))
+        self.budget.map_or(self.peak_bytes, |b| {
+            b.min(self.peak_bytes).max(self.least_bytes)
+        })
     }
 
     /// The same plan with other draw-rule limits for the rule tables.
@@ -161,7 +167,11 @@ const SLICES_IN_FLIGHT: u64 = 8;
 /// propagations (4 bytes a position each, see [`crate::solve`]), the lists of positions due
 /// (up to 4 bytes), the codes written (3 bytes) and the capture marks.
 pub(crate) fn working_bytes(positions: u64) -> u64 {
-    let propagations = if positions <= crate::solve::TOGETHER { 2 } else { 1 };
+    let propagations = if positions <= crate::solve::TOGETHER {
+        2
+    } else {
+        1
+    };
     positions * (4 * propagations + 4 + 3) + positions / 8
 }
 
@@ -191,7 +201,9 @@ pub fn peak_resident_memory() -> Option<u64> {
 /// A message saying what is wrong.
 pub fn parse_memory(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let digits = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
     let number: f64 = number
         .parse()
@@ -240,7 +252,9 @@ mod tests {
         assert_eq!(parse_memory("1.5GiB"), Ok(3 << 29));
         assert_eq!(parse_memory("512M"), Ok(512 << 20));
         assert_eq!(parse_memory("4096"), Ok(4096));
-        assert!(parse_memory("8X").is_err() && parse_memory("").is_err() && parse_memory("0").is_err());
+        assert!(
+            parse_memory("8X").is_err() && parse_memory("").is_err() && parse_memory("0").is_err()
+        );
         assert!(plan.materials[0].path.ends_with("brazilian/KvK.wdl"));
     }
 }

@@ -199,7 +199,7 @@ impl<'a> MaterialSolver<'a> {
             })
             .collect();
         let (d, r) = (distances.as_deref(), rules.as_deref());
-        let dues: Vec<(Vec<(Due, u32)>, Vec<(Due, u32)>)> = ranges
+        let dues: Vec<(Dues, Dues)> = ranges
             .par_iter()
             .map(|range| {
                 let mut dues = (Vec::new(), Vec::new());
@@ -279,6 +279,9 @@ impl<'a> MaterialSolver<'a> {
         )
     }
 }
+
+/// Seeded positions with where they go.
+type Dues = Vec<(Due, u32)>;
 
 /// What a position's moves out of its slice give.
 #[derive(Default)]

@@ -9,9 +9,7 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
     available_memory, generate, human_bytes, parse_memory, peak_resident_memory, remove_leftovers,
-    GenerateError,
-    MaterialSummary,
-    Plan, Progress, UNITS_PER_POSITION,
+    GenerateError, MaterialSummary, Plan, Progress, UNITS_PER_POSITION,
 };
 use rafle_probe::{Limits, Material, Variant};
 
@@ -98,7 +96,8 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
             plan.max_pieces,
             plan.positions(),
             human_bytes(plan.planned_bytes()),
-            plan.budget.map_or(String::new(), |b| format!(" (budget {})", human_bytes(b))),
+            plan.budget
+                .map_or(String::new(), |b| format!(" (budget {})", human_bytes(b))),
             plan.limits
         ));
     }
