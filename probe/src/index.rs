@@ -322,14 +322,55 @@ impl PositionIndex {
     pub fn slice(&self, men: u64) -> KingSlice<'_> {
         assert!(men < self.men_configs, "men placement {men} past the index");
         let (white_men, black_men) = self.men_bits(men);
-        let men_all = white_men | black_men;
         KingSlice {
             index: self,
             men,
             white_men,
             black_men,
-            free: self.squares - men_all.count_ones(),
         }
+    }
+
+    /// White's kings (numbered bitboard) of king part `rank` around the men `men_all`.
+    fn white_kings_bits(&self, rank: u64, men_all: u64) -> u64 {
+        let free = self.squares - men_all.count_ones();
+        unsqueeze(
+            unrank_set(rank, u32::from(self.material.white_kings), free),
+            men_all,
+        )
+    }
+
+    /// The position with these men and White's kings (numbered bitboards) and Black's kings of
+    /// king part `black_rank`.
+    fn assemble(
+        &self,
+        black_to_move: bool,
+        (white_men, black_men): (u64, u64),
+        white_kings: u64,
+        black_rank: u64,
+    ) -> Position {
+        let taken = white_men | black_men | white_kings;
+        let black_kings = unsqueeze(
+            unrank_set(
+                black_rank,
+                u32::from(self.material.black_kings),
+                self.squares - taken.count_ones(),
+            ),
+            taken,
+        );
+        let turn = if black_to_move {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Position::from_numbered_bits(
+            self.variant,
+            turn,
+            white_men,
+            white_kings,
+            black_men,
+            black_kings,
+        )
+        .expect("every index names a valid position")
     }
 
     fn men_bits(&self, men: u64) -> (u64, u64) {
@@ -355,8 +396,6 @@ pub struct KingSlice<'a> {
     /// Numbered bitboards of the men.
     white_men: u64,
     black_men: u64,
-    /// Squares not held by a man.
-    free: u32,
 }
 
 impl KingSlice<'_> {
@@ -389,40 +428,16 @@ impl KingSlice<'_> {
     /// The position at local number `local`.
     pub fn position(&self, local: u64) -> Position {
         let index = self.index;
-        let m = &index.material;
         let kings = index.king_placements();
         let (side, part) = (local / kings, local % kings);
         let men_all = self.white_men | self.black_men;
-        let white_kings = unsqueeze(
-            unrank_set(
-                part / index.black_king_configs,
-                u32::from(m.white_kings),
-                self.free,
-            ),
-            men_all,
-        );
-        let black_kings = unsqueeze(
-            unrank_set(
-                part % index.black_king_configs,
-                u32::from(m.black_kings),
-                self.free - u32::from(m.white_kings),
-            ),
-            men_all | white_kings,
-        );
-        let turn = if side == 1 {
-            Color::Black
-        } else {
-            Color::White
-        };
-        Position::from_numbered_bits(
-            index.variant,
-            turn,
-            self.white_men,
+        let white_kings = index.white_kings_bits(part / index.black_king_configs, men_all);
+        index.assemble(
+            side == 1,
+            (self.white_men, self.black_men),
             white_kings,
-            self.black_men,
-            black_kings,
+            part % index.black_king_configs,
         )
-        .expect("every index names a valid position")
     }
 
     /// The local number of a position with these men (and this material).
@@ -481,7 +496,6 @@ impl IndexCursor<'_> {
     /// The position at the cursor.
     pub fn position(&mut self) -> Position {
         let index = self.index;
-        let m = &index.material;
         let (white_men, black_men) = match self.men_cache {
             Some((men, w, b)) if men == self.men => (w, b),
             _ => {
@@ -490,39 +504,20 @@ impl IndexCursor<'_> {
                 (w, b)
             }
         };
-        let men_all = white_men | black_men;
-        let free = index.squares - men_all.count_ones();
         let white_kings = match self.white_king_cache {
             Some((men, wk, bits)) if men == self.men && wk == self.white_kings => bits,
             _ => {
-                let slots = unrank_set(self.white_kings, u32::from(m.white_kings), free);
-                let bits = unsqueeze(slots, men_all);
+                let bits = index.white_kings_bits(self.white_kings, white_men | black_men);
                 self.white_king_cache = Some((self.men, self.white_kings, bits));
                 bits
             }
         };
-        let black_kings = unsqueeze(
-            unrank_set(
-                self.black_kings,
-                u32::from(m.black_kings),
-                free - u32::from(m.white_kings),
-            ),
-            men_all | white_kings,
-        );
-        let turn = if self.black_to_move {
-            Color::Black
-        } else {
-            Color::White
-        };
-        Position::from_numbered_bits(
-            index.variant,
-            turn,
-            white_men,
+        index.assemble(
+            self.black_to_move,
+            (white_men, black_men),
             white_kings,
-            black_men,
-            black_kings,
+            self.black_kings,
         )
-        .expect("every index names a valid position")
     }
 }
 
