@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{Material, PositionIndex, Table};
+use rafle_probe::{PositionIndex, Table};
 use rayon::prelude::*;
 
 use crate::load::load_existing;
@@ -77,6 +77,7 @@ pub fn generate(
         .map(|m| Found::look(plan, m))
         .collect();
     let needed = needed_values(plan, &found);
+    let last_reader = last_readers(plan, &found, &needed);
     let mut store = Store::new();
     let mut summaries = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
@@ -84,18 +85,22 @@ pub fn generate(
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
         let paths = WorkPaths::new(&plan.dir, plan.variant, m.material);
-        let mut outcome = match &found[j] {
+        let reused = match &found[j] {
             Found::Complete => reuse(plan, m, &index, needed[j], &paths, &store, progress),
             _ => Err(None),
         };
-        if let Err(because) = &outcome {
-            let because = because.clone().or_else(|| found[j].why());
-            let rules_only = matches!(found[j], Found::RulesOnly(_)) && because == found[j].why();
-            let mut done = solve_material(plan, m, &index, &mut store, rules_only, progress)?;
-            done.rebuilt_because = because;
-            outcome = Ok(done);
-        }
-        let Ok(done) = outcome else { unreachable!() };
+        let done = match reused {
+            Ok(done) => done,
+            Err(because) => {
+                // A reused table that turns out damaged rebuilds all three kinds.
+                let because = because.or_else(|| found[j].why());
+                let rules_only =
+                    matches!(found[j], Found::RulesOnly(_)) && because == found[j].why();
+                let mut done = solve_material(plan, m, &index, &mut store, rules_only, progress)?;
+                done.rebuilt_because = because;
+                done
+            }
+        };
         if needed[j] {
             let values = ValuesFile::open(&paths.values, m.positions, false)?;
             store.insert(index, values);
@@ -103,11 +108,11 @@ pub fn generate(
             remove(&paths.values);
         }
         // Values no later material reads are dropped.
-        for (d, dep) in plan.materials.iter().enumerate().take(j) {
-            if needed[d] && store.contains(dep.material) && !read_after(plan, &found, &needed, d, j)
-            {
-                store.remove(dep.material);
-                remove(&WorkPaths::new(&plan.dir, plan.variant, dep.material).values);
+        for &d in &m.reads {
+            if last_reader[d] == Some(j) {
+                let dep = plan.materials[d].material;
+                store.remove(dep);
+                remove(&WorkPaths::new(&plan.dir, plan.variant, dep).values);
             }
         }
         let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
@@ -215,32 +220,6 @@ impl Found {
     }
 }
 
-/// The plan's materials (by position in the plan) that a move of a position of material `j`
-/// can reach: a capture removes pieces of the side not moving, and a man that captures or moves
-/// onto its promotion row is crowned.
-fn reached(plan: &Plan, j: usize) -> Vec<usize> {
-    let m = plan.materials[j].material;
-    let mut out = Vec::new();
-    for (d, dep) in plan.materials.iter().enumerate().take(j) {
-        let reaches = |d: Material| {
-            [m, m.mirrored()].into_iter().any(|m| {
-                // White moves: White's men may lose one to a king; Black's pieces may go.
-                let crowned = d.white_men + 1 == m.white_men && d.white_kings == m.white_kings + 1;
-                let kept = d.white_men == m.white_men && d.white_kings == m.white_kings;
-                let captured = d.black_men <= m.black_men
-                    && d.black_kings <= m.black_kings
-                    && d.black_men + d.black_kings < m.black_men + m.black_kings;
-                let untouched = d.black_men == m.black_men && d.black_kings == m.black_kings;
-                (crowned && (captured || untouched)) || (kept && captured)
-            })
-        };
-        if reaches(dep.material) || reaches(dep.material.mirrored()) {
-            out.push(d);
-        }
-    }
-    out
-}
-
 /// Which materials' values must be readable after they are done: those a later material that
 /// is solved reads, and those a later material whose values are rebuilt from its tables reads.
 fn needed_values(plan: &Plan, found: &[Found]) -> Vec<bool> {
@@ -249,7 +228,7 @@ fn needed_values(plan: &Plan, found: &[Found]) -> Vec<bool> {
     for j in (0..n).rev() {
         let solved = !matches!(found[j], Found::Complete);
         if solved || needed[j] {
-            for d in reached(plan, j) {
+            for &d in &plan.materials[j].reads {
                 needed[d] = true;
             }
         }
@@ -257,11 +236,17 @@ fn needed_values(plan: &Plan, found: &[Found]) -> Vec<bool> {
     needed
 }
 
-/// Whether a material after `j` reads material `d`'s values.
-fn read_after(plan: &Plan, found: &[Found], needed: &[bool], d: usize, j: usize) -> bool {
-    (j + 1..plan.materials.len()).any(|k| {
-        (needed[k] || !matches!(found[k], Found::Complete)) && reached(plan, k).contains(&d)
-    })
+/// For each material, the last one (by position in the plan) that reads its values, if any.
+fn last_readers(plan: &Plan, found: &[Found], needed: &[bool]) -> Vec<Option<usize>> {
+    let mut last = vec![None; plan.materials.len()];
+    for (k, m) in plan.materials.iter().enumerate() {
+        if needed[k] || !matches!(found[k], Found::Complete) {
+            for &d in &m.reads {
+                last[d] = Some(k);
+            }
+        }
+    }
+    last
 }
 
 /// Reuses a material's complete tables (their checksums checked by [`Found::look`]): the counts

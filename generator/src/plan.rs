@@ -27,6 +27,9 @@ pub struct MaterialPlan {
     pub draw_rules_path: PathBuf,
     /// The draw-rule limits of its rule table.
     pub limits: Limits,
+    /// The materials before it in the plan (by position) that a move of its positions can
+    /// reach, whose values it reads.
+    pub reads: Vec<usize>,
 }
 
 /// The materials of a request in the order they are solved, and the peak memory.
@@ -66,7 +69,7 @@ impl Plan {
                 max: MAX_PIECES,
             });
         }
-        let materials: Vec<MaterialPlan> = Material::all_up_to(variant, max_pieces)
+        let mut materials: Vec<MaterialPlan> = Material::all_up_to(variant, max_pieces)
             .into_iter()
             .map(|material| MaterialPlan {
                 material,
@@ -75,8 +78,12 @@ impl Plan {
                 dtw_path: table_path(dir, variant, material, TableKind::Dtw),
                 draw_rules_path: table_path(dir, variant, material, TableKind::DrawRules),
                 limits: Limits::fmjd(variant),
+                reads: Vec::new(),
             })
             .collect();
+        for j in 0..materials.len() {
+            materials[j].reads = reached(&materials, j);
+        }
         let mut largest_slice = 0u64;
         let mut peak_material = 0u64;
         for (j, m) in materials.iter().enumerate() {
@@ -175,6 +182,32 @@ pub(crate) fn working_bytes(positions: u64) -> u64 {
     positions * (4 * propagations + 4 + 3) + positions / 8
 }
 
+/// The materials (by position in the plan, before `j`) that a move of a position of material `j`
+/// can reach: a capture removes pieces of the side not moving, and a man that captures or moves
+/// onto its promotion row is crowned.
+fn reached(materials: &[MaterialPlan], j: usize) -> Vec<usize> {
+    let m = materials[j].material;
+    let mut out = Vec::new();
+    for (d, dep) in materials.iter().enumerate().take(j) {
+        let reaches = |d: Material| {
+            [m, m.mirrored()].into_iter().any(|m| {
+                // White moves: White's men may lose one to a king; Black's pieces may go.
+                let crowned = d.white_men + 1 == m.white_men && d.white_kings == m.white_kings + 1;
+                let kept = d.white_men == m.white_men && d.white_kings == m.white_kings;
+                let captured = d.black_men <= m.black_men
+                    && d.black_kings <= m.black_kings
+                    && d.black_men + d.black_kings < m.black_men + m.black_kings;
+                let untouched = d.black_men == m.black_men && d.black_kings == m.black_kings;
+                (crowned && (captured || untouched)) || (kept && captured)
+            })
+        };
+        if reaches(dep.material) || reaches(dep.material.mirrored()) {
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// Resident memory of this process, from `/proc/self/statm` where there is one.
 pub fn resident_memory() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
@@ -256,5 +289,17 @@ mod tests {
             parse_memory("8X").is_err() && parse_memory("").is_err() && parse_memory("0").is_err()
         );
         assert!(plan.materials[0].path.ends_with("brazilian/KvK.wdl"));
+        // KMvM: White's man crowned (KKvM), Black's man crowned (KMvK), White's king or man
+        // captured (MvM, KvM), White's man captured by a man crowned on the way (KvK); not
+        // MMvM, which has more men.
+        let name = |d: &usize| plan.materials[*d].material.to_string();
+        let kmvm = plan
+            .materials
+            .iter()
+            .find(|m| m.material.to_string() == "KMvM")
+            .unwrap();
+        let mut reads: Vec<String> = kmvm.reads.iter().map(name).collect();
+        reads.sort();
+        assert_eq!(reads, ["KKvM", "KMvK", "KvK", "KvM", "MvM"]);
     }
 }

@@ -92,11 +92,6 @@ impl Store {
         self.slots[slot(material)].as_ref().map(|held| &held.values)
     }
 
-    /// Whether a material's values are readable.
-    pub(crate) fn contains(&self, material: Material) -> bool {
-        self.slots[slot(material)].is_some()
-    }
-
     /// Value and distance to win, and rule-aware value, of any position of a solved material,
     /// or of a position where the side to move has no piece left (lost in 0).
     ///
