@@ -33,6 +33,7 @@ mod diagram;
 pub mod draw_rules;
 mod fen;
 mod geometry;
+pub mod layout;
 mod material;
 mod movegen;
 mod notation;

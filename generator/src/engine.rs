@@ -16,7 +16,7 @@
 //! material) spreads over rayon's threads, and the outcome is the same whatever the thread
 //! count: every level depends only on the levels before it.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
@@ -99,14 +99,42 @@ pub(crate) enum Outcome {
 pub(crate) trait Predecessors: Sync {
     /// Calls `f` with every position of the set from which a move inside the set leads to
     /// position `x`.
-    fn for_each(&self, x: u32, f: &mut dyn FnMut(u32));
+    fn for_each(&self, x: u32, f: impl FnMut(u32));
+}
+
+/// A position's cell: its state, its count of open moves and its level in one word, so that
+/// walking back touches one place in memory per predecessor.
+#[derive(Clone, Copy)]
+struct Cell(u32);
+
+impl Cell {
+    /// One open move, as counted in the word.
+    const ONE_OPEN: u32 = 1 << 8;
+
+    #[inline]
+    fn new(state: u8, open: u8, level: u16) -> Cell {
+        Cell(u32::from(state) | u32::from(open) << 8 | u32::from(level) << 16)
+    }
+
+    #[inline]
+    fn state(self) -> u8 {
+        self.0 as u8
+    }
+
+    #[inline]
+    fn open(self) -> u8 {
+        (self.0 >> 8) as u8
+    }
+
+    #[inline]
+    fn level(self) -> u16 {
+        (self.0 >> 16) as u16
+    }
 }
 
 /// The state of a set being solved.
 pub(crate) struct Propagation {
-    state: Vec<AtomicU8>,
-    open: Vec<AtomicU8>,
-    level: Vec<AtomicU16>,
+    cells: Vec<AtomicU32>,
     /// `due[l]`: positions decided at level `l`, to walk back.
     due: Vec<Vec<u32>>,
     /// `pending[l]`: positions whose win through a move out falls due at level `l + 1`.
@@ -138,9 +166,7 @@ impl Propagation {
     /// [`Propagation::seed`] and the seeds' [`Due`] handed to [`Propagation::schedule`].
     pub(crate) fn with_len(n: usize) -> Propagation {
         Propagation {
-            state: (0..n).map(|_| AtomicU8::new(OPEN)).collect(),
-            open: (0..n).map(|_| AtomicU8::new(0)).collect(),
-            level: (0..n).map(|_| AtomicU16::new(0)).collect(),
+            cells: (0..n).map(|_| AtomicU32::new(0)).collect(),
             due: Vec::new(),
             pending: Vec::new(),
         }
@@ -171,9 +197,7 @@ impl Propagation {
             Seed::Open { open, floor, .. } => (OPEN, open, floor, Due::Nothing),
             Seed::Settled => (SETTLED, 0, 0, Due::Nothing),
         };
-        self.state[x].store(state, Ordering::Relaxed);
-        self.open[x].store(open, Ordering::Relaxed);
-        self.level[x].store(level, Ordering::Relaxed);
+        self.cells[x].store(Cell::new(state, open, level).0, Ordering::Relaxed);
         due
     }
 
@@ -214,11 +238,11 @@ impl Propagation {
             }
             let next = level + 1;
             for x in pending {
-                let at = x as usize;
+                let cell = &self.cells[x as usize];
+                let c = Cell(cell.load(Ordering::Relaxed));
                 // A quicker win may have come first.
-                if self.state[at].load(Ordering::Relaxed) == PENDING {
-                    self.state[at].store(WON, Ordering::Relaxed);
-                    self.level[at].store(next, Ordering::Relaxed);
+                if c.state() == PENDING {
+                    cell.store(Cell::new(WON, c.open(), next).0, Ordering::Relaxed);
                     push(&mut self.due, next, x);
                 }
             }
@@ -232,28 +256,37 @@ impl Propagation {
         let next = level + 1;
         let mut decided = Vec::new();
         for &x in xs {
-            let lost = self.state[x as usize].load(Ordering::Relaxed) == LOST;
-            moves.for_each(x, &mut |p| {
-                let at = p as usize;
-                let before = self.state[at].load(Ordering::Relaxed);
-                if before != OPEN && before != PENDING {
-                    return;
-                }
+            let lost = Cell(self.cells[x as usize].load(Ordering::Relaxed)).state() == LOST;
+            moves.for_each(x, |p| {
+                let cell = &self.cells[p as usize];
+                let mut c = Cell(cell.load(Ordering::Relaxed));
                 if lost {
-                    // Every thread that gets here writes the same level, and a pending win is
-                    // never quicker than this one (it would have been decided already).
-                    self.level[at].store(next, Ordering::Relaxed);
-                    if self.state[at]
-                        .compare_exchange(before, WON, Ordering::Relaxed, Ordering::Relaxed)
-                        .is_ok()
-                    {
-                        decided.push((next, p));
+                    // A pending win is never quicker than this one (it would have been decided
+                    // already); of the threads that reach an open position, one decides it.
+                    while c.state() == OPEN || c.state() == PENDING {
+                        let won = Cell::new(WON, c.open(), next);
+                        match cell.compare_exchange_weak(
+                            c.0,
+                            won.0,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        ) {
+                            Ok(_) => {
+                                decided.push((next, p));
+                                return;
+                            }
+                            Err(now) => c = Cell(now),
+                        }
                     }
-                } else if self.open[at].fetch_sub(1, Ordering::Relaxed) == 1 {
-                    let longest = self.level[at].load(Ordering::Relaxed).max(next);
-                    self.level[at].store(longest, Ordering::Relaxed);
-                    self.state[at].store(LOST, Ordering::Relaxed);
-                    decided.push((longest, p));
+                } else if c.state() == OPEN || c.state() == PENDING {
+                    // A move to a lost position is never counted down, so the count reaches
+                    // zero only while the position is still open, on one thread.
+                    let before = Cell(cell.fetch_sub(Cell::ONE_OPEN, Ordering::Relaxed));
+                    if before.open() == 1 {
+                        let longest = before.level().max(next);
+                        cell.store(Cell::new(LOST, 0, longest).0, Ordering::Relaxed);
+                        decided.push((longest, p));
+                    }
                 }
             });
         }
@@ -262,10 +295,10 @@ impl Propagation {
 
     /// The outcome of position `x`.
     pub(crate) fn outcome(&self, x: usize) -> Outcome {
-        let level = self.level[x].load(Ordering::Relaxed);
-        match self.state[x].load(Ordering::Relaxed) {
-            WON => Outcome::Won(level),
-            LOST => Outcome::Lost(level),
+        let c = Cell(self.cells[x].load(Ordering::Relaxed));
+        match c.state() {
+            WON => Outcome::Won(c.level()),
+            LOST => Outcome::Lost(c.level()),
             _ => Outcome::Undecided,
         }
     }
@@ -280,7 +313,7 @@ mod tests {
     struct Line;
 
     impl Predecessors for Line {
-        fn for_each(&self, x: u32, f: &mut dyn FnMut(u32)) {
+        fn for_each(&self, x: u32, mut f: impl FnMut(u32)) {
             if x > 0 {
                 f(x - 1);
             }

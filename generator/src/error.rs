@@ -36,6 +36,22 @@ pub enum GenerateError {
         /// The cause.
         source: io::Error,
     },
+    /// The variant has no such material.
+    NoSuchMaterial {
+        /// The board.
+        variant: Variant,
+        /// The material asked for.
+        material: Material,
+    },
+    /// A unit of work's dependencies are not all finished.
+    MissingTables {
+        /// The board.
+        variant: Variant,
+        /// The material to generate.
+        material: Material,
+        /// Each material whose tables are missing or damaged, with why.
+        missing: Vec<(Material, String)>,
+    },
     /// A freshly written table did not read back the same.
     Check {
         /// The board.
@@ -60,6 +76,19 @@ impl fmt::Display for GenerateError {
                 write!(f, "{requested} pieces requested; rafle generates at most {max}")
             }
             GenerateError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            GenerateError::NoSuchMaterial { variant, material } => {
+                write!(f, "{variant} has no material {material}")
+            }
+            GenerateError::MissingTables { variant, material, missing } => {
+                write!(
+                    f,
+                    "{variant} {material} is generated from the finished tables of the materials its moves reach; not finished:"
+                )?;
+                for (m, why) in missing {
+                    write!(f, " {m} ({why});")?;
+                }
+                write!(f, " generate them first")
+            }
             GenerateError::Check { variant, material, source } => {
                 write!(f, "the {variant} {material} table failed its read-back check: {source}")
             }

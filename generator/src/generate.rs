@@ -8,16 +8,16 @@ use std::path::Path;
 use std::time::Instant;
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{PositionIndex, Table};
+use rafle_probe::{Material, PositionIndex, Table};
 use rayon::prelude::*;
 
 use crate::load::load_existing;
-use crate::plan::{MaterialPlan, Plan};
+use crate::plan::{MaterialPlan, Plan, Tables};
 use crate::solve::{bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
 use crate::values::{Journal, ValuesFile, WorkPaths};
-use crate::write::{write_tables, Written};
+use crate::write::{write_tables, Writing, Written};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
 /// What was done for one material.
@@ -53,6 +53,9 @@ pub struct MaterialSummary {
     pub cursed_wins: u64,
     /// Positions lost ignoring the draw rules but drawn under them.
     pub blessed_losses: u64,
+    /// Whether the draw rules were solved (with `--tables wdl`, unless the rule table was
+    /// reused): if not, `cursed_wins` and `blessed_losses` are 0 and mean nothing.
+    pub rules_solved: bool,
     /// Whether an existing valid table was reused instead of generated.
     pub reused: bool,
     /// Why an existing file was not reused, if there was one.
@@ -76,18 +79,44 @@ pub fn generate(
         .iter()
         .map(|m| Found::look(plan, m))
         .collect();
-    let needed = needed_values(plan, &found);
-    let last_reader = last_readers(plan, &found, &needed);
+    if let Some(unit) = plan.unit {
+        let missing: Vec<(Material, String)> = plan
+            .materials
+            .iter()
+            .zip(&found)
+            .filter(|(m, f)| m.material != unit && !matches!(f, Found::Complete))
+            .map(|(m, f)| {
+                let why = match f {
+                    Found::Incomplete(None) => "no tables".to_string(),
+                    Found::WdlOnly => "only its win/draw/loss table".to_string(),
+                    f => f.why().unwrap_or_else(|| "no rule table".to_string()),
+                };
+                (m.material, why)
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(GenerateError::MissingTables {
+                variant: plan.variant,
+                material: unit,
+                missing,
+            });
+        }
+    }
+    let (solved, needed) = work_to_do(plan, &found);
+    let last_reader = last_readers(plan, &solved, &needed);
     let mut store = Store::new();
     let mut summaries = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
         progress.material_started(plan.variant, m.material, m.positions);
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
-        let paths = WorkPaths::new(&plan.dir, plan.variant, m.material);
-        let reused = match &found[j] {
-            Found::Complete => reuse(plan, m, &index, needed[j], &paths, &store, progress),
-            _ => Err(None),
+        let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
+        let reused = if solved[j] {
+            Err(None)
+        } else {
+            reuse(
+                plan, m, &found[j], &index, needed[j], &paths, &store, progress,
+            )
         };
         let done = match reused {
             Ok(done) => done,
@@ -112,7 +141,7 @@ pub fn generate(
             if last_reader[d] == Some(j) {
                 let dep = plan.materials[d].material;
                 store.remove(dep);
-                remove(&WorkPaths::new(&plan.dir, plan.variant, dep).values);
+                remove(&WorkPaths::new(&plan.dir, plan.variant, dep, plan.tables).values);
             }
         }
         let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
@@ -133,6 +162,7 @@ struct Done {
     reused: bool,
     rebuilt_because: Option<String>,
     draw_rules_seconds: f64,
+    rules_solved: bool,
 }
 
 impl Done {
@@ -155,6 +185,7 @@ impl Done {
             draw_rules_bytes: self.written.draw_rules,
             reused: self.reused,
             rebuilt_because: self.rebuilt_because,
+            rules_solved: self.rules_solved,
         }
     }
 }
@@ -170,6 +201,9 @@ enum Found {
     Complete,
     /// The win/draw/loss and distance tables open; the rule table does not, for this reason.
     RulesOnly(String),
+    /// With `--tables wdl`: the win/draw/loss table opens (and its counts were kept), the
+    /// others do not. Solved again only if a later material reads its values.
+    WdlOnly,
     /// Something else is missing or damaged (`None`: there was no table at all).
     Incomplete(Option<String>),
 }
@@ -177,6 +211,26 @@ enum Found {
 impl Found {
     /// Looks at a material's tables, every block checksum checked.
     fn look(plan: &Plan, m: &MaterialPlan) -> Found {
+        let all = Found::look_all(plan, m);
+        if plan.tables == Tables::All || matches!(all, Found::Complete) || !m.path.exists() {
+            return all;
+        }
+        let size = match check_table(plan, m, &m.path, TableKind::Wdl) {
+            Ok(size) => size,
+            Err(e) => return Found::Incomplete(Some(e)),
+        };
+        let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::Wdl);
+        match summary.read(&wdl_written(size)) {
+            Some(_) => Found::WdlOnly,
+            None => Found::Incomplete(Some(format!(
+                "{}: the counts kept with it are missing",
+                m.path.display()
+            ))),
+        }
+    }
+
+    /// Looks at all three of a material's tables.
+    fn look_all(plan: &Plan, m: &MaterialPlan) -> Found {
         if !m.path.exists() && !m.dtw_path.exists() {
             return Found::Incomplete(None);
         }
@@ -212,7 +266,7 @@ impl Found {
     /// Why the tables are not reused as they are.
     fn why(&self) -> Option<String> {
         match self {
-            Found::Complete => None,
+            Found::Complete | Found::WdlOnly => None,
             Found::RulesOnly(e) if e.is_empty() => None,
             Found::RulesOnly(e) => Some(e.clone()),
             Found::Incomplete(e) => e.clone(),
@@ -220,27 +274,34 @@ impl Found {
     }
 }
 
-/// Which materials' values must be readable after they are done: those a later material that
-/// is solved reads, and those a later material whose values are rebuilt from its tables reads.
-fn needed_values(plan: &Plan, found: &[Found]) -> Vec<bool> {
+/// Which materials are solved, and which materials' values must be readable after they are
+/// done: those a later material that is solved reads, and those a later material whose values
+/// are rebuilt from its tables reads. A material with only its win/draw/loss table is solved
+/// again when its values are needed.
+fn work_to_do(plan: &Plan, found: &[Found]) -> (Vec<bool>, Vec<bool>) {
     let n = plan.materials.len();
+    let mut solved = vec![false; n];
     let mut needed = vec![false; n];
     for j in (0..n).rev() {
-        let solved = !matches!(found[j], Found::Complete);
-        if solved || needed[j] {
+        solved[j] = match found[j] {
+            Found::Complete => false,
+            Found::WdlOnly => needed[j],
+            Found::RulesOnly(_) | Found::Incomplete(_) => true,
+        };
+        if solved[j] || needed[j] {
             for &d in &plan.materials[j].reads {
                 needed[d] = true;
             }
         }
     }
-    needed
+    (solved, needed)
 }
 
 /// For each material, the last one (by position in the plan) that reads its values, if any.
-fn last_readers(plan: &Plan, found: &[Found], needed: &[bool]) -> Vec<Option<usize>> {
+fn last_readers(plan: &Plan, solved: &[bool], needed: &[bool]) -> Vec<Option<usize>> {
     let mut last = vec![None; plan.materials.len()];
     for (k, m) in plan.materials.iter().enumerate() {
-        if needed[k] || !matches!(found[k], Found::Complete) {
+        if solved[k] || needed[k] {
             for &d in &m.reads {
                 last[d] = Some(k);
             }
@@ -249,21 +310,38 @@ fn last_readers(plan: &Plan, found: &[Found], needed: &[bool]) -> Vec<Option<usi
     last
 }
 
-/// Reuses a material's complete tables (their checksums checked by [`Found::look`]): the counts
-/// read from the summary written with them (or counted again), and its values rebuilt if a later material
-/// reads them and they are gone. `Err` says why the material must be solved again.
+/// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts read
+/// from the summary written with them (or counted again), and its values rebuilt if a later
+/// material reads them and they are gone. `Err` says why the material must be solved again.
+#[allow(clippy::too_many_arguments)]
 fn reuse(
     plan: &Plan,
     m: &MaterialPlan,
+    found: &Found,
     index: &PositionIndex,
     needed: bool,
     paths: &WorkPaths,
     store: &Store,
     progress: &dyn Progress,
 ) -> Result<Done, Option<String>> {
-    let written = table_sizes(m).map_err(Some)?;
     progress.advance(m.positions);
-    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material);
+    if matches!(found, Found::WdlOnly) {
+        // Checked by `Found::look`, and not needed: nothing reads its values.
+        let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::Wdl);
+        let written = table_sizes(m, Tables::Wdl).map_err(Some)?;
+        let counts = summary.read(&written).ok_or(None)?;
+        progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+        return Ok(Done {
+            counts,
+            written,
+            reused: true,
+            rebuilt_because: None,
+            draw_rules_seconds: 0.0,
+            rules_solved: false,
+        });
+    }
+    let written = table_sizes(m, Tables::All).map_err(Some)?;
+    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All);
     let mut counts = summary.read(&written);
     let have_values = paths.values.exists() || adopt_finished(plan, m, paths);
     if counts.is_none() || (needed && !have_values) {
@@ -284,6 +362,7 @@ fn reuse(
         reused: true,
         rebuilt_because: None,
         draw_rules_seconds: 0.0,
+        rules_solved: true,
     })
 }
 
@@ -315,18 +394,30 @@ fn check_table(plan: &Plan, m: &MaterialPlan, path: &Path, kind: TableKind) -> R
     Ok(table.file_len())
 }
 
-/// The sizes of a material's three tables.
-fn table_sizes(m: &MaterialPlan) -> Result<Written, String> {
+/// The sizes of a material's tables, those of `tables`.
+fn table_sizes(m: &MaterialPlan, tables: Tables) -> Result<Written, String> {
     let len = |path: &Path| {
         std::fs::metadata(path)
             .map(|md| md.len())
             .map_err(|e| format!("{}: {e}", path.display()))
     };
+    let wdl = len(&m.path)?;
+    if tables == Tables::Wdl {
+        return Ok(wdl_written(wdl));
+    }
     Ok(Written {
-        wdl: len(&m.path)?,
+        wdl,
         dtw: len(&m.dtw_path)?,
         draw_rules: len(&m.draw_rules_path)?,
     })
+}
+
+/// The sizes of a win/draw/loss table written alone.
+fn wdl_written(wdl: u64) -> Written {
+    Written {
+        wdl,
+        ..Written::default()
+    }
 }
 
 /// Solves a material (resuming its work file where a stopped run left it) and writes its
@@ -340,7 +431,7 @@ fn solve_material(
     progress: &dyn Progress,
 ) -> Result<Done, GenerateError> {
     let started = Instant::now();
-    let paths = WorkPaths::new(&plan.dir, plan.variant, m.material);
+    let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
     let (mut journal, resumed) = Journal::open(
         &paths.journal,
         plan.variant,
@@ -361,7 +452,8 @@ fn solve_material(
         progress.advance(UNITS_PER_POSITION * 2 * kings * band.len() as u64);
     }
     let values = store.values(m.material).expect("inserted above");
-    let solver = MaterialSolver::new(index, store, values, m.limits);
+    let rules = plan.tables == Tables::All;
+    let solver = MaterialSolver::new(index, store, values, m.limits, rules);
     let mut checkpoint = Instant::now();
     // Past this, the pages of the work files read are given back before the next band.
     let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
@@ -379,8 +471,13 @@ fn solve_material(
     journal.checkpoint(values)?;
     store.release();
     let longest = journal.bands.iter().copied().max().unwrap_or(0);
-    let (written, counts) = write_tables(plan, m, values, longest, rules_only)?;
-    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material);
+    let writing = match (plan.tables, rules_only) {
+        (Tables::Wdl, _) => Writing::WdlOnly,
+        (Tables::All, true) => Writing::RulesOnly,
+        (Tables::All, false) => Writing::All,
+    };
+    let (written, counts) = write_tables(plan, m, values, longest, writing)?;
+    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, plan.tables);
     summary.write(&counts, &written)?;
     store.remove(m.material);
     std::fs::rename(&paths.partial, &paths.values).map_err(|source| GenerateError::Io {
@@ -398,6 +495,7 @@ fn solve_material(
         } else {
             0.0
         },
+        rules_solved: rules,
     })
 }
 

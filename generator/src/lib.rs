@@ -39,7 +39,7 @@ pub use error::{human_bytes, GenerateError};
 pub use generate::{generate, remove_leftovers, MaterialSummary};
 pub use plan::{
     available_memory, parse_memory, peak_resident_memory, resident_memory, MaterialPlan, Plan,
-    MAX_PIECES,
+    Tables, MAX_PIECES,
 };
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 pub use values::WORK_DIR;

@@ -32,6 +32,27 @@ pub struct MaterialPlan {
     pub reads: Vec<usize>,
 }
 
+/// Which tables a run writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Tables {
+    /// Win/draw/loss, distance to win and draw-rule tables.
+    #[default]
+    All,
+    /// The win/draw/loss tables alone: the draw rules are not solved, and the distances
+    /// (still found, to order the wins) are not written.
+    Wdl,
+}
+
+impl Tables {
+    /// The name used on the command line: `all` or `wdl`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tables::All => "all",
+            Tables::Wdl => "wdl",
+        }
+    }
+}
+
 /// The materials of a request in the order they are solved, and the peak memory.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -53,6 +74,11 @@ pub struct Plan {
     pub budget: Option<u64>,
     /// The draw-rule limits of the rule tables.
     pub limits: Limits,
+    /// Which tables are written.
+    pub tables: Tables,
+    /// For a plan of one unit of work ([`Plan::for_material`]), its material, the last of
+    /// the plan: the others must be finished.
+    pub unit: Option<Material>,
 }
 
 impl Plan {
@@ -84,6 +110,63 @@ impl Plan {
         for j in 0..materials.len() {
             materials[j].reads = reached(&materials, j);
         }
+        Ok(Plan::of(variant, max_pieces, dir, materials, None))
+    }
+
+    /// The plan of one unit of work: `material` alone (either orientation), solved from the
+    /// finished tables in `dir` of the materials its moves reach, and of those their values
+    /// are read back from (all of them listed before it, and reused).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::TooManyPieces`] past [`MAX_PIECES`], [`GenerateError::NoSuchMaterial`]
+    /// if the variant has no such material (a side without pieces, men that do not fit).
+    pub fn for_material(
+        variant: Variant,
+        material: Material,
+        dir: &Path,
+    ) -> Result<Plan, GenerateError> {
+        let all = Plan::new(variant, material.pieces(), dir)?;
+        let Some(target) = all
+            .materials
+            .iter()
+            .position(|m| m.material == material || m.material == material.mirrored())
+        else {
+            return Err(GenerateError::NoSuchMaterial { variant, material });
+        };
+        let mut kept = vec![false; all.materials.len()];
+        kept[target] = true;
+        for j in (0..=target).rev() {
+            if kept[j] {
+                for &d in &all.materials[j].reads {
+                    kept[d] = true;
+                }
+            }
+        }
+        let mut new_index = vec![usize::MAX; kept.len()];
+        let mut materials = Vec::new();
+        for (j, m) in all
+            .materials
+            .into_iter()
+            .enumerate()
+            .filter(|&(j, _)| kept[j])
+        {
+            new_index[j] = materials.len();
+            let reads = m.reads.iter().map(|&d| new_index[d]).collect();
+            materials.push(MaterialPlan { reads, ..m });
+        }
+        let unit = materials.last().map(|m| m.material);
+        Ok(Plan::of(variant, all.max_pieces, dir, materials, unit))
+    }
+
+    /// The plan of these materials, in dependency order, and its memory.
+    fn of(
+        variant: Variant,
+        max_pieces: u32,
+        dir: &Path,
+        materials: Vec<MaterialPlan>,
+        unit: Option<Material>,
+    ) -> Plan {
         let mut largest_slice = 0u64;
         let mut peak_material = 0u64;
         for (j, m) in materials.iter().enumerate() {
@@ -103,7 +186,7 @@ impl Plan {
             peak_material = peak_material.max(working_bytes(slice) * SLICES_IN_FLIGHT + read);
         }
         let floor = working_bytes(largest_slice) + OVERHEAD;
-        Ok(Plan {
+        Plan {
             variant,
             max_pieces,
             dir: dir.to_path_buf(),
@@ -112,7 +195,15 @@ impl Plan {
             least_bytes: floor,
             budget: None,
             limits: Limits::fmjd(variant),
-        })
+            tables: Tables::All,
+            unit,
+        }
+    }
+
+    /// The same plan writing only the tables of `tables`.
+    pub fn with_tables(mut self, tables: Tables) -> Plan {
+        self.tables = tables;
+        self
     }
 
     /// The same plan kept to a memory budget of `bytes`.

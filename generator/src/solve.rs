@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rafle_probe::{
     Category, Color, Dtw, KingSlice, Limits, Material, Position, PositionIndex, Role, RuleClass,
-    RuleValue, Wdl,
+    RuleValue, SliceMoves, Wdl,
 };
 use rayon::prelude::*;
 
@@ -77,6 +77,9 @@ pub(crate) struct MaterialSolver<'a> {
     pub(crate) values: &'a ValuesFile,
     category: Category,
     limit: u8,
+    /// Whether the rule-aware values are solved (else only distances, and every rule code
+    /// written is 0).
+    rules: bool,
 }
 
 impl<'a> MaterialSolver<'a> {
@@ -85,6 +88,7 @@ impl<'a> MaterialSolver<'a> {
         store: &'a Store,
         values: &'a ValuesFile,
         limits: Limits,
+        rules: bool,
     ) -> MaterialSolver<'a> {
         let category = Category::of(index.variant(), index.material());
         MaterialSolver {
@@ -93,6 +97,7 @@ impl<'a> MaterialSolver<'a> {
             values,
             category,
             limit: limits.of(category),
+            rules,
         }
     }
 
@@ -117,11 +122,11 @@ impl<'a> MaterialSolver<'a> {
         let slice = self.index.slice(men);
         let n = slice.len();
         let kings = self.index.king_placements();
-        let moves = KingMoves { slice: &slice };
+        let moves = slice.king_moves();
         let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         let together = n <= TOGETHER;
         let mut distances = Propagation::with_len(n as usize);
-        let mut rules = together.then(|| Propagation::with_len(n as usize));
+        let mut rules = (self.rules && together).then(|| Propagation::with_len(n as usize));
         self.seed_slice(&slice, &captures, Some(&mut distances), rules.as_mut());
         progress.advance(n);
         distances.run(&moves, u16::MAX);
@@ -144,29 +149,32 @@ impl<'a> MaterialSolver<'a> {
             .collect();
         drop(distances);
         progress.advance(n);
-        let mut rules = match rules {
-            Some(rules) => rules,
-            None => {
-                let mut rules = Propagation::with_len(n as usize);
-                self.seed_slice(&slice, &captures, None, Some(&mut rules));
-                rules
-            }
+        let rule_codes = if self.rules {
+            let mut rules = match rules {
+                Some(rules) => rules,
+                None => {
+                    let mut rules = Propagation::with_len(n as usize);
+                    self.seed_slice(&slice, &captures, None, Some(&mut rules));
+                    rules
+                }
+            };
+            rules.run(&moves, u16::from(self.limit));
+            (0..n as usize)
+                .map(|x| {
+                    let value = match rules.outcome(x) {
+                        // Counts never pass the limit, a u8.
+                        Outcome::Won(c) => RuleValue::win(c as u8),
+                        Outcome::Lost(c) => RuleValue::loss(c as u8),
+                        Outcome::Undecided => {
+                            RuleValue::uncounted(RuleClass::not_forced(distance(codes[x]).wdl()))
+                        }
+                    };
+                    value.code()
+                })
+                .collect()
+        } else {
+            vec![0; n as usize]
         };
-        rules.run(&moves, u16::from(self.limit));
-        let rule_codes: Vec<u8> = (0..n as usize)
-            .map(|x| {
-                let value = match rules.outcome(x) {
-                    // Counts never pass the limit, a u8.
-                    Outcome::Won(c) => RuleValue::win(c as u8),
-                    Outcome::Lost(c) => RuleValue::loss(c as u8),
-                    Outcome::Undecided => {
-                        RuleValue::uncounted(RuleClass::not_forced(distance(codes[x]).wdl()))
-                    }
-                };
-                value.code()
-            })
-            .collect();
-        drop(rules);
         let half = kings as usize;
         self.values
             .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
@@ -259,6 +267,9 @@ impl<'a> MaterialSolver<'a> {
                 Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),
                 Dtw::Draw => distance.escapes = true,
             }
+            if !self.rules {
+                continue;
+            }
             // A man move (the only move out that keeps the material) resets outside the
             // categories; a capture or promotion resets unless it stays in the category.
             let next_material = Material::of(&next);
@@ -301,14 +312,9 @@ impl Exits {
     }
 }
 
-/// The king moves of a slice, walked backwards.
-struct KingMoves<'a> {
-    slice: &'a KingSlice<'a>,
-}
-
-impl Predecessors for KingMoves<'_> {
-    fn for_each(&self, x: u32, f: &mut dyn FnMut(u32)) {
-        let pos = self.slice.position(u64::from(x));
-        pos.for_each_quiet_king_predecessor(|p| f(self.slice.local_rank(&p) as u32));
+impl Predecessors for SliceMoves {
+    #[inline]
+    fn for_each(&self, x: u32, mut f: impl FnMut(u32)) {
+        self.for_each_predecessor(u64::from(x), |p| f(p as u32));
     }
 }

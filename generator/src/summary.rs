@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use rafle_probe::{Dtw, Material, RuleClass, RuleValue, Variant};
 
-use crate::values::WORK_DIR;
+use crate::plan::Tables;
+use crate::values::{work_stem, WORK_DIR};
 use crate::write::Written;
 use crate::GenerateError;
 
@@ -70,12 +71,18 @@ pub(crate) struct SummaryFile {
 }
 
 impl SummaryFile {
-    pub(crate) fn new(dir: &std::path::Path, variant: Variant, material: Material) -> SummaryFile {
+    /// The summary of `material`'s tables of a run writing `tables`.
+    pub(crate) fn new(
+        dir: &std::path::Path,
+        variant: Variant,
+        material: Material,
+        tables: Tables,
+    ) -> SummaryFile {
         SummaryFile {
             path: dir
                 .join(variant.name())
                 .join(WORK_DIR)
-                .join(format!("{material}.summary")),
+                .join(format!("{}.summary", work_stem(material, tables))),
         }
     }
 

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use memmap2::{Advice, Mmap, MmapOptions};
 use rafle_probe::{Dtw, Limits, Material, RuleValue, Variant};
 
+use crate::plan::Tables;
 use crate::GenerateError;
 
 /// The hidden directory of work files, inside a variant's table directory.
@@ -57,13 +58,29 @@ pub(crate) struct WorkPaths {
 }
 
 impl WorkPaths {
-    pub(crate) fn new(dir: &Path, variant: Variant, material: Material) -> WorkPaths {
+    /// The work files of `material` in a run writing `tables`: a win/draw/loss-only run
+    /// keeps its own, since its rule values are never solved.
+    pub(crate) fn new(
+        dir: &Path,
+        variant: Variant,
+        material: Material,
+        tables: Tables,
+    ) -> WorkPaths {
         let work = dir.join(variant.name()).join(WORK_DIR);
+        let stem = work_stem(material, tables);
         WorkPaths {
-            partial: work.join(format!("{material}.partial")),
-            journal: work.join(format!("{material}.journal")),
-            values: work.join(format!("{material}.values")),
+            partial: work.join(format!("{stem}.partial")),
+            journal: work.join(format!("{stem}.journal")),
+            values: work.join(format!("{stem}.values")),
         }
+    }
+}
+
+/// The name work files of `material` start with in a run writing `tables`.
+pub(crate) fn work_stem(material: Material, tables: Tables) -> String {
+    match tables {
+        Tables::All => material.to_string(),
+        Tables::Wdl => format!("{material}.wdl"),
     }
 }
 
@@ -337,7 +354,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let v = Variant::Brazilian;
         let m: Material = "KKvK".parse().unwrap();
-        let paths = WorkPaths::new(dir.path(), v, m);
+        let paths = WorkPaths::new(dir.path(), v, m, Tables::All);
         let file = ValuesFile::open(&paths.partial, 10, true).unwrap();
         file.write_range(4, &[3, DRAW | CAPTURE], &[7, 9]).unwrap();
         assert_eq!(file.distance_code(4), 3);

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
 use rafle_probe::format::{BlockEntry, Header, TableKind, HEADER_LEN, POSITIONS_PER_BLOCK};
-use rafle_probe::{Dtw, Limits, Material, Table, Variant};
+use rafle_probe::{Dtw, Limits, Material, RuleValue, Table, Variant};
 use rayon::prelude::*;
 
 use crate::plan::{MaterialPlan, Plan};
@@ -25,9 +25,20 @@ pub(crate) struct Written {
     pub(crate) draw_rules: u64,
 }
 
-/// Writes a solved material's tables from its work file: all three, or the rule table alone
-/// (`rules_only`: the others are on disk already). `longest` is its longest win. Returns the
-/// tables' sizes and the material's counts.
+/// Which of a solved material's tables are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Writing {
+    /// All three.
+    All,
+    /// The rule table alone: the others are on disk already.
+    RulesOnly,
+    /// The win/draw/loss table alone: the rule values were not solved.
+    WdlOnly,
+}
+
+/// Writes a solved material's tables from its work file, those `writing` says. `longest` is
+/// its longest win. Returns the sizes of the tables written or kept, and the material's counts
+/// (without cursed wins and blessed losses when the rules were not solved).
 ///
 /// # Errors
 ///
@@ -37,7 +48,7 @@ pub(crate) fn write_tables(
     m: &MaterialPlan,
     values: &ValuesFile,
     longest: u16,
-    rules_only: bool,
+    writing: Writing,
 ) -> Result<(Written, Counts), GenerateError> {
     let n = values.positions() as usize;
     let header_of =
@@ -59,12 +70,19 @@ pub(crate) fn write_tables(
             })
     };
     let mut written = Written::default();
-    if rules_only {
+    if writing == Writing::RulesOnly {
         written.wdl = file_len(&m.path)?;
         written.dtw = file_len(&m.dtw_path)?;
     } else {
         written.wdl = write_table(&m.path, header_of(TableKind::Wdl, 2, None), |b| {
             let (start, distances, _) = block(b)?;
+            if writing == Writing::WdlOnly {
+                let mut here = Counts::default();
+                for &d in &distances {
+                    here.add(distance(d), RuleValue::DRAW);
+                }
+                add_counts(&counts, here);
+            }
             let value = |i: usize| distance(distances[i - start]).wdl();
             Ok(pack_block::<WdlCodec>(
                 n,
@@ -74,6 +92,11 @@ pub(crate) fn write_tables(
                 value,
             ))
         })?;
+    }
+    if writing == Writing::WdlOnly {
+        return Ok((written, into_counts(counts)));
+    }
+    if writing == Writing::All {
         let bits = DtwCodec::bits_for(longest);
         written.dtw = write_table(&m.dtw_path, header_of(TableKind::Dtw, bits, None), |b| {
             let (start, distances, _) = block(b)?;
@@ -94,11 +117,7 @@ pub(crate) fn write_tables(
         for (&d, &r) in distances.iter().zip(&rules) {
             here.add(distance(d), rule_value(r));
         }
-        let mut total = counts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *total = total.merge(here);
-        drop(total);
+        add_counts(&counts, here);
         let value = |i: usize| rule_value(rules[i - start]);
         Ok(pack_block::<DrawRulesCodec>(
             n,
@@ -108,10 +127,21 @@ pub(crate) fn write_tables(
             value,
         ))
     })?;
-    let counts = counts
-        .into_inner()
+    Ok((written, into_counts(counts)))
+}
+
+/// Adds the counts of one block to the total.
+fn add_counts(total: &Mutex<Counts>, block: Counts) {
+    let mut total = total
+        .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    Ok((written, counts))
+    *total = total.merge(block);
+}
+
+fn into_counts(total: Mutex<Counts>) -> Counts {
+    total
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// zstd level of table blocks. Measured on the international tables up to 4 pieces: level 15
@@ -281,15 +311,18 @@ fn check_file(
         source,
     };
     let table = Table::open(path, header.kind, variant, material).map_err(check)?;
-    for (b, (packed, _)) in blocks.iter().enumerate() {
-        if crc32fast::hash(&table.read_block(b as u32).map_err(check)?) != *packed {
-            return Err(check(rafle_probe::ProbeError::Corrupted {
-                path: path.to_path_buf(),
-                reason: format!("block {b} reads back different"),
-            }));
-        }
-    }
-    Ok(())
+    blocks
+        .par_iter()
+        .enumerate()
+        .try_for_each(|(b, (packed, _))| {
+            if crc32fast::hash(&table.read_block(b as u32).map_err(check)?) != *packed {
+                return Err(check(rafle_probe::ProbeError::Corrupted {
+                    path: path.to_path_buf(),
+                    reason: format!("block {b} reads back different"),
+                }));
+            }
+            Ok(())
+        })
 }
 
 #[cfg(test)]

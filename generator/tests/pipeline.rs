@@ -385,3 +385,104 @@ fn a_write_that_fails_leaves_no_table() {
         "{err}"
     );
 }
+
+#[test]
+fn win_draw_loss_alone() {
+    use rafle_generator::Tables;
+    let dir = tempfile::tempdir().unwrap();
+    let v = Variant::Brazilian;
+    let wdl_plan = |pieces| {
+        Plan::new(v, pieces, dir.path())
+            .unwrap()
+            .with_tables(Tables::Wdl)
+    };
+    let first = generate(&wdl_plan(2), &NoProgress).unwrap();
+    assert!(first.iter().all(|s| !s.reused && !s.rules_solved));
+    // Up to 3: the 2-piece materials are solved again (the 3-piece ones read their values,
+    // which their win/draw/loss tables alone do not give), with the same bytes.
+    let summaries = generate(&wdl_plan(3), &NoProgress).unwrap();
+    assert!(summaries.iter().all(|s| !s.reused));
+    let shared: Vec<(String, Vec<u8>)> = files(shared_tables())
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("brazilian/") && name.ends_with(".wdl"))
+        .collect();
+    assert_eq!(shared.len(), 9);
+    assert_eq!(files(dir.path()), shared);
+    // The counts agree with the full run's.
+    let full = generate(&Plan::new(v, 3, shared_tables()).unwrap(), &NoProgress).unwrap();
+    for (a, b) in summaries.iter().zip(&full) {
+        assert_eq!(
+            (a.material, a.wins, a.draws, a.losses, a.longest_win),
+            (b.material, b.wins, b.draws, b.losses, b.longest_win)
+        );
+        assert_eq!(a.dtw_bytes, 0);
+    }
+    // Run again: nothing reads the values any more, so everything is reused.
+    let again = generate(&wdl_plan(3), &NoProgress).unwrap();
+    assert!(again.iter().all(|s| s.reused));
+    for (a, b) in again.iter().zip(&summaries) {
+        assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
+    }
+    // A damaged win/draw/loss table is found and rebuilt.
+    let path = dir.path().join("brazilian/KMvK.wdl");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let repaired = generate(&wdl_plan(3), &NoProgress).unwrap();
+    let rebuilt: Vec<String> = repaired
+        .iter()
+        .filter(|s| !s.reused)
+        .map(|s| s.material.to_string())
+        .collect();
+    assert!(rebuilt.contains(&"KMvK".to_string()), "{rebuilt:?}");
+    assert_eq!(files(dir.path()), shared);
+}
+
+#[test]
+fn one_material_alone_from_finished_tables() {
+    use rafle_generator::GenerateError;
+    let dir = tempfile::tempdir().unwrap();
+    let v = Variant::Brazilian;
+    let unit = |name: &str| Plan::for_material(v, name.parse().unwrap(), dir.path()).unwrap();
+    // Nothing finished: every material KKvM reads is named.
+    match generate(&unit("KKvM"), &NoProgress) {
+        Err(GenerateError::MissingTables {
+            material, missing, ..
+        }) => {
+            assert_eq!(material.to_string(), "KKvM");
+            let names: Vec<String> = missing.iter().map(|(m, _)| m.to_string()).collect();
+            assert_eq!(names, ["KvK", "KvM", "KKvK"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    copy_dir(shared_tables(), dir.path());
+    for kind in ["wdl", "dtw", "rules"] {
+        std::fs::remove_file(dir.path().join(format!("brazilian/KKvM.{kind}"))).unwrap();
+    }
+    // Either orientation names it; only it is solved, with the bytes of a whole run.
+    let summaries = generate(&unit("MvKK"), &NoProgress).unwrap();
+    let solved: Vec<String> = summaries
+        .iter()
+        .filter(|s| !s.reused)
+        .map(|s| s.material.to_string())
+        .collect();
+    assert_eq!(solved, ["KKvM"]);
+    let ours: Vec<(String, Vec<u8>)> = files(dir.path());
+    let shared = files(shared_tables());
+    for name in ["KKvM.wdl", "KKvM.dtw", "KKvM.rules"] {
+        let name = format!("brazilian/{name}");
+        let find = |set: &[(String, Vec<u8>)]| set.iter().find(|f| f.0 == name).cloned();
+        assert_eq!(find(&ours), find(&shared), "{name}");
+        assert!(find(&ours).is_some());
+    }
+    // Done already: checked and reused.
+    assert!(generate(&unit("KKvM"), &NoProgress)
+        .unwrap()
+        .iter()
+        .all(|s| s.reused));
+    // The smallest unit reads nothing.
+    let kvk = unit("KvK");
+    assert_eq!(kvk.materials.len(), 1);
+    assert_eq!(kvk.unit.map(|m| m.to_string()).as_deref(), Some("KvK"));
+}

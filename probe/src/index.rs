@@ -9,7 +9,7 @@
 //! free; Black's kings as a combination of the squares left after that. Combinations are ranked
 //! in the combinatorial number system (colex order).
 
-use crate::{Color, Material, Position, Role, Variant};
+use crate::{Color, Material, Position, Role, SliceMoves, Variant};
 
 /// Most pieces of one kind a table can hold.
 const MAX_K: usize = 12;
@@ -48,7 +48,7 @@ fn below(bit: u32) -> u64 {
 
 /// Colex rank of a set of positions (bits of `set`, already squeezed to 0-based slots).
 #[inline]
-fn rank_set(mut set: u64) -> u64 {
+pub(crate) fn rank_set(mut set: u64) -> u64 {
     let mut rank = 0;
     let mut i = 1;
     while set != 0 {
@@ -61,7 +61,7 @@ fn rank_set(mut set: u64) -> u64 {
 
 /// The `k`-set of slots with colex rank `rank`.
 #[inline]
-fn unrank_set(mut rank: u64, k: u32, slots: u32) -> u64 {
+pub(crate) fn unrank_set(mut rank: u64, k: u32, slots: u32) -> u64 {
     if k == 1 {
         return 1 << rank;
     }
@@ -88,7 +88,7 @@ fn unrank_set(mut rank: u64, k: u32, slots: u32) -> u64 {
 
 /// Squeezes the squares of `set` past the occupied squares `occupied` (which `set` avoids).
 #[inline]
-fn squeeze(set: u64, occupied: u64) -> u64 {
+pub(crate) fn squeeze(set: u64, occupied: u64) -> u64 {
     let mut rest = set;
     let mut out = 0;
     while rest != 0 {
@@ -101,7 +101,7 @@ fn squeeze(set: u64, occupied: u64) -> u64 {
 
 /// The inverse of [`squeeze`]: slot `i` becomes the `i`-th square not in `occupied`.
 #[inline]
-fn unsqueeze(slots: u64, occupied: u64) -> u64 {
+pub(crate) fn unsqueeze(slots: u64, occupied: u64) -> u64 {
     let mut rest = slots;
     let mut out = 0;
     while rest != 0 {
@@ -437,6 +437,19 @@ impl KingSlice<'_> {
             (self.white_men, self.black_men),
             white_kings,
             part % index.black_king_configs,
+        )
+    }
+
+    /// The king moves of the slice, walked backwards in its local numbering.
+    pub fn king_moves(&self) -> SliceMoves {
+        let index = self.index;
+        let m = index.material;
+        SliceMoves::new(
+            index.variant,
+            self.white_men | self.black_men,
+            (u32::from(m.white_kings), u32::from(m.black_kings)),
+            index.black_king_configs,
+            index.king_placements(),
         )
     }
 

@@ -42,6 +42,7 @@ mod error;
 pub mod format;
 mod index;
 mod rule_value;
+mod slice_moves;
 pub mod stats;
 mod table;
 mod tablebase;
@@ -62,6 +63,7 @@ pub use dtw::Dtw;
 pub use error::ProbeError;
 pub use index::{IndexCursor, KingSlice, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
+pub use slice_moves::SliceMoves;
 pub use table::Table;
 pub use tablebase::{
     listing_order, table_path, Line, LineEnd, LineError, MoveValues, Ply, Tablebase,

@@ -9,7 +9,7 @@ use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
     available_memory, generate, human_bytes, parse_memory, peak_resident_memory, remove_leftovers,
-    GenerateError, MaterialSummary, Plan, Progress, UNITS_PER_POSITION,
+    GenerateError, MaterialSummary, Plan, Progress, Tables, UNITS_PER_POSITION,
 };
 use rafle_probe::{Limits, Material, Variant};
 
@@ -25,6 +25,11 @@ pub struct GenerateArgs {
     /// international].
     #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(rafle_generator::MAX_PIECES)))]
     pieces: Option<u32>,
+    /// One unit of work: this material alone (like KKMvK), from the finished tables of the
+    /// materials its moves reach, which must be in DIR. Needs --variant international or
+    /// brazilian.
+    #[arg(long, value_name = "MATERIAL", conflicts_with = "pieces")]
+    material: Option<Material>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", default_value = "data")]
     data: PathBuf,
@@ -41,6 +46,18 @@ pub struct GenerateArgs {
     /// refused.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
+    /// Which tables: all (win/draw/loss, distance to win, draw rules) or wdl (win/draw/loss
+    /// alone, about twice as fast).
+    #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
+    tables: Tables,
+}
+
+fn parse_tables(text: &str) -> Result<Tables, String> {
+    match text {
+        "all" => Ok(Tables::All),
+        "wdl" => Ok(Tables::Wdl),
+        _ => Err(format!("expected all or wdl, not {text:?}")),
+    }
 }
 
 /// The default budget: what the machine has free, less a margin for everything else.
@@ -70,10 +87,22 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         .into_iter()
         .zip(limits)
         .map(|(v, limits)| {
-            let pieces = args.pieces.unwrap_or_else(|| default_pieces(v));
-            let plan = Plan::new(v, pieces, &args.data)
+            let plan = match args.material {
+                Some(_) if args.variant == VariantChoice::All => {
+                    return Err(input(anyhow::anyhow!(
+                        "--material needs --variant international or --variant brazilian"
+                    )))
+                }
+                Some(material) => Plan::for_material(v, material, &args.data),
+                None => {
+                    let pieces = args.pieces.unwrap_or_else(|| default_pieces(v));
+                    Plan::new(v, pieces, &args.data)
+                }
+            };
+            let plan = plan
                 .map_err(failure)?
-                .with_limits(limits);
+                .with_limits(limits)
+                .with_tables(args.tables);
             Ok(match args.memory.or_else(default_budget) {
                 Some(budget) => plan.with_budget(budget),
                 None => plan,
@@ -89,12 +118,22 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         }
     }
     for plan in &plans {
+        let what = match (plan.unit, plan.materials.last()) {
+            (Some(unit), Some(m)) => format!(
+                "{unit} alone (from {} finished materials), {} positions",
+                plan.materials.len() - 1,
+                m.positions
+            ),
+            _ => format!(
+                "{} materials up to {} pieces, {} positions",
+                plan.materials.len(),
+                plan.max_pieces,
+                plan.positions()
+            ),
+        };
         note(&format!(
-            "{}: {} materials up to {} pieces, {} positions, peak memory {}{}, rules {}",
+            "{}: {what}, peak memory {}{}, rules {}",
             plan.variant,
-            plan.materials.len(),
-            plan.max_pieces,
-            plan.positions(),
             human_bytes(plan.planned_bytes()),
             plan.budget
                 .map_or(String::new(), |b| format!(" (budget {})", human_bytes(b))),
@@ -136,7 +175,10 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
 /// (a full disk, a table that does not read back) is not.
 fn failure(err: GenerateError) -> Failure {
     match err {
-        GenerateError::NotEnoughMemory { .. } | GenerateError::TooManyPieces { .. } => input(err),
+        GenerateError::NotEnoughMemory { .. }
+        | GenerateError::TooManyPieces { .. }
+        | GenerateError::NoSuchMaterial { .. }
+        | GenerateError::MissingTables { .. } => input(err),
         err => other(err),
     }
 }
@@ -300,8 +342,16 @@ fn summary_row(s: &MaterialSummary) -> [String; COLUMNS] {
         s.wins.to_string(),
         s.draws.to_string(),
         s.losses.to_string(),
-        s.cursed_wins.to_string(),
-        s.blessed_losses.to_string(),
+        if s.rules_solved {
+            s.cursed_wins.to_string()
+        } else {
+            "-".to_string()
+        },
+        if s.rules_solved {
+            s.blessed_losses.to_string()
+        } else {
+            "-".to_string()
+        },
         s.longest_win.to_string(),
         format!("{:.3}", s.seconds),
         s.bytes.to_string(),

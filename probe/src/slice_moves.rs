@@ -1,0 +1,176 @@
+//! The king moves of one slice walked backwards in the slice's own numbering, for retrograde
+//! analysis: no [`Position`](crate::Position) is built, and a predecessor's number comes from
+//! the one king that moved.
+//!
+//! Within a slice the men stand still, so the squares left to the kings are fixed: each gets a
+//! slot, its rank among them, and a placement of kings is a set of slots. White's kings are
+//! ranked over all slots and Black's over the slots White's leave free, exactly as
+//! [`KingSlice::local_rank`](crate::KingSlice::local_rank) ranks them.
+
+use rafle_draughts::layout;
+
+use crate::index::{rank_set, squeeze, unrank_set, unsqueeze};
+use crate::Variant;
+
+/// The king moves of one slice, walked backwards (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct SliceMoves {
+    variant: Variant,
+    /// The squares the men leave free, internal layout.
+    free: u64,
+    /// Their number.
+    slots: u32,
+    white_kings: u32,
+    black_kings: u32,
+    /// Placements of Black's kings for each of White's.
+    black_configs: u64,
+    /// Positions with one side to move.
+    half: u64,
+    /// The internal bit of each slot.
+    square_of_slot: [u8; 64],
+    /// The slot of each internal bit that is free.
+    slot_of_square: [u8; 64],
+}
+
+impl SliceMoves {
+    /// The moves of the slice whose men stand on `men` (numbered bitboard, both colours), with
+    /// this many kings a side.
+    pub(crate) fn new(
+        variant: Variant,
+        men: u64,
+        (white_kings, black_kings): (u32, u32),
+        black_configs: u64,
+        half: u64,
+    ) -> SliceMoves {
+        let free = layout::board(variant) & !layout::to_internal(variant, men);
+        let mut square_of_slot = [0u8; 64];
+        let mut slot_of_square = [0u8; 64];
+        let mut rest = free;
+        let mut slot = 0u8;
+        while rest != 0 {
+            let bit = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            square_of_slot[usize::from(slot)] = bit;
+            slot_of_square[usize::from(bit)] = slot;
+            slot += 1;
+        }
+        SliceMoves {
+            variant,
+            free,
+            slots: u32::from(slot),
+            white_kings,
+            black_kings,
+            black_configs,
+            half,
+            square_of_slot,
+            slot_of_square,
+        }
+    }
+
+    /// The internal bitboard of a set of slots.
+    #[inline]
+    fn squares(&self, mut slots: u64) -> u64 {
+        let mut bits = 0;
+        while slots != 0 {
+            bits |= 1 << self.square_of_slot[slots.trailing_zeros() as usize];
+            slots &= slots - 1;
+        }
+        bits
+    }
+
+    /// The slot bit of one internal bit.
+    #[inline]
+    fn slot(&self, square: u64) -> u64 {
+        1 << self.slot_of_square[square.trailing_zeros() as usize]
+    }
+
+    /// Calls `f` with the local number of every position of the slice from which a king move
+    /// (of the side that just moved) leads to position `local`. As with
+    /// [`Position::for_each_quiet_king_predecessor`](crate::Position::for_each_quiet_king_predecessor),
+    /// whether the mover had to capture instead is left to the caller.
+    #[inline]
+    pub fn for_each_predecessor(&self, local: u64, mut f: impl FnMut(u64)) {
+        let black_to_move = local >= self.half;
+        let part = local - if black_to_move { self.half } else { 0 };
+        let (white_rank, black_rank) = (part / self.black_configs, part % self.black_configs);
+        let white = unrank_set(white_rank, self.white_kings, self.slots);
+        let black = unsqueeze(
+            unrank_set(black_rank, self.black_kings, self.slots - self.white_kings),
+            white,
+        );
+        let empty = self.free & !self.squares(white | black);
+        // Before the move the mover was to move: the other half of the slice.
+        let before = if black_to_move { 0 } else { self.half };
+        if black_to_move {
+            let mut kings = self.squares(white);
+            while kings != 0 {
+                let king = kings & kings.wrapping_neg();
+                kings &= kings - 1;
+                let mut from = layout::king_reach(self.variant, king, empty);
+                while from != 0 {
+                    let square = from & from.wrapping_neg();
+                    from &= from - 1;
+                    let moved = white ^ self.slot(king) ^ self.slot(square);
+                    let black_rank = rank_set(squeeze(black, moved));
+                    f(before + rank_set(moved) * self.black_configs + black_rank);
+                }
+            }
+        } else {
+            let base = before + white_rank * self.black_configs;
+            let mut kings = self.squares(black);
+            while kings != 0 {
+                let king = kings & kings.wrapping_neg();
+                kings &= kings - 1;
+                let mut from = layout::king_reach(self.variant, king, empty);
+                while from != 0 {
+                    let square = from & from.wrapping_neg();
+                    from &= from - 1;
+                    let moved = black ^ self.slot(king) ^ self.slot(square);
+                    f(base + rank_set(squeeze(moved, white)));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Material, PositionIndex, Variant};
+
+    /// The same predecessors, in the same order, as building each position and ranking its
+    /// predecessors, over every slice of small materials of both variants.
+    #[test]
+    fn agrees_with_positions() {
+        let mut predecessors = 0;
+        for variant in Variant::ALL {
+            for name in ["KKvK", "KvKK", "KMvK", "KMvKM", "KvM", "MMvK", "KKvKK"] {
+                let material: Material = name.parse().unwrap();
+                let index = PositionIndex::new(variant, material);
+                let step = (index.men_placements() / 7).max(1);
+                for men in (0..index.men_placements()).step_by(step as usize) {
+                    let slice = index.slice(men);
+                    let moves = slice.king_moves();
+                    for local in 0..slice.len() {
+                        let mut expected = Vec::new();
+                        slice.position(local).for_each_quiet_king_predecessor(|p| {
+                            expected.push(slice.local_rank(&p))
+                        });
+                        let mut found = Vec::new();
+                        moves.for_each_predecessor(local, |p| found.push(p));
+                        expected.sort_unstable();
+                        found.sort_unstable();
+                        assert_eq!(
+                            found, expected,
+                            "{variant} {name} slice {men} position {local}"
+                        );
+                        predecessors += found.len();
+                    }
+                }
+            }
+        }
+        assert!(
+            predecessors > 100_000,
+            "only {predecessors} predecessors compared"
+        );
+    }
+}
