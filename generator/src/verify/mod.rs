@@ -1,0 +1,201 @@
+//! Checking tables independently of how they were made: every position's stored values against
+//! its successors' values, found by forward move generation.
+//!
+//! The full check ([`verify_table`], [`VerifyReport::check_all`]) walks a material page by page
+//! (`full` and `pages`), with a bounded amount of decoded table in memory; the sampled check
+//! ([`VerifyReport::check_sample`]) looks at a few random positions through the probe
+//! (`sample`). Both compare a position the same way (`context`).
+
+mod context;
+mod full;
+mod outside;
+mod pages;
+mod rank;
+mod sample;
+mod walker;
+
+use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
+
+use context::Context;
+
+/// The outcome of checking one table.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyReport {
+    /// Positions in the table.
+    pub positions: u64,
+    /// Positions looked at: all of them, or those of a sample.
+    pub checked: u64,
+    /// Positions looked at whose side to move must capture: their value is resolved from their
+    /// captures, so there is nothing stored to check.
+    pub capture_positions: u64,
+    /// Positions whose stored value disagrees with their successors.
+    pub mismatches: u64,
+    /// The first few mismatching positions in index order, as `FEN: stored X, successors say Y`,
+    /// sorted.
+    pub examples: Vec<String>,
+}
+
+/// How many mismatching positions a report shows.
+const EXAMPLES: usize = 5;
+
+/// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule tables,
+/// then every position: no legal move must be a loss (in 0), otherwise the value is the best of
+/// the negated values of the successors, the distance the quickest win or the longest loss, and
+/// the rule-aware value the one [`rafle_probe::RuleValue::from_successors`] gives from the
+/// successors' rule values and whether each move resets the counter. Distances and rule values
+/// are stored for the positions with White to move that are not drawn; the others are derived
+/// from their moves, as a probe derives them, before the stored ones are checked. Successors in
+/// other materials are probed in `tablebase`.
+///
+/// `advance` is called with the number of positions done as work goes on: the material's
+/// positions in all.
+///
+/// # Memory
+///
+/// The material is walked in pages of 65,536 positions with one side to move (decoded from the
+/// table blocks that cover them, about 4.1 bytes a position: 264 KiB a page), kept in a cache of
+/// [`VerifyReport::DEFAULT_MEMORY`] bytes ([`VerifyReport::check_all`] takes another budget).
+/// A material whose pages all fit is decoded whole; a larger one is checked four pages with
+/// White to move at a time, and between such windows the cache drops the pages used least
+/// recently until it is back within budget. What one window needs stays until the window is
+/// done, so the bound is the budget or one window's pages with those their moves reach (and
+/// theirs), whichever is larger; it does not grow with the material. On top of that come the
+/// probe's block cache for the other materials ([`rafle_probe::DEFAULT_CACHE_BYTES`] by
+/// default) and, per thread, a few move lists.
+///
+/// # Errors
+///
+/// A [`ProbeError`] reading this table or one it depends on, [`ProbeError::Corrupted`] for a
+/// checksum mismatch or an invalid code.
+pub fn verify_table(
+    tablebase: &Tablebase,
+    variant: Variant,
+    material: Material,
+    advance: &(dyn Fn(u64) + Sync),
+) -> Result<VerifyReport, ProbeError> {
+    VerifyReport::check_all(
+        tablebase,
+        variant,
+        material,
+        VerifyReport::DEFAULT_MEMORY,
+        advance,
+    )
+}
+
+impl VerifyReport {
+    /// The budget of decoded pages [`verify_table`] keeps: 256 MiB, which holds every material
+    /// up to 5 pieces whole.
+    pub const DEFAULT_MEMORY: usize = 256 << 20;
+
+    /// As [`verify_table`], with at most about `memory` bytes of decoded pages kept between
+    /// steps (see [`verify_table`]'s memory bound). The report is the same whatever the budget.
+    ///
+    /// # Errors
+    ///
+    /// As [`verify_table`].
+    pub fn check_all(
+        tablebase: &Tablebase,
+        variant: Variant,
+        material: Material,
+        memory: usize,
+        advance: &(dyn Fn(u64) + Sync),
+    ) -> Result<VerifyReport, ProbeError> {
+        let ctx = Context::open(tablebase, variant, material, true)?;
+        let tally = full::verify(&ctx, memory, advance)?;
+        Ok(tally.report(ctx.main().index.size()))
+    }
+
+    /// Checks `count` positions of the material drawn at random (without repeats, the same
+    /// ones for the same `seed`), each as [`verify_table`] checks it, its successors probed in
+    /// `tablebase`; the whole material, as [`verify_table`] does, if it has no more than `count`
+    /// positions. Only the table blocks the positions and their successors need are read (and
+    /// their checksums checked). `advance` is called with the number of positions done.
+    ///
+    /// # Errors
+    ///
+    /// As [`verify_table`].
+    pub fn check_sample(
+        tablebase: &Tablebase,
+        variant: Variant,
+        material: Material,
+        count: u64,
+        seed: u64,
+        advance: &(dyn Fn(u64) + Sync),
+    ) -> Result<VerifyReport, ProbeError> {
+        let positions = PositionIndex::count(variant, material);
+        let ctx = Context::open(tablebase, variant, material, count >= positions)?;
+        let tally = if count >= positions {
+            full::verify(&ctx, Self::DEFAULT_MEMORY, advance)?
+        } else {
+            sample::verify(&ctx, count, seed, advance)?
+        };
+        Ok(tally.report(positions))
+    }
+
+    /// How many positions [`VerifyReport::check_sample`] looks at in a material.
+    pub fn sample_size(variant: Variant, material: Material, count: u64) -> u64 {
+        count.min(PositionIndex::count(variant, material))
+    }
+}
+
+/// What checking some positions found.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Positions looked at.
+    checked: u64,
+    /// Of which with a capture to make.
+    captures: u64,
+    /// Of which disagreeing with their successors.
+    mismatches: u64,
+    /// The mismatches of the lowest indices, at most [`EXAMPLES`].
+    examples: Vec<(u64, String)>,
+}
+
+impl Tally {
+    /// Counts a position whose side to move must capture.
+    fn capture(&mut self) {
+        self.checked += 1;
+        self.captures += 1;
+    }
+
+    /// Counts position `i`, checked against its successors, with the example of its mismatch.
+    fn quiet(&mut self, i: u64, mismatch: Option<String>) {
+        self.checked += 1;
+        if let Some(example) = mismatch {
+            self.mismatches += 1;
+            self.examples.push((i, example));
+            self.keep_first();
+        }
+    }
+
+    /// Adds what `other` found.
+    fn merge(&mut self, other: Tally) {
+        self.checked += other.checked;
+        self.captures += other.captures;
+        self.mismatches += other.mismatches;
+        self.examples.extend(other.examples);
+        self.keep_first();
+    }
+
+    /// Keeps the examples of the lowest indices, so that the report does not depend on the
+    /// order in which threads found them.
+    fn keep_first(&mut self) {
+        if self.examples.len() > EXAMPLES {
+            self.examples.sort_unstable_by_key(|&(i, _)| i);
+            self.examples.truncate(EXAMPLES);
+        }
+    }
+
+    /// The report of a material of `positions` positions.
+    fn report(self, positions: u64) -> VerifyReport {
+        let mut examples: Vec<String> = self.examples.into_iter().map(|(_, e)| e).collect();
+        examples.sort();
+        VerifyReport {
+            positions,
+            checked: self.checked,
+            capture_positions: self.captures,
+            mismatches: self.mismatches,
+            examples,
+        }
+    }
+}
