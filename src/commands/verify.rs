@@ -8,7 +8,7 @@ use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rafle_generator::VerifyReport;
-use rafle_probe::Material;
+use rafle_probe::{Material, ProbeError};
 
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::Failure;
@@ -76,38 +76,58 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
                 checked += 1;
             }
         }
-        for material in present {
+        // Each material's line as soon as it is done; the next one's bar set up.
+        let start = |material: Material| {
             bar.reset();
-            bar.set_length(VerifyReport::sample_size(
-                variant,
-                material,
-                args.sample.unwrap_or(u64::MAX),
-            ));
+            let n = args.sample.unwrap_or(u64::MAX);
+            bar.set_length(VerifyReport::sample_size(variant, material, n));
             bar.set_prefix(format!("{variant} {material}"));
-            let advance = |n| bar.inc(n);
-            let report = match args.sample {
-                Some(n) => {
-                    VerifyReport::check_sample(&tables, variant, material, n, args.seed, &advance)
-                }
-                None => VerifyReport::check_all(&tables, variant, material, memory, &advance),
-            };
-            let mut text = format!("{variant} {material} ");
-            let ok = match report {
+        };
+        let mut written = Ok(());
+        let mut count = 0;
+        let mut done = |material: Material, report: Result<VerifyReport, ProbeError>| {
+            let text = match report {
                 Ok(r) => {
-                    text += &summary(&r, args.sample.is_some());
-                    r.mismatches == 0
+                    failed += usize::from(r.mismatches > 0);
+                    format!(
+                        "{variant} {material} {}",
+                        summary(&r, args.sample.is_some())
+                    )
                 }
                 Err(err) => {
-                    text += &format!("error: {err}\n");
-                    false
+                    failed += 1;
+                    format!("{variant} {material} error: {err}\n")
                 }
             };
-            if !ok {
-                failed += 1;
-            }
             checked += 1;
-            bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
+            count += 1;
+            written = bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()));
+            if let Some(&next) = present.get(count) {
+                start(next);
+            }
+            // A reader gone away (`| head`) ends the run.
+            written.is_ok()
+        };
+        if let Some(&first) = present.first() {
+            start(first);
         }
+        let advance = |n| bar.inc(n);
+        match args.sample {
+            Some(n) => {
+                for &material in &present {
+                    let report = VerifyReport::check_sample(
+                        &tables, variant, material, n, args.seed, &advance,
+                    );
+                    if !done(material, report) {
+                        break;
+                    }
+                }
+            }
+            None => {
+                VerifyReport::check_each(&tables, variant, &present, memory, &advance, &mut done)
+            }
+        }
+        written?;
     }
     bar.finish_and_clear();
     if failed > 0 {

@@ -1,302 +1,39 @@
-//! What checking one position needs: the materials involved (the one verified and those its
-//! captures reach), each with its tables, index, draw-rule limit and pages; the values of a
-//! position's successors (from pages, or through [`Outside`]); and the comparison of a position's
-//! stored values with those its successors give.
+//! The materials of a verification (its [`Part`]s) and the successors of their positions: inside
+//! a material from its pages, across a capture or a promotion from the pages of the material
+//! reached, and through [`Outside`] where no page holds them.
 
-use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
-use rafle_probe::format::TableKind;
 use rafle_probe::{
-    resets_counter, Category, Counters, Dtw, Limits, Material, Move, Position, PositionIndex,
-    ProbeError, RuleValue, Table, Tablebase, Variant, Wdl,
+    resets_counter, Category, Counters, Material, Move, Position, ProbeError, Tablebase, Variant,
 };
 
 use super::outside::{Local, Outside};
-use super::pages::Layout;
-use super::rank::{Pieces, Ranker};
+use super::pages::Cache;
+use super::part::{Codes, Part, Successor, Values};
+use super::rank::Pieces;
 use super::walker::Walker;
 
-/// The code of a drawn position in the 16-bit distance codes kept in memory.
-pub(super) const DTW_DRAW: u16 = u16::MAX;
-
-/// A position's three values as kept in memory: the win/draw/loss code, the draw-rule code and
-/// the distance code (always 16 bits wide, whatever the table's width, so that a derived
-/// distance never meets the draw code of an 8-bit table), in 4 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(C)]
-pub(super) struct Codes {
-    /// [`Wdl::code`]; an invalid code reads as a draw, as the probe of a successor would have
-    /// failed on it while the position itself is reported when it is checked.
-    pub wdl: u8,
-    /// [`RuleValue::code`]; an invalid code reads as a draw, as for `wdl`.
-    pub rule: u8,
-    /// The distance in plies, [`DTW_DRAW`] for a draw.
-    pub dtw: u16,
-}
-
-impl Codes {
-    /// Every code zero: what a page holds before it is read.
-    pub const ZERO: Codes = Codes {
-        wdl: 0,
-        rule: 0,
-        dtw: 0,
-    };
-
-    /// The codes of a drawn position.
-    pub const DRAW: Codes = Codes {
-        wdl: 0,
-        rule: 0,
-        dtw: DTW_DRAW,
-    };
-
-    /// The codes of `values`.
-    pub fn of(values: Values) -> Codes {
-        Codes {
-            wdl: values.wdl.code(),
-            rule: values.rule.code(),
-            dtw: DtwCodec::encode(values.dtw, 16),
-        }
-    }
-
-    /// The values.
-    #[inline]
-    pub fn values(self) -> Values {
-        Values {
-            wdl: WdlCodec::decode(u16::from(self.wdl), 2).unwrap_or(Wdl::Draw),
-            dtw: DtwCodec::decode(self.dtw, 16).unwrap_or(Dtw::Draw),
-            rule: RuleValue::from_code(self.rule).unwrap_or(RuleValue::DRAW),
-        }
-    }
-}
-
-/// A distance code of a table `bits` wide as a 16-bit code.
-#[inline]
-pub(super) fn widen_dtw(code: u16, bits: u8) -> u16 {
-    if code == DtwCodec::draw_code(bits) {
-        DTW_DRAW
-    } else {
-        code
-    }
-}
-
-/// A position's value in each table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Values {
-    /// Win, draw or loss.
-    pub wdl: Wdl,
-    /// Distance to win.
-    pub dtw: Dtw,
-    /// Class and count under the draw rules.
-    pub rule: RuleValue,
-}
-
-impl Values {
-    /// A drawn position's values.
-    pub const DRAW: Values = Values {
-        wdl: Wdl::Draw,
-        dtw: Dtw::Draw,
-        rule: RuleValue::DRAW,
-    };
-
-    /// The values of a position whose side to move has no piece: lost at once.
-    pub const NO_PIECE: Values = Values {
-        wdl: Wdl::Loss,
-        dtw: Dtw::Loss(0),
-        rule: RuleValue::NO_MOVE,
-    };
-}
-
-/// A successor's values and whether the move to it resets the draw-rule counter.
-pub(super) type Successor = (Values, bool);
-
-/// Where a capture leads.
+/// Where a move leaving the material leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Target {
     /// To a position whose side to move has no piece left.
     NoPiece,
-    /// To the position of this index of this part; whether the capture resets the counter.
+    /// To the position of this index of this part; whether the move resets the counter.
     At(usize, u64, bool),
     /// To a material with no part.
     Elsewhere,
 }
 
-/// One material whose pages the walk makes: the one verified, or one its captures reach.
-#[derive(Debug)]
-pub(super) struct Part<'a> {
-    /// The material, in its stored orientation.
-    pub material: Material,
-    /// Its index.
-    pub index: &'a PositionIndex,
-    /// Its index from bitboards.
-    pub ranker: Ranker,
-    /// Its win/draw/loss table.
-    pub wdl: &'a Table,
-    /// Its distance-to-win table.
-    pub dtw: &'a Table,
-    /// Its draw-rule table.
-    pub rules: &'a Table,
-    /// The draw-rule limit of its category.
-    pub limit: u8,
-    /// Positions with White to move: the first half of the index.
-    pub half: u64,
-    /// Its pages.
-    pub layout: Layout,
-    /// The number of its first page among the pages of every part.
-    pub first_page: u32,
-    /// Whether a man move that stays in the material resets the counter: outside the 6.3 and
-    /// 6.4 categories (inside, only leaving the category does).
-    man_moves_reset: bool,
-}
-
-impl<'a> Part<'a> {
-    /// Opens `material`'s three tables (header and block index checked), its pages numbered
-    /// from `first_page`.
-    fn open(
-        tables: &'a Tablebase,
-        variant: Variant,
-        material: Material,
-        limits: Limits,
-        first_page: u32,
-    ) -> Result<Part<'a>, ProbeError> {
-        let wdl = tables.table(variant, material)?;
-        let dtw = tables.table_of(TableKind::Dtw, variant, material)?;
-        let rules = tables.table_of(TableKind::DrawRules, variant, material)?;
-        let category = Category::of(variant, material);
-        let index = wdl.index();
-        Ok(Part {
-            material,
-            index,
-            ranker: Ranker::new(variant, material),
-            wdl,
-            dtw,
-            rules,
-            limit: limits.of(category),
-            half: index.size() / 2,
-            layout: Layout::new(index.size()),
-            first_page,
-            man_moves_reset: category == Category::Outside,
-        })
-    }
-
-    /// The position at `walker`, one of this part's.
-    ///
-    /// # Errors
-    ///
-    /// [`ProbeError::Corrupted`] if the index names no position, which cannot happen for an
-    /// index below the table's size.
-    pub fn position(&self, walker: &Walker) -> Result<Position, ProbeError> {
-        walker.position().ok_or_else(|| ProbeError::Corrupted {
-            path: self.wdl.path().to_path_buf(),
-            reason: format!("index {} names no position", walker.index()),
-        })
-    }
-
-    /// The page of position `i` among the pages of every part, and its offset there.
-    #[inline]
-    pub fn locate(&self, i: u64) -> (u32, usize) {
-        let (page, offset) = self.layout.locate(i);
-        (self.first_page + page, offset)
-    }
-
-    /// Whether position `i`, whose side to move need not capture and whose win/draw/loss value
-    /// is `wdl`, has its distance and rule value stored: White to move and not drawn.
-    #[inline]
-    pub fn holds(&self, i: u64, wdl: Wdl) -> bool {
-        let positions = self.index.size() as usize;
-        TableKind::Dtw.holds(Entry::at_index(
-            i as usize,
-            positions,
-            false,
-            wdl == Wdl::Draw,
-        ))
-    }
-
-    /// The values successors give: the best of their negated values, the quickest win or
-    /// longest loss, and the rule value under the material's limit; only the first when not
-    /// `full` (the others those of a draw).
-    pub fn combine(&self, successors: &[Successor], full: bool) -> Values {
-        let wdl =
-            WdlCodec::from_successors(self.limit, successors.iter().map(|&(v, r)| (v.wdl, r)));
-        if !full {
-            return Values {
-                wdl,
-                ..Values::DRAW
-            };
-        }
-        Values {
-            wdl,
-            dtw: DtwCodec::from_successors(self.limit, successors.iter().map(|&(v, r)| (v.dtw, r))),
-            rule: DrawRulesCodec::from_successors(
-                self.limit,
-                successors.iter().map(|&(v, r)| (v.rule, r)),
-            ),
-        }
-    }
-
-    /// Checks position `i`, `pos`, whose side to move need not capture: `stored` are its codes
-    /// as its tables hold them (the distance and rule codes only read with White to move and not
-    /// drawn, where the tables hold them) and `successors` all its successors (with the distance
-    /// and rule values when those are read). Returns the example of a mismatch.
-    ///
-    /// # Errors
-    ///
-    /// [`ProbeError::Corrupted`] for a stored code no table holds.
-    pub fn compare(
-        &self,
-        i: u64,
-        pos: &Position,
-        stored: Codes,
-        successors: &[Successor],
-    ) -> Result<Option<String>, ProbeError> {
-        let wdl = WdlCodec::decode(u16::from(stored.wdl), 2).ok_or_else(|| {
-            ProbeError::invalid_code(TableKind::Wdl, self.wdl.path(), u16::from(stored.wdl))
-        })?;
-        let holds = self.holds(i, wdl);
-        let stored = if holds {
-            let rule = RuleValue::from_code(stored.rule).ok_or_else(|| {
-                ProbeError::invalid_code(
-                    TableKind::DrawRules,
-                    self.rules.path(),
-                    u16::from(stored.rule),
-                )
-            })?;
-            Values {
-                wdl,
-                dtw: DtwCodec::decode(stored.dtw, 16).unwrap_or(Dtw::Draw),
-                rule,
-            }
-        } else {
-            Values {
-                wdl,
-                ..Values::DRAW
-            }
-        };
-        let expected = self.combine(successors, holds);
-        if stored == expected {
-            return Ok(None);
-        }
-        Ok(Some(format!(
-            "{}: stored {} ({}; {}), successors say {} ({}; {})",
-            pos.to_fen(),
-            stored.wdl,
-            stored.dtw,
-            stored.rule,
-            expected.wdl,
-            expected.dtw,
-            expected.rule
-        )))
-    }
-}
-
-/// The material verified and those its captures reach.
+/// The materials of a verification and what their successors need.
 #[derive(Debug)]
 pub(super) struct Context<'a> {
     /// Every table, for the successors in no part.
     pub tables: &'a Tablebase,
     /// The values of the successors in no part.
     pub outside: Outside<'a>,
-    /// The material verified first, then those captures from it reach (one capture or more),
-    /// each once, by decreasing number of pieces.
+    /// The materials, in dependency order: captures and promotions lead to earlier ones.
     pub parts: Vec<Part<'a>>,
+    /// The part of each material plus one (0 for none), at [`key`].
+    part_of: Vec<u16>,
     /// The board.
     variant: Variant,
     /// Squares on the board.
@@ -306,61 +43,74 @@ pub(super) struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    /// Opens `material`'s tables, and with `targets` those of the materials its captures
-    /// reach, directly or through other captures (header and block index checked).
+    /// Opens the tables of `materials` (header and block index checked), with `closure` those
+    /// of every material their captures reach, however many captures away. Returns the
+    /// materials whose tables could not be opened, with the error.
     ///
     /// # Errors
     ///
-    /// A [`ProbeError`] opening a table, [`ProbeError::Corrupted`] if the variant's rule tables
-    /// record no limits.
+    /// [`ProbeError::MixedLimits`] or [`ProbeError::Corrupted`] if the variant's rule tables do
+    /// not record one set of limits.
     pub fn open(
         tables: &'a Tablebase,
         variant: Variant,
-        material: Material,
-        targets: bool,
-    ) -> Result<Context<'a>, ProbeError> {
-        let limits = tables.limits(variant)?.ok_or_else(|| {
-            let path = tables.table_of(TableKind::DrawRules, variant, material);
-            ProbeError::Corrupted {
-                path: path.map_or_else(|_| tables.dir().to_path_buf(), |t| t.path().to_path_buf()),
+        materials: &[Material],
+        closure: bool,
+    ) -> Result<(Context<'a>, Vec<(Material, ProbeError)>), ProbeError> {
+        let limits = tables
+            .limits(variant)?
+            .ok_or_else(|| ProbeError::Corrupted {
+                path: tables.dir().join(variant.name()),
                 reason: "a rule table without limits".to_string(),
-            }
-        })?;
-        // Every material captures lead to, however many captures away, the material verified
-        // first and then by fewer pieces: a page's captures lie in later parts.
-        let mut materials = vec![material];
+            })?;
+        let mut wanted = materials.to_vec();
         let mut k = 0;
-        while targets && k < materials.len() {
-            for target in capture_targets(materials[k]) {
+        while closure && k < wanted.len() {
+            for target in capture_targets(wanted[k]) {
                 // A missing table is reported when a capture reaches it, as the probe does.
-                if !materials.contains(&target) && tables.table(variant, target).is_ok() {
-                    materials.push(target);
+                if !wanted.contains(&target) && tables.table(variant, target).is_ok() {
+                    wanted.push(target);
                 }
             }
             k += 1;
         }
-        materials[1..].sort_by_key(|m| (std::cmp::Reverse(m.pieces()), *m));
-        let mut parts: Vec<Part> = Vec::with_capacity(materials.len());
-        for m in materials {
+        wanted.sort_by_key(|m| (m.pieces(), m.men(), *m));
+        wanted.dedup();
+        let mut parts: Vec<Part> = Vec::with_capacity(wanted.len());
+        let mut failed = Vec::new();
+        for m in wanted {
             let first_page = parts.last().map_or(0, |p| p.first_page + p.layout.pages());
-            parts.push(Part::open(tables, variant, m, limits, first_page)?);
+            match Part::open(tables, variant, m, limits, first_page) {
+                Ok(part) => parts.push(part),
+                Err(err) => failed.push((m, err)),
+            }
+        }
+        let mut part_of = vec![0u16; 1 << 16];
+        for (k, p) in parts.iter().enumerate() {
+            if let Some(key) = key(p.material) {
+                part_of[key] = k as u16 + 1;
+            }
         }
         let squares = u32::from(variant.square_count());
         let row = u32::from(variant.squares_per_row());
         let first_row = (1u64 << row) - 1;
-        Ok(Context {
+        let ctx = Context {
             tables,
             outside: Outside::new(tables, limits),
             parts,
+            part_of,
             variant,
             squares,
             promotion: [first_row, first_row << (squares - row)],
-        })
+        };
+        Ok((ctx, failed))
     }
 
-    /// The material verified.
-    pub fn main(&self) -> &Part<'a> {
-        &self.parts[0]
+    /// The part of `material`, if it has one.
+    #[inline]
+    pub fn part(&self, material: Material) -> Option<usize> {
+        let k = self.part_of[key(material)?];
+        (k > 0).then(|| usize::from(k) - 1)
     }
 
     /// Pages of every part.
@@ -380,29 +130,46 @@ impl<'a> Context<'a> {
         (k, page - self.parts[k].first_page)
     }
 
-    /// Where the capture `mv` of the position of `part` with bitboards `pieces` leads: the
-    /// position's part (one of the targets, in its stored orientation) and index, or no part.
-    /// The same as playing the move and ranking the result, on the bitboards alone.
-    pub fn capture_target(&self, part: &Part, pieces: &Pieces, mv: &Move) -> Target {
-        let from = 1u64 << (mv.from().number() - 1);
-        let to = 1u64 << (mv.to().number() - 1);
-        let taken = mv.captured().to_numbered_bits();
+    /// Part `main` and the parts its captures reach, however many captures away.
+    pub fn closure(&self, main: usize) -> Vec<usize> {
+        let mut found = vec![main];
+        let mut k = 0;
+        while k < found.len() {
+            for target in capture_targets(self.parts[found[k]].material) {
+                if let Some(t) = self.part(target) {
+                    if !found.contains(&t) {
+                        found.push(t);
+                    }
+                }
+            }
+            k += 1;
+        }
+        found
+    }
+
+    /// Where a move of the position of `part` with bitboards `pieces` that leaves the
+    /// material leads: from square bit `from` to square bit `to`, taking the pieces on `taken`
+    /// (a capture) or crowning a man (a promotion, `taken` empty). The same as playing the
+    /// move and ranking the result in its stored orientation, on the bitboards alone.
+    pub fn leave(&self, part: &Part, pieces: &Pieces, from: u64, to: u64, taken: u64) -> Target {
         let black = pieces.black_to_move;
         let mut next = *pieces;
         next.black_to_move = !black;
         let (own_men, own_kings, opp_men, opp_kings) = if black {
+            let p = &mut next;
             (
-                &mut next.black_men,
-                &mut next.black_kings,
-                &mut next.white_men,
-                &mut next.white_kings,
+                &mut p.black_men,
+                &mut p.black_kings,
+                &mut p.white_men,
+                &mut p.white_kings,
             )
         } else {
+            let p = &mut next;
             (
-                &mut next.white_men,
-                &mut next.white_kings,
-                &mut next.black_men,
-                &mut next.black_kings,
+                &mut p.white_men,
+                &mut p.white_kings,
+                &mut p.black_men,
+                &mut p.black_kings,
             )
         };
         let man = *own_men & from != 0;
@@ -418,35 +185,36 @@ impl<'a> Context<'a> {
         } else {
             *own_kings |= to;
         }
-        let (men_gone, kings_gone) = (
-            (*opp_men & taken).count_ones(),
-            (*opp_kings & taken).count_ones(),
-        );
+        let men_gone = (*opp_men & taken).count_ones() as u8;
+        let kings_gone = (*opp_kings & taken).count_ones() as u8;
         *opp_men &= !taken;
         *opp_kings &= !taken;
         if *opp_men | *opp_kings == 0 {
             return Target::NoPiece;
         }
         let mut m = part.material;
-        let (own, opp) = if black {
-            (
-                (&mut m.black_men, &mut m.black_kings),
-                (&mut m.white_men, &mut m.white_kings),
-            )
-        } else {
-            (
-                (&mut m.white_men, &mut m.white_kings),
-                (&mut m.black_men, &mut m.black_kings),
-            )
-        };
-        if crowned {
-            *own.0 -= 1;
-            *own.1 += 1;
+        {
+            let (own, opp) = if black {
+                (
+                    (&mut m.black_men, &mut m.black_kings),
+                    (&mut m.white_men, &mut m.white_kings),
+                )
+            } else {
+                (
+                    (&mut m.white_men, &mut m.white_kings),
+                    (&mut m.black_men, &mut m.black_kings),
+                )
+            };
+            if crowned {
+                *own.0 -= 1;
+                *own.1 += 1;
+            }
+            *opp.0 -= men_gone;
+            *opp.1 -= kings_gone;
         }
-        *opp.0 -= men_gone as u8;
-        *opp.1 -= kings_gone as u8;
-        let resets = self.category(m) != self.category(part.material)
-            || self.category(part.material) == Category::Outside;
+        // What resets_counter says of a capture or a man move that changes the material.
+        let before = Category::of(self.variant, part.material);
+        let resets = Category::of(self.variant, m) != before || before == Category::Outside;
         if !m.is_canonical() {
             m = m.mirrored();
             let flip = |bits: u64| bits.reverse_bits() >> (64 - self.squares);
@@ -458,15 +226,10 @@ impl<'a> Context<'a> {
                 black_to_move: !next.black_to_move,
             };
         }
-        match self.parts.iter().position(|p| p.material == m) {
+        match self.part(m) {
             Some(k) => Target::At(k, self.parts[k].ranker.rank(&next), resets),
             None => Target::Elsewhere,
         }
-    }
-
-    /// The category of a material on the board of the parts.
-    fn category(&self, m: Material) -> Category {
-        Category::of(self.variant, m)
     }
 
     /// The values of `next`, a position of another material, through [`Outside`]: all three
@@ -502,8 +265,8 @@ impl<'a> Context<'a> {
 
     /// The successors of `pos`, the position of `part` at `walker`, whose side to move must
     /// capture, through its `moves` (all captures, so all leaving the material), into `out`
-    /// (cleared first): from the pages of the targets when `pages` is given (it returns the
-    /// codes at a page and offset, `None` for a page not made), else through [`Outside`].
+    /// (cleared first): from the pages of `cache`, through [`Outside`] for a material with no
+    /// part.
     ///
     /// Returns `false` when a page was missing: `out` is then incomplete, and `missing` has
     /// every page lacking.
@@ -514,7 +277,7 @@ impl<'a> Context<'a> {
         walker: &Walker,
         pos: &Position,
         moves: &[Move],
-        pages: Option<&dyn Fn(u32, usize) -> Option<Codes>>,
+        cache: &Cache,
         local: &mut Local,
         missing: &mut Vec<u32>,
         out: &mut Vec<Successor>,
@@ -522,47 +285,40 @@ impl<'a> Context<'a> {
         out.clear();
         let mut complete = true;
         for mv in moves {
-            let target = match pages {
-                Some(_) => self.capture_target(part, walker.pieces(), mv),
-                None => Target::Elsewhere,
-            };
-            let (values, resets) = match (target, pages) {
-                (Target::NoPiece, _) => (Values::NO_PIECE, true),
-                (Target::At(k, j, resets), Some(lookup)) => {
-                    let (page, offset) = self.parts[k].locate(j);
-                    match lookup(page, offset) {
-                        Some(codes) => (codes.values(), resets),
-                        None => {
-                            missing.push(page);
-                            complete = false;
-                            continue;
-                        }
+            let from = 1u64 << (mv.from().number() - 1);
+            let to = 1u64 << (mv.to().number() - 1);
+            let taken = mv.captured().to_numbered_bits();
+            let successor = match self.leave(part, walker.pieces(), from, to, taken) {
+                Target::NoPiece => (Codes::NO_PIECE, true),
+                Target::At(k, j, resets) => match cache.codes(&self.parts[k], j) {
+                    Ok(codes) => (codes, resets),
+                    Err(page) => {
+                        missing.push(page);
+                        complete = false;
+                        continue;
                     }
-                }
-                _ if complete => {
+                },
+                Target::Elsewhere if complete => {
                     let next = pos.play(mv);
-                    (
-                        self.other(&next, true, local)?,
-                        resets_counter(pos, mv, &next),
-                    )
+                    let values = self.other(&next, true, local)?;
+                    (Codes::of(values), resets_counter(pos, mv, &next))
                 }
-                _ => continue,
+                Target::Elsewhere => continue,
             };
             if complete {
-                out.push((values, resets));
+                out.push(successor);
             }
         }
         Ok(complete)
     }
 
     /// The successors of `pos`, the position of `part` at `walker`, whose side to move need
-    /// not capture, through its `moves`, into `out` (cleared first): those in the material from
-    /// `inside` (given their index), the promotions through [`Outside`]; the distance and rule
-    /// values only when `full`.
+    /// not capture, through its `moves`, into `out` (cleared first): from the pages of `cache`,
+    /// a promotion through [`Outside`] when the page it reaches is not made (it is not waited
+    /// for: it is a material of as many pieces); the distance and rule values only when `full`.
     ///
-    /// Returns `false` when `inside` had no codes for a successor: `out` is then incomplete, but
-    /// `inside` has still been asked about every successor in the material, so that it can note
-    /// all it lacks at once.
+    /// Returns `false` when a page of the material was missing: `out` is then incomplete, and
+    /// `missing` has every page lacking.
     #[allow(clippy::too_many_arguments)]
     pub fn quiet(
         &self,
@@ -571,8 +327,9 @@ impl<'a> Context<'a> {
         pos: &Position,
         moves: &[Move],
         full: bool,
-        inside: &mut impl FnMut(u64) -> Option<Codes>,
+        cache: &Cache,
         local: &mut Local,
+        missing: &mut Vec<u32>,
         out: &mut Vec<Successor>,
     ) -> Result<bool, ProbeError> {
         out.clear();
@@ -590,26 +347,61 @@ impl<'a> Context<'a> {
             let man = men & from != 0;
             if man && to & promotion != 0 {
                 if complete {
-                    let next = pos.play(mv);
-                    let values = self.other(&next, full, local)?;
-                    out.push((values, resets_counter(pos, mv, &next)));
+                    out.push(self.promotion(part, walker, pos, mv, full, cache, local)?);
                 }
                 continue;
             }
-            match inside(walker.successor(from, to, man)) {
-                Some(codes) if complete => {
-                    out.push((codes.values(), man && part.man_moves_reset));
+            match cache.codes(part, walker.successor(from, to, man)) {
+                Ok(codes) if complete => out.push((codes, man && part.man_moves_reset)),
+                Ok(_) => {}
+                Err(page) => {
+                    missing.push(page);
+                    complete = false;
                 }
-                Some(_) => {}
-                None => complete = false,
             }
         }
         Ok(complete)
     }
+
+    /// The successor of `pos`, the position of `part` at `walker`, through the promotion `mv`:
+    /// from its page if made, else through [`Outside`].
+    #[allow(clippy::too_many_arguments)]
+    fn promotion(
+        &self,
+        part: &Part,
+        walker: &Walker,
+        pos: &Position,
+        mv: &Move,
+        full: bool,
+        cache: &Cache,
+        local: &mut Local,
+    ) -> Result<Successor, ProbeError> {
+        let from = 1u64 << (mv.from().number() - 1);
+        let to = 1u64 << (mv.to().number() - 1);
+        if let Target::At(k, j, resets) = self.leave(part, walker.pieces(), from, to, 0) {
+            if let Ok(codes) = cache.codes(&self.parts[k], j) {
+                return Ok((codes, resets));
+            }
+        }
+        let next = pos.play(mv);
+        let values = self.other(&next, full, local)?;
+        Ok((Codes::of(values), resets_counter(pos, mv, &next)))
+    }
+}
+
+/// Where a material's part is found: the four piece counts, a nibble each (none above 15).
+#[inline]
+fn key(m: Material) -> Option<usize> {
+    let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    if counts.iter().any(|&c| c > 15) {
+        return None;
+    }
+    Some(counts.iter().fold(0, |acc, &c| acc << 4 | usize::from(c)))
 }
 
 /// The canonical materials one capture from `material` reaches: some of the opponent's pieces
-/// gone (men and kings in any number, at least one), the capturing man perhaps crowned.
+/// gone (men and kings in any number, at least one, not all), the capturing man perhaps
+/// crowned.
 fn capture_targets(material: Material) -> Vec<Material> {
     let mut found = Vec::new();
     let m = material;
@@ -626,17 +418,21 @@ fn capture_targets(material: Material) -> Vec<Material> {
                 }
                 for crowned in 0..=u8::from(own_men > 0) {
                     let mut t = m;
-                    if white_captures {
-                        t.black_men -= men_gone;
-                        t.black_kings -= kings_gone;
-                        t.white_men -= crowned;
-                        t.white_kings += crowned;
+                    let (own, opp) = if white_captures {
+                        (
+                            (&mut t.white_men, &mut t.white_kings),
+                            (&mut t.black_men, &mut t.black_kings),
+                        )
                     } else {
-                        t.white_men -= men_gone;
-                        t.white_kings -= kings_gone;
-                        t.black_men -= crowned;
-                        t.black_kings += crowned;
-                    }
+                        (
+                            (&mut t.black_men, &mut t.black_kings),
+                            (&mut t.white_men, &mut t.white_kings),
+                        )
+                    };
+                    *opp.0 -= men_gone;
+                    *opp.1 -= kings_gone;
+                    *own.0 -= crowned;
+                    *own.1 += crowned;
                     let t = t.canonical();
                     if !found.contains(&t) {
                         found.push(t);
@@ -653,38 +449,48 @@ mod tests {
     use super::*;
     use crate::{generate, NoProgress, Plan};
 
-    /// The target of every capture, found on the bitboards, is where playing the move and
-    /// ranking the result in its stored orientation leads.
+    /// Where every capture and promotion leads, found on the bitboards, is where playing the
+    /// move and ranking the result in its stored orientation leads.
     #[test]
-    fn capture_targets_as_played() {
+    fn moves_leaving_the_material_as_played() {
         let dir = tempfile::tempdir().unwrap();
-        let variant = Variant::Brazilian;
-        generate(&Plan::new(variant, 3, dir.path()).unwrap(), &NoProgress).unwrap();
-        let tables = Tablebase::open(dir.path()).unwrap();
-        let mut captures = 0;
-        for name in ["KMvK", "MMvK", "KKvM", "KMvM", "MMvM"] {
-            let material: Material = name.parse().unwrap();
-            let ctx = Context::open(&tables, variant, material, true).unwrap();
-            let main = ctx.main();
-            for i in 0..main.index.size() {
-                let walker = Walker::new(&main.ranker, i);
-                let pos = main.position(&walker).unwrap();
-                for mv in pos.legal_moves().iter().filter(|m| m.is_capture()) {
-                    captures += 1;
-                    let next = pos.play(mv);
-                    let expected = if next.side_pieces(next.turn()).is_empty() {
-                        Target::NoPiece
-                    } else {
-                        let (oriented, m) = next.canonical();
-                        let k = ctx.parts.iter().position(|p| p.material == m).unwrap();
-                        let resets = resets_counter(&pos, mv, &next);
-                        Target::At(k, ctx.parts[k].index.rank(&oriented), resets)
-                    };
-                    let found = ctx.capture_target(main, walker.pieces(), mv);
-                    assert_eq!(found, expected, "{name} {}", pos.to_fen());
+        let mut left = 0;
+        for variant in Variant::ALL {
+            generate(&Plan::new(variant, 3, dir.path()).unwrap(), &NoProgress).unwrap();
+            let tables = Tablebase::open(dir.path()).unwrap();
+            let all = tables.materials(variant);
+            let (ctx, failed) = Context::open(&tables, variant, &all, false).unwrap();
+            assert!(failed.is_empty());
+            for part in &ctx.parts {
+                let mut walker = Walker::new(&part.ranker, 0);
+                for i in 0..part.index.size() {
+                    if i > 0 {
+                        walker.advance();
+                    }
+                    let pos = part.position(&walker).unwrap();
+                    for mv in &pos.legal_moves() {
+                        let next = pos.play(mv);
+                        if Material::of(&next) == part.material {
+                            continue;
+                        }
+                        left += 1;
+                        let expected = if next.side_pieces(next.turn()).is_empty() {
+                            Target::NoPiece
+                        } else {
+                            let (oriented, m) = next.canonical();
+                            let k = ctx.part(m).unwrap();
+                            let resets = resets_counter(&pos, mv, &next);
+                            Target::At(k, ctx.parts[k].index.rank(&oriented), resets)
+                        };
+                        let from = 1u64 << (mv.from().number() - 1);
+                        let to = 1u64 << (mv.to().number() - 1);
+                        let taken = mv.captured().to_numbered_bits();
+                        let found = ctx.leave(part, walker.pieces(), from, to, taken);
+                        assert_eq!(found, expected, "{variant} {}", pos.to_fen());
+                    }
                 }
             }
         }
-        assert!(captures > 10_000, "{captures}");
+        assert!(left > 100_000, "{left}");
     }
 }

@@ -1,53 +1,76 @@
 //! The check of every position of a material, page by page (see [`super::pages`]).
 //!
-//! The walk makes pages of the material verified and of the smaller materials its captures
-//! reach (the targets), each level from the ones below it:
-//! 0. a target's pages with White to move: stored codes, captures resolved through
-//!    [`super::outside::Outside`], draws given a draw's distance and rule value;
-//! 1. a target's pages with Black to move: captures as above, the other positions' distance
-//!    and rule values derived from their moves (the tables leave them out);
-//! 2. the verified material's pages with White to move: as level 0, but captures read from
-//!    the targets' pages;
-//! 3. its pages with Black to move: as level 1, each position's win/draw/loss also checked
-//!    against its successors (the first time the page is made).
+//! The walk makes pages of the material verified and of the materials it needs, each page from
+//! pages of lower levels: the level of a page is twice its material's place in dependency order
+//! (captures and promotions lead to earlier materials), plus one with Black to move.
+//! - A page with White to move holds the stored codes, the captures resolved from the pages
+//!   they reach, and a draw's distance and rule value for the draws.
+//! - A page with Black to move resolves its captures the same way, and derives the other
+//!   positions' distance and rule values from their moves (the tables leave them out), from the
+//!   pages with White to move of the same material. For the material verified, each of those
+//!   positions' win/draw/loss is also checked against its successors, the first time the page
+//!   is made.
 //!
-//! Then every position with White to move is checked against the pages with Black to move its
-//! moves reach. It is done a window of pages at a time. A position whose successors lie in a
+//! Then every position with White to move of the material verified is checked against the
+//! pages its moves reach, a window of pages at a time. A position whose successors lie in a
 //! page not made yet is set aside with the pages it lacks; those pages are made (in parallel,
 //! each cut into chunks) and the positions set aside done again. Pages stay in a cache up to a
-//! budget; when everything fits, every page is made first, level by level, and nothing is set
+//! budget, where the materials verified later find them; when the material and those its
+//! captures reach fit, their pages are all made first, level by level, and nothing is set
 //! aside: each position's moves are generated once (twice for a capture with White to move).
+//! A promotion's successor is read from its page if that is made, and resolved through
+//! [`super::outside::Outside`] otherwise (its material, of as many pieces, is not made for it).
 
 use rafle_probe::{Position, ProbeError, Wdl};
 use rayon::prelude::*;
 
-use super::context::{widen_dtw, Codes, Context, Part, Successor, Values};
+use super::context::Context;
 use super::outside::Local;
 use super::pages::{read_codes, Cache, Page, CHUNK};
+use super::part::{widen_dtw, Codes, Part, Successor, Values};
 use super::walker::Walker;
 use super::Tally;
 
 /// Pages with White to move checked together when the material does not fit in the budget.
 const WINDOW: usize = 4;
 
-/// Checks every position of `ctx`'s material with at most about `budget` bytes of pages kept
-/// between steps, calling `advance` with the number of positions done as work goes on.
+/// Checks every position of part `main` of `ctx`, with the pages of `cache` (which keeps
+/// those it makes, up to its budget), calling `advance` with the number of positions done as
+/// work goes on.
 pub(super) fn verify(
     ctx: &Context,
-    budget: usize,
+    cache: &mut Cache,
+    main: usize,
     advance: &(dyn Fn(u64) + Sync),
 ) -> Result<Tally, ProbeError> {
-    let main = ctx.main();
+    let part = &ctx.parts[main];
+    let first = part.first_page;
+    // Pages with Black to move made while the material was not the one verified: their
+    // positions were not checked.
+    for p in first + part.layout.white..first + part.layout.pages() {
+        if !cache.is_checked(p) {
+            cache.remove(p);
+        }
+    }
     let mut walk = Walk {
         ctx,
-        cache: Cache::new(ctx.pages(), budget),
-        checked: vec![false; main.layout.black as usize],
+        cache,
+        main,
+        checked: vec![false; part.layout.black as usize],
         tally: Tally::default(),
         advance,
     };
-    let white: Vec<u32> = (0..main.layout.white).collect();
-    let window = if walk.cache.holds(ctx.pages()) {
-        walk.make(&(0..ctx.pages()).collect::<Vec<_>>())?;
+    let white: Vec<u32> = (first..first + part.layout.white).collect();
+    let needed: Vec<u32> = ctx
+        .closure(main)
+        .into_iter()
+        .flat_map(|k| {
+            let p = &ctx.parts[k];
+            p.first_page..p.first_page + p.layout.pages()
+        })
+        .collect();
+    let window = if walk.cache.holds(needed.len() as u32) {
+        walk.make(&needed)?;
         white.len().max(1)
     } else {
         WINDOW
@@ -57,7 +80,7 @@ pub(super) fn verify(
         let mut batches: Vec<Batch> = pages
             .iter()
             .flat_map(|&p| {
-                let (first, len) = main.layout.span(p);
+                let (first, len) = part.layout.span(p - part.first_page);
                 (0..len)
                     .step_by(CHUNK)
                     .map(move |k| Batch::Range(first + k as u64, (len - k).min(CHUNK)))
@@ -74,15 +97,15 @@ pub(super) fn verify(
         walk.cache.end_step();
     }
     // The pages with Black to move that no move with White to move reaches.
-    let rest: Vec<u32> = (0..main.layout.black)
+    let rest: Vec<u32> = (0..part.layout.black)
         .filter(|&k| !walk.checked[k as usize])
-        .map(|k| main.layout.white + k)
+        .map(|k| first + part.layout.white + k)
         .collect();
     for pages in rest.chunks(WINDOW) {
         walk.make(pages)?;
         walk.cache.end_step();
     }
-    check_black_blocks(main)?;
+    check_black_blocks(part)?;
     Ok(walk.tally)
 }
 
@@ -174,7 +197,9 @@ struct Outcome {
 /// The walk of one material.
 struct Walk<'a, 'c> {
     ctx: &'a Context<'c>,
-    cache: Cache,
+    cache: &'a mut Cache,
+    /// The part verified.
+    main: usize,
     /// Which pages with Black to move of the material verified have had their positions
     /// checked (and counted) once.
     checked: Vec<bool>,
@@ -185,15 +210,14 @@ struct Walk<'a, 'c> {
 impl Walk<'_, '_> {
     /// The level of page `page` (see the module documentation): a page needs only pages of
     /// lower levels.
-    fn level(&self, page: u32) -> u32 {
+    fn level(&self, page: u32) -> usize {
         let (k, p) = self.ctx.part_of_page(page);
-        let part = &self.ctx.parts[k];
-        2 * part.material.pieces() + u32::from(!part.layout.is_white(p))
+        2 * k + usize::from(!self.ctx.parts[k].layout.is_white(p))
     }
 
     /// Makes the pages of `pages` that the cache lacks, level by level, with those they need.
     fn make(&mut self, pages: &[u32]) -> Result<(), ProbeError> {
-        let mut wanted: Vec<(u32, u32)> = pages
+        let mut wanted: Vec<(usize, u32)> = pages
             .iter()
             .filter(|&&p| !self.cache.contains(p))
             .map(|&p| (self.level(p), p))
@@ -227,7 +251,8 @@ impl Walk<'_, '_> {
                     .map(move |c| (m, c.first, c.codes, c.capture))
             })
             .collect();
-        let cache = &self.cache;
+        let cache = &*self.cache;
+        let main = self.main;
         let outcomes = chunks
             .into_par_iter()
             .map(|(m, first, codes, capture)| {
@@ -246,6 +271,7 @@ impl Walk<'_, '_> {
                     let filled = fill(
                         ctx,
                         cache,
+                        main,
                         k,
                         white,
                         &walker,
@@ -258,14 +284,14 @@ impl Walk<'_, '_> {
                     match filled {
                         Filled::Done(done, mismatch) => {
                             *slot = done;
-                            if k == 0 && !white {
+                            if k == main && !white {
                                 outcome.tally.quiet(i, mismatch);
                             }
                         }
                         Filled::Capture(done) => {
                             *slot = done;
                             capture[offset / 64] |= 1 << (offset % 64);
-                            if k == 0 && !white {
+                            if k == main && !white {
                                 outcome.tally.capture();
                             }
                         }
@@ -293,12 +319,14 @@ impl Walk<'_, '_> {
             page,
             part,
             white,
-            made,
+            mut made,
             tally,
         } in making
         {
-            if part == 0 && !white {
-                let k = (page - ctx.main().layout.white) as usize;
+            if part == self.main && !white {
+                let main = &ctx.parts[part];
+                let k = (page - main.first_page - main.layout.white) as usize;
+                made.checked = true;
                 if !self.checked[k] {
                     self.checked[k] = true;
                     (self.advance)(made.len() as u64);
@@ -319,7 +347,8 @@ impl Walk<'_, '_> {
         missing: &mut Vec<u32>,
     ) -> Result<Vec<(usize, u64)>, ProbeError> {
         let ctx = self.ctx;
-        let cache = &self.cache;
+        let cache = &*self.cache;
+        let main = self.main;
         let done = waiting
             .par_chunks(CHUNK)
             .map(|list| {
@@ -337,6 +366,7 @@ impl Walk<'_, '_> {
                     let filled = fill(
                         ctx,
                         cache,
+                        main,
                         making.part,
                         making.white,
                         &walker,
@@ -357,7 +387,7 @@ impl Walk<'_, '_> {
             for (m, i, filled) in list {
                 let making = &mut making[m];
                 let offset = ctx.parts[making.part].layout.locate(i).1;
-                let checked = making.part == 0 && !making.white;
+                let checked = making.part == main && !making.white;
                 match filled {
                     Filled::Done(codes, mismatch) => {
                         making.made.codes[offset] = codes;
@@ -384,8 +414,8 @@ impl Walk<'_, '_> {
     /// once the pages are made.
     fn check_white(&mut self, batches: &[Batch]) -> Result<(Vec<u32>, Vec<u64>), ProbeError> {
         let ctx = self.ctx;
-        let main = ctx.main();
-        let cache = &self.cache;
+        let main = &ctx.parts[self.main];
+        let cache = &*self.cache;
         let advance = self.advance;
         let outcomes = batches
             .par_iter()
@@ -407,17 +437,16 @@ impl Walk<'_, '_> {
                     }
                     let stored = page.codes[offset];
                     let moves = pos.legal_moves();
-                    let full = main.holds(i, stored.values().wdl);
-                    let missing = &mut outcome.missing;
-                    let mut inside = |j: u64| codes_in(cache, main, j, missing);
+                    let full = main.holds(i, stored.wdl());
                     let complete = ctx.quiet(
                         main,
                         walker,
                         &pos,
                         &moves,
                         full,
-                        &mut inside,
+                        cache,
                         &mut local,
+                        &mut outcome.missing,
                         &mut successors,
                     )?;
                     if complete {
@@ -442,18 +471,6 @@ impl Walk<'_, '_> {
         missing.dedup();
         Ok((missing, waiting))
     }
-}
-
-/// The codes of position `j` of `part` if its page is made, else `None` with the page noted in
-/// `missing`.
-#[inline]
-fn codes_in(cache: &Cache, part: &Part, j: u64, missing: &mut Vec<u32>) -> Option<Codes> {
-    let (page, offset) = part.locate(j);
-    let found = cache.get(page).map(|p| p.codes[offset]);
-    if found.is_none() {
-        missing.push(page);
-    }
-    found
 }
 
 /// Reads the stored codes of page `page`: all three tables' with White to move, the
@@ -482,13 +499,14 @@ fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
 }
 
 /// Fills the position of part `k` at `walker`, `pos` (with White to move if `white`), whose
-/// stored codes are `stored`: its codes through its captures, or its stored ones (a draw's distance and
-/// rule value for a draw), or with Black to move derived from its successors (its win/draw/loss
-/// checked against them in the material verified).
+/// stored codes are `stored`: its codes through its captures, or its stored ones (a draw's
+/// distance and rule value for a draw), or with Black to move derived from its successors (its
+/// win/draw/loss checked against them in part `main`, the material verified).
 #[allow(clippy::too_many_arguments)]
 fn fill(
     ctx: &Context,
     cache: &Cache,
+    main: usize,
     k: usize,
     white: bool,
     walker: &Walker,
@@ -505,36 +523,18 @@ fn fill(
     }
     let moves = pos.legal_moves();
     if moves.first().is_some_and(|m| m.is_capture()) {
-        let lookup = |page: u32, offset: usize| cache.get(page).map(|p| p.codes[offset]);
-        if !ctx.captures(
-            part,
-            walker,
-            pos,
-            &moves,
-            Some(&lookup),
-            local,
-            missing,
-            successors,
-        )? {
+        if !ctx.captures(part, walker, pos, &moves, cache, local, missing, successors)? {
             return Ok(Filled::Waiting);
         }
         return Ok(Filled::Capture(Codes::of(part.combine(successors, true))));
     }
     // A draw's distance and rule value are a draw's: only the win/draw/loss is needed.
-    let mut inside = |j: u64| codes_in(cache, part, j, missing);
     if !ctx.quiet(
-        part,
-        walker,
-        pos,
-        &moves,
-        !drawn,
-        &mut inside,
-        local,
-        successors,
+        part, walker, pos, &moves, !drawn, cache, local, missing, successors,
     )? {
         return Ok(Filled::Waiting);
     }
-    let mismatch = if k == 0 {
+    let mismatch = if k == main {
         let stored = Codes {
             wdl: stored.wdl,
             ..Codes::DRAW

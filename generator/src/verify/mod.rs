@@ -10,6 +10,7 @@ mod context;
 mod full;
 mod outside;
 mod pages;
+mod part;
 mod rank;
 mod sample;
 mod walker;
@@ -17,6 +18,7 @@ mod walker;
 use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
 
 use context::Context;
+use pages::Cache;
 
 /// The outcome of checking one table.
 #[derive(Debug, Clone, Default)]
@@ -84,7 +86,7 @@ pub fn verify_table(
 
 impl VerifyReport {
     /// The budget of decoded pages [`verify_table`] keeps: 256 MiB, which holds every material
-    /// up to 5 pieces whole.
+    /// up to 5 pieces whole, with the smaller materials its captures reach.
     pub const DEFAULT_MEMORY: usize = 256 << 20;
 
     /// As [`verify_table`], with at most about `memory` bytes of decoded pages kept between
@@ -100,9 +102,57 @@ impl VerifyReport {
         memory: usize,
         advance: &(dyn Fn(u64) + Sync),
     ) -> Result<VerifyReport, ProbeError> {
-        let ctx = Context::open(tablebase, variant, material, true)?;
-        let tally = full::verify(&ctx, memory, advance)?;
-        Ok(tally.report(ctx.main().index.size()))
+        let (ctx, failed) = Context::open(tablebase, variant, &[material], true)?;
+        if let Some((_, err)) = failed.into_iter().find(|&(m, _)| m == material) {
+            return Err(err);
+        }
+        let main = ctx
+            .part(material)
+            .ok_or_else(|| missing(tablebase, variant, material))?;
+        let mut cache = Cache::new(ctx.pages(), memory);
+        let tally = full::verify(&ctx, &mut cache, main, advance)?;
+        Ok(tally.report(ctx.parts[main].index.size()))
+    }
+
+    /// Checks every position of each of `materials` in turn, as [`verify_table`] does, calling
+    /// `done` with each material's report (an error stops only that material), and stopping
+    /// when `done` returns `false`. The pages of a
+    /// material once verified stay (up to `memory` bytes in all) for those after it, whose
+    /// captures and promotions read them instead of deriving them again: in dependency order
+    /// (as [`Tablebase::materials`] lists them) each material's pages are made once, if the
+    /// budget holds them. `advance` is called with the number of positions of the current
+    /// material done as work goes on.
+    pub fn check_each(
+        tablebase: &Tablebase,
+        variant: Variant,
+        materials: &[Material],
+        memory: usize,
+        advance: &(dyn Fn(u64) + Sync),
+        done: &mut dyn FnMut(Material, Result<VerifyReport, ProbeError>) -> bool,
+    ) {
+        let Ok((ctx, mut failed)) = Context::open(tablebase, variant, materials, true) else {
+            // Each material then reports the error for itself.
+            for &m in materials {
+                if !done(m, Self::check_all(tablebase, variant, m, memory, advance)) {
+                    return;
+                }
+            }
+            return;
+        };
+        let mut cache = Cache::new(ctx.pages(), memory);
+        for &m in materials {
+            let result = match ctx.part(m) {
+                Some(main) => full::verify(&ctx, &mut cache, main, advance)
+                    .map(|tally| tally.report(ctx.parts[main].index.size())),
+                None => Err(match failed.iter().position(|&(f, _)| f == m) {
+                    Some(k) => failed.swap_remove(k).1,
+                    None => missing(tablebase, variant, m),
+                }),
+            };
+            if !done(m, result) {
+                return;
+            }
+        }
     }
 
     /// Checks `count` positions of the material drawn at random (without repeats, the same
@@ -123,18 +173,29 @@ impl VerifyReport {
         advance: &(dyn Fn(u64) + Sync),
     ) -> Result<VerifyReport, ProbeError> {
         let positions = PositionIndex::count(variant, material);
-        let ctx = Context::open(tablebase, variant, material, count >= positions)?;
-        let tally = if count >= positions {
-            full::verify(&ctx, Self::DEFAULT_MEMORY, advance)?
-        } else {
-            sample::verify(&ctx, count, seed, advance)?
-        };
+        if count >= positions {
+            return Self::check_all(tablebase, variant, material, Self::DEFAULT_MEMORY, advance);
+        }
+        let (ctx, failed) = Context::open(tablebase, variant, &[material], false)?;
+        if let Some((_, err)) = failed.into_iter().next() {
+            return Err(err);
+        }
+        let tally = sample::verify(&ctx, count, seed, advance)?;
         Ok(tally.report(positions))
     }
 
     /// How many positions [`VerifyReport::check_sample`] looks at in a material.
     pub fn sample_size(variant: Variant, material: Material, count: u64) -> u64 {
         count.min(PositionIndex::count(variant, material))
+    }
+}
+
+/// The error for a material without tables.
+fn missing(tablebase: &Tablebase, variant: Variant, material: Material) -> ProbeError {
+    ProbeError::MissingTable {
+        variant,
+        material,
+        path: tablebase.table_path(variant, material),
     }
 }
 

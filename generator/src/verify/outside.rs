@@ -19,17 +19,10 @@ use rafle_probe::{
     resets_counter, Category, Dtw, Limits, Position, ProbeError, RuleValue, Tablebase, Wdl,
 };
 
-use super::context::{Successor, Values};
+use super::part::Values;
 
 /// Answers remembered per thread: a power of two.
 const REMEMBERED: usize = 1 << 16;
-
-/// The values of a position whose side to move has no piece: lost at once.
-const NO_PIECE: Values = Values {
-    wdl: Wdl::Loss,
-    dtw: Dtw::Loss(0),
-    rule: RuleValue::NO_MOVE,
-};
 
 /// The values of a position whose opponent has no piece: won at once.
 fn opponent_gone() -> Values {
@@ -95,7 +88,7 @@ impl<'a> Outside<'a> {
     /// A [`ProbeError`] reading a table, as the probe would report it.
     pub fn values(&self, pos: &Position, local: &mut Local) -> Result<Values, ProbeError> {
         if pos.side_pieces(pos.turn()).is_empty() {
-            return Ok(NO_PIECE);
+            return Ok(Values::NO_PIECE);
         }
         if pos.side_pieces(pos.turn().opposite()).is_empty() {
             return Ok(opponent_gone());
@@ -142,7 +135,7 @@ impl<'a> Outside<'a> {
     ) -> Result<Values, ProbeError> {
         let limit = self.limits.of(Category::of_position(pos));
         let moves = pos.legal_moves();
-        let mut successors: Vec<Successor> = Vec::with_capacity(moves.len());
+        let mut successors: Vec<(Values, bool)> = Vec::with_capacity(moves.len());
         for mv in &moves {
             let next = pos.play(mv);
             successors.push((self.values(&next, local)?, resets_counter(pos, mv, &next)));
@@ -189,7 +182,7 @@ impl Hasher for Mix {
     }
 
     fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7cc1_b727_220a_95);
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 
     fn write_usize(&mut self, x: usize) {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use rafle_probe::codec::read_code;
 use rafle_probe::{ProbeError, Table};
 
-use super::context::Codes;
+use super::part::{Codes, Part};
 
 /// Positions in a page: the tables' block size, so that a page with White to move decodes one
 /// block of each table.
@@ -90,6 +90,9 @@ pub(super) struct Page {
     pub codes: Vec<Codes>,
     /// Whether each position's side to move must capture, a bit each.
     pub capture: Vec<u64>,
+    /// Whether the page was made while its material was the one verified (so that its
+    /// positions with Black to move were checked while it was made).
+    pub checked: bool,
 }
 
 impl Page {
@@ -98,6 +101,7 @@ impl Page {
         Page {
             codes: vec![Codes::ZERO; len],
             capture: vec![0; len.div_ceil(64)],
+            checked: false,
         }
     }
 
@@ -211,6 +215,13 @@ impl Cache {
         self.pages[page as usize].is_some()
     }
 
+    /// Whether page `page` is held and was made while its material was the one verified.
+    pub fn is_checked(&self, page: u32) -> bool {
+        self.pages[page as usize]
+            .as_ref()
+            .is_some_and(|p| p.checked)
+    }
+
     /// Page `page`, if held.
     #[inline]
     pub fn get(&self, page: u32) -> Option<&Page> {
@@ -221,6 +232,20 @@ impl Cache {
             used.store(self.step, Ordering::Relaxed);
         }
         Some(found)
+    }
+
+    /// The codes of position `j` of `part`, or the page to make first.
+    #[inline]
+    pub fn codes(&self, part: &Part, j: u64) -> Result<Codes, u32> {
+        let (page, offset) = part.locate(j);
+        self.get(page).map(|p| p.codes[offset]).ok_or(page)
+    }
+
+    /// Drops page `page` if held.
+    pub fn remove(&mut self, page: u32) {
+        if self.pages[page as usize].take().is_some() {
+            self.held.retain(|&p| p != page);
+        }
     }
 
     /// Keeps page `page`, used in the current step.

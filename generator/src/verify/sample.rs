@@ -11,7 +11,8 @@ use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{resets_counter, Material, ProbeError, Variant};
 use rayon::prelude::*;
 
-use super::context::{Codes, Context, Successor};
+use super::context::Context;
+use super::part::{Codes, Successor};
 use super::Tally;
 
 /// Positions checked per unit of parallel work.
@@ -26,7 +27,7 @@ pub(super) fn verify(
     seed: u64,
     advance: &(dyn Fn(u64) + Sync),
 ) -> Result<Tally, ProbeError> {
-    let main = ctx.main();
+    let main = &ctx.parts[0];
     let variant = main.index.variant();
     let drawn = draw(main.index.size(), count, seed ^ key(variant, main.material));
     let tallies = drawn
@@ -55,7 +56,7 @@ fn check(
     successors: &mut Vec<Successor>,
     tally: &mut Tally,
 ) -> Result<(), ProbeError> {
-    let main = ctx.main();
+    let main = &ctx.parts[0];
     let pos = main.index.unrank(i);
     let moves = pos.legal_moves();
     if moves.first().is_some_and(|m| m.is_capture()) {
@@ -80,7 +81,8 @@ fn check(
     successors.clear();
     for mv in &moves {
         let next = pos.play(mv);
-        successors.push((ctx.probe(&next, full)?, resets_counter(&pos, mv, &next)));
+        let values = ctx.probe(&next, full)?;
+        successors.push((Codes::of(values), resets_counter(&pos, mv, &next)));
     }
     let mismatch = main.compare(i, &pos, stored, successors)?;
     tally.quiet(i, mismatch);
