@@ -182,14 +182,31 @@ struct Making {
     made: Page,
     /// What checking its positions found (the material verified, Black to move).
     tally: Tally,
+    /// The positions not filled yet, a bit each.
+    waiting: Vec<u64>,
+}
+
+/// A chunk of a page being made, with the positions of it still waiting.
+struct Chunk<'a> {
+    /// The page's place among the pages being made.
+    m: usize,
+    /// Its part.
+    k: usize,
+    /// Whether it holds positions with White to move.
+    white: bool,
+    /// The index of its first position.
+    first: u64,
+    codes: &'a mut [Codes],
+    capture: &'a mut [u64],
+    waiting: &'a mut [u64],
 }
 
 /// What a unit of parallel work found.
 #[derive(Default)]
 struct Outcome {
     tally: Tally,
-    /// Positions waiting for a page, with the page being made they belong to if any.
-    waiting: Vec<(usize, u64)>,
+    /// Positions with White to move of the material verified waiting for a page.
+    waiting: Vec<u64>,
     /// The pages they wait for (with repeats).
     missing: Vec<u32>,
 }
@@ -220,7 +237,9 @@ impl Walk<'_, '_> {
         let mut wanted: Vec<(usize, u32)> = pages
             .iter()
             .filter(|&&p| !self.cache.contains(p))
-            .map(|&p| (self.level(p), p))
+            .flat_map(|&p| self.with_counterparts(p))
+            .filter(|&p| !self.cache.contains(p))
+            .map(|p| (self.level(p), p))
             .collect();
         wanted.sort_unstable();
         wanted.dedup();
@@ -231,89 +250,40 @@ impl Walk<'_, '_> {
         Ok(())
     }
 
-    /// Makes pages of one level, first those of lower levels they turn out to need.
+    /// Page `page`, and for a page with Black to move the pages with White to move that its
+    /// kings' moves reach (a king move of Black keeps the men and White's kings, so the index
+    /// moves by less than the placements of Black's kings): made first, so that few of its
+    /// positions wait.
+    fn with_counterparts(&self, page: u32) -> Vec<u32> {
+        let (k, p) = self.ctx.part_of_page(page);
+        let part = &self.ctx.parts[k];
+        let mut pages = vec![page];
+        if !part.layout.is_white(p) {
+            let (first, len) = part.layout.span(p);
+            let kings = part.ranker.black_king_configs;
+            let low = (first - part.half).saturating_sub(kings);
+            let high = (first - part.half + len as u64 + kings).min(part.half) - 1;
+            let (from, to) = (part.locate(low).0, part.locate(high).0);
+            pages.extend(from..=to);
+        }
+        pages
+    }
+
+    /// Makes pages of one level, first those of lower levels they turn out to need: each
+    /// position is filled from the pages its moves reach, and a position whose page is not made
+    /// yet waits (a bit per position) until it is.
     fn make_level(&mut self, pages: &[u32]) -> Result<(), ProbeError> {
         let ctx = self.ctx;
         let mut making = pages
             .par_iter()
             .map(|&page| read(ctx, page))
             .collect::<Result<Vec<_>, ProbeError>>()?;
-        let infos: Vec<(usize, bool)> = making.iter().map(|m| (m.part, m.white)).collect();
-        let chunks: Vec<(usize, u64, &mut [Codes], &mut [u64])> = making
-            .iter_mut()
-            .enumerate()
-            .flat_map(|(m, making)| {
-                let part = &ctx.parts[making.part];
-                let first = part.layout.span(making.page - part.first_page).0;
-                making
-                    .made
-                    .chunks_mut(first)
-                    .map(move |c| (m, c.first, c.codes, c.capture))
-            })
-            .collect();
-        let cache = &*self.cache;
-        let main = self.main;
-        let outcomes = chunks
-            .into_par_iter()
-            .map(|(m, first, codes, capture)| {
-                let (k, white) = infos[m];
-                let part = &ctx.parts[k];
-                let mut local = ctx.outside.local();
-                let mut outcome = Outcome::default();
-                let mut successors = Vec::new();
-                let mut walker = Walker::new(&part.ranker, first);
-                for (offset, slot) in codes.iter_mut().enumerate() {
-                    if offset > 0 {
-                        walker.advance();
-                    }
-                    let i = first + offset as u64;
-                    let pos = part.position(&walker)?;
-                    let filled = fill(
-                        ctx,
-                        cache,
-                        main,
-                        k,
-                        white,
-                        &walker,
-                        &pos,
-                        *slot,
-                        &mut local,
-                        &mut successors,
-                        &mut outcome.missing,
-                    )?;
-                    match filled {
-                        Filled::Done(done, mismatch) => {
-                            *slot = done;
-                            if k == main && !white {
-                                outcome.tally.quiet(i, mismatch);
-                            }
-                        }
-                        Filled::Capture(done) => {
-                            *slot = done;
-                            capture[offset / 64] |= 1 << (offset % 64);
-                            if k == main && !white {
-                                outcome.tally.capture();
-                            }
-                        }
-                        Filled::Waiting => outcome.waiting.push((m, i)),
-                    }
-                }
-                Ok((m, outcome))
-            })
-            .collect::<Result<Vec<_>, ProbeError>>()?;
-        let mut waiting = Vec::new();
-        let mut missing = Vec::new();
-        for (m, outcome) in outcomes {
-            // A chunk lies in one page.
-            making[m].tally.merge(outcome.tally);
-            waiting.extend(outcome.waiting);
-            missing.extend(outcome.missing);
-        }
-        while !waiting.is_empty() {
-            missing.sort_unstable();
-            missing.dedup();
-            self.make(&std::mem::take(&mut missing))?;
-            waiting = self.finish(&mut making, &waiting, &mut missing)?;
+        loop {
+            let missing = self.fill_waiting(&mut making)?;
+            if missing.is_empty() {
+                break;
+            }
+            self.make(&missing)?;
         }
         for Making {
             page,
@@ -321,6 +291,7 @@ impl Walk<'_, '_> {
             white,
             mut made,
             tally,
+            ..
         } in making
         {
             if part == self.main && !white {
@@ -338,75 +309,47 @@ impl Walk<'_, '_> {
         Ok(())
     }
 
-    /// Fills the positions of `waiting` (each with its page in `making`) now that more pages
-    /// are made; returns those still waiting, adding the pages they lack to `missing`.
-    fn finish(
-        &self,
-        making: &mut [Making],
-        waiting: &[(usize, u64)],
-        missing: &mut Vec<u32>,
-    ) -> Result<Vec<(usize, u64)>, ProbeError> {
+    /// Fills the waiting positions of the pages `making`, in parallel chunks; returns the pages
+    /// those still waiting lack.
+    fn fill_waiting(&self, making: &mut [Making]) -> Result<Vec<u32>, ProbeError> {
         let ctx = self.ctx;
         let cache = &*self.cache;
         let main = self.main;
-        let done = waiting
-            .par_chunks(CHUNK)
-            .map(|list| {
-                let mut local = ctx.outside.local();
-                let mut successors = Vec::new();
-                let mut lacking = Vec::new();
-                let mut done = Vec::with_capacity(list.len());
-                for &(m, i) in list {
-                    let making = &making[m];
-                    let part = &ctx.parts[making.part];
-                    let walker = Walker::new(&part.ranker, i);
-                    let pos = part.position(&walker)?;
-                    let offset = part.layout.locate(i).1;
-                    let stored = making.made.codes[offset];
-                    let filled = fill(
-                        ctx,
-                        cache,
-                        main,
-                        making.part,
-                        making.white,
-                        &walker,
-                        &pos,
-                        stored,
-                        &mut local,
-                        &mut successors,
-                        &mut lacking,
-                    )?;
-                    done.push((m, i, filled));
-                }
-                Ok((done, lacking))
+        let chunks: Vec<(usize, &mut Making)> = making.iter_mut().enumerate().collect();
+        let work: Vec<Chunk> = chunks
+            .into_iter()
+            .flat_map(|(m, making)| {
+                let part = &ctx.parts[making.part];
+                let first = part.layout.span(making.page - part.first_page).0;
+                let (k, white) = (making.part, making.white);
+                making
+                    .made
+                    .chunks_mut(first)
+                    .zip(making.waiting.chunks_mut(CHUNK / 64))
+                    .filter(|(_, waiting)| waiting.iter().any(|&w| w != 0))
+                    .map(move |(c, waiting)| Chunk {
+                        m,
+                        k,
+                        white,
+                        first: c.first,
+                        codes: c.codes,
+                        capture: c.capture,
+                        waiting,
+                    })
             })
+            .collect();
+        let outcomes = work
+            .into_par_iter()
+            .map(|chunk| fill_chunk(ctx, cache, main, chunk))
             .collect::<Result<Vec<_>, ProbeError>>()?;
-        let mut still = Vec::new();
-        for (list, lacking) in done {
-            missing.extend(lacking);
-            for (m, i, filled) in list {
-                let making = &mut making[m];
-                let offset = ctx.parts[making.part].layout.locate(i).1;
-                let checked = making.part == main && !making.white;
-                match filled {
-                    Filled::Done(codes, mismatch) => {
-                        making.made.codes[offset] = codes;
-                        if checked {
-                            making.tally.quiet(i, mismatch);
-                        }
-                    }
-                    Filled::Capture(codes) => {
-                        making.made.codes[offset] = codes;
-                        making.made.capture[offset / 64] |= 1 << (offset % 64);
-                        if checked {
-                            making.tally.capture();
-                        }
-                    }
-                    Filled::Waiting => still.push((m, i)),
-                }
-            }
+        let mut missing = Vec::new();
+        for (m, outcome) in outcomes {
+            making[m].tally.merge(outcome.tally);
+            missing.extend(outcome.missing);
         }
-        Ok(still)
+        missing.sort_unstable();
+        missing.dedup();
+        Ok(missing)
     }
 
     /// Checks the positions with White to move of `batches` of the material verified, whose
@@ -428,7 +371,7 @@ impl Walk<'_, '_> {
                     let (page, offset) = main.locate(i);
                     let Some(page) = cache.get(page) else {
                         outcome.missing.push(page);
-                        outcome.waiting.push((0, i));
+                        outcome.waiting.push(i);
                         return Ok(());
                     };
                     if page.is_capture(offset) {
@@ -453,7 +396,7 @@ impl Walk<'_, '_> {
                         let mismatch = main.compare(i, &pos, stored, &successors)?;
                         outcome.tally.quiet(i, mismatch);
                     } else {
-                        outcome.waiting.push((0, i));
+                        outcome.waiting.push(i);
                     }
                     Ok(())
                 })?;
@@ -465,12 +408,85 @@ impl Walk<'_, '_> {
         for outcome in outcomes {
             self.tally.merge(outcome.tally);
             missing.extend(outcome.missing);
-            waiting.extend(outcome.waiting.into_iter().map(|(_, i)| i));
+            waiting.extend(outcome.waiting);
         }
         missing.sort_unstable();
         missing.dedup();
         Ok((missing, waiting))
     }
+}
+
+/// Fills the waiting positions of a chunk; returns its page's place among the pages being made,
+/// with what checking them found and the pages those still waiting lack.
+fn fill_chunk(
+    ctx: &Context,
+    cache: &Cache,
+    main: usize,
+    chunk: Chunk,
+) -> Result<(usize, Outcome), ProbeError> {
+    let Chunk {
+        m,
+        k,
+        white,
+        first,
+        codes,
+        capture,
+        waiting,
+    } = chunk;
+    let part = &ctx.parts[k];
+    let checked = k == main && !white;
+    let mut local = ctx.outside.local();
+    let mut outcome = Outcome::default();
+    let mut successors = Vec::new();
+    // Walked position by position while every one waits (the first time), else jumped to.
+    let dense = waiting.iter().all(|&w| w == !0);
+    let mut walker = Walker::new(&part.ranker, first);
+    for offset in 0..codes.len() {
+        if offset > 0 && dense {
+            walker.advance();
+        }
+        if waiting[offset / 64] >> (offset % 64) & 1 == 0 {
+            continue;
+        }
+        let i = first + offset as u64;
+        if !dense {
+            walker = Walker::new(&part.ranker, i);
+        }
+        let pos = part.position(&walker)?;
+        let stored = codes[offset];
+        let filled = fill(
+            ctx,
+            cache,
+            main,
+            k,
+            white,
+            &walker,
+            &pos,
+            stored,
+            &mut local,
+            &mut successors,
+            &mut outcome.missing,
+        )?;
+        let done = match filled {
+            Filled::Done(done, mismatch) => {
+                if checked {
+                    outcome.tally.quiet(i, mismatch);
+                }
+                done
+            }
+            Filled::Capture(done) => {
+                capture[offset / 64] |= 1 << (offset % 64);
+                if checked {
+                    outcome.tally.capture();
+                }
+                done
+            }
+            Filled::Waiting => continue,
+        };
+        codes[offset] = done;
+        waiting[offset / 64] &= !(1 << (offset % 64));
+    }
+    Ok((m, outcome))
 }
 
 /// Reads the stored codes of page `page`: all three tables' with White to move, the
@@ -489,12 +505,17 @@ fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
         })?;
         read_codes(part.rules, first, len, |j, c| made.codes[j].rule = c as u8)?;
     }
+    let mut waiting = vec![!0u64; len.div_ceil(64)];
+    if len % 64 != 0 {
+        waiting[len / 64] = (1 << (len % 64)) - 1;
+    }
     Ok(Making {
         page,
         part: k,
         white,
         made,
         tally: Tally::default(),
+        waiting,
     })
 }
 
