@@ -8,7 +8,7 @@ use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rafle_generator::VerifyReport;
-use rafle_probe::{Material, ProbeError};
+use rafle_probe::{Material, ProbeError, Tablebase, DEFAULT_CACHE_BYTES};
 
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::Failure;
@@ -52,7 +52,14 @@ checked the same way, reading only the blocks they need:
   brazilian KKvK 1000 of 59520 positions sampled, ok";
 
 pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
-    let (tables, chosen) = super::open_tables(&args.data, args.variant)?;
+    let (listed, chosen) = super::open_tables(&args.data, args.variant)?;
+    let memory = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    // The probe's block cache serves only the successors no page holds (a promotion whose
+    // material's pages are gone): a quarter of the budget, at most its usual size.
+    let probe_cache = (memory / 4).min(DEFAULT_CACHE_BYTES);
+    drop(listed);
+    let tables = Tablebase::open_with_cache(&args.data, probe_cache)
+        .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template(
@@ -61,7 +68,6 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
-    let memory = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
     let mut out = io::stdout().lock();
     let (mut checked, mut failed) = (0, 0);
     for variant in chosen {

@@ -70,6 +70,10 @@ pub(super) fn verify(
         })
         .collect();
     let window = if walk.cache.holds(needed.len() as u32) {
+        // Room made first, so that the budget holds even while this material is walked.
+        walk.cache.touch(&needed);
+        let absent = needed.iter().filter(|&&p| !walk.cache.contains(p)).count();
+        walk.cache.make_room(absent);
         walk.make(&needed)?;
         white.len().max(1)
     } else {

@@ -258,25 +258,40 @@ impl Cache {
         self.used[page as usize].store(self.step, Ordering::Relaxed);
     }
 
+    /// Notes pages `pages` as used in the current step (those held).
+    pub fn touch(&mut self, pages: &[u32]) {
+        for &p in pages {
+            *self.used[p as usize].get_mut() = self.step;
+        }
+    }
+
+    /// Drops the least recently used pages not used in the current step until `more` pages
+    /// can be made within the budget (or nothing is left to drop).
+    pub fn make_room(&mut self, more: usize) {
+        let most = self.most.saturating_sub(more);
+        if self.held.len() <= most {
+            return;
+        }
+        let step = self.step;
+        let used = |p: u32| self.used[p as usize].load(Ordering::Relaxed);
+        self.held
+            .sort_unstable_by_key(|&p| (used(p) == step, used(p)));
+        let drop = self.held.len() - most;
+        let old = self
+            .held
+            .iter()
+            .take(drop)
+            .filter(|&&p| used(p) != step)
+            .count();
+        for p in self.held.drain(..old) {
+            self.pages[p as usize] = None;
+        }
+    }
+
     /// Ends a step: drops the least recently used pages not used in it until the budget is
     /// met (the pages of the step itself stay, whatever their number).
     pub fn end_step(&mut self) {
-        if self.held.len() > self.most {
-            let step = self.step;
-            let used = |p: u32| self.used[p as usize].load(Ordering::Relaxed);
-            self.held
-                .sort_unstable_by_key(|&p| (used(p) == step, used(p)));
-            let drop = self.held.len() - self.most;
-            let old = self
-                .held
-                .iter()
-                .take(drop)
-                .filter(|&&p| used(p) != step)
-                .count();
-            for p in self.held.drain(..old) {
-                self.pages[p as usize] = None;
-            }
-        }
+        self.make_room(0);
         self.step += 1;
     }
 }
