@@ -1,6 +1,11 @@
 //! The materials of a verification (its [`Part`]s) and the successors of their positions: inside
 //! a material from its pages, across a capture or a promotion from the pages of the material
 //! reached, and through [`Outside`] where no page holds them.
+//!
+//! A page derives the distance and rule value of a position with Black to move from its moves,
+//! where the probe reads those of a symmetric material's position from its mirror image (with
+//! White to move); both agree unless that material's table is wrong, which its own check
+//! reports.
 
 use rafle_probe::{
     resets_counter, Category, Counters, Material, Move, Position, ProbeError, Tablebase, Variant,

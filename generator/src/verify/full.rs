@@ -45,12 +45,10 @@ pub(super) fn verify(
 ) -> Result<Tally, ProbeError> {
     let part = &ctx.parts[main];
     let first = part.first_page;
-    // Pages with Black to move made while the material was not the one verified: their
-    // positions were not checked.
+    // The positions with Black to move are checked while their pages are made: any made
+    // before (for another material) are made again. In dependency order there are none.
     for p in first + part.layout.white..first + part.layout.pages() {
-        if !cache.is_checked(p) {
-            cache.remove(p);
-        }
+        cache.remove(p);
     }
     let mut walk = Walk {
         ctx,
@@ -293,7 +291,7 @@ impl Walk<'_, '_> {
             page,
             part,
             white,
-            mut made,
+            made,
             tally,
             ..
         } in making
@@ -301,7 +299,6 @@ impl Walk<'_, '_> {
             if part == self.main && !white {
                 let main = &ctx.parts[part];
                 let k = (page - main.first_page - main.layout.white) as usize;
-                made.checked = true;
                 if !self.checked[k] {
                     self.checked[k] = true;
                     (self.advance)(made.len() as u64);

@@ -1,10 +1,13 @@
 //! Checking tables independently of how they were made: every position's stored values against
 //! its successors' values, found by forward move generation.
 //!
-//! The full check ([`verify_table`], [`VerifyReport::check_all`]) walks a material page by page
-//! (`full` and `pages`), with a bounded amount of decoded table in memory; the sampled check
-//! ([`VerifyReport::check_sample`]) looks at a few random positions through the probe
-//! (`sample`). Both compare a position the same way (`context`).
+//! The full check ([`verify_table`], [`VerifyReport::check_all`], and for several materials in a
+//! row [`VerifyReport::check_each`]) walks a material page by page (`full`, `pages`), with a
+//! bounded amount of decoded table in memory, the successors of a position found in pages by
+//! their index (`context`, `walker`, `rank`), or resolved through the probe's rules where no
+//! page holds them (`outside`). The sampled check ([`VerifyReport::check_sample`]) looks at a
+//! few random positions, their successors probed (`sample`). Both compare a position with its
+//! successors the same way (`part`).
 
 mod context;
 mod full;
@@ -46,24 +49,35 @@ const EXAMPLES: usize = 5;
 /// the rule-aware value the one [`rafle_probe::RuleValue::from_successors`] gives from the
 /// successors' rule values and whether each move resets the counter. Distances and rule values
 /// are stored for the positions with White to move that are not drawn; the others are derived
-/// from their moves, as a probe derives them, before the stored ones are checked. Successors in
-/// other materials are probed in `tablebase`.
+/// from their moves, as a probe derives them, before the stored ones are checked. A successor
+/// in another material has the values the probe gives it: read from that material's pages,
+/// completed the same way, or resolved through `tablebase` by the probe's rules.
 ///
 /// `advance` is called with the number of positions done as work goes on: the material's
 /// positions in all.
 ///
 /// # Memory
 ///
-/// The material is walked in pages of 65,536 positions with one side to move (decoded from the
-/// table blocks that cover them, about 4.1 bytes a position: 264 KiB a page), kept in a cache of
-/// [`VerifyReport::DEFAULT_MEMORY`] bytes ([`VerifyReport::check_all`] takes another budget).
-/// A material whose pages all fit is decoded whole; a larger one is checked four pages with
-/// White to move at a time, and between such windows the cache drops the pages used least
-/// recently until it is back within budget. What one window needs stays until the window is
-/// done, so the bound is the budget or one window's pages with those their moves reach (and
-/// theirs), whichever is larger; it does not grow with the material. On top of that come the
-/// probe's block cache for the other materials ([`rafle_probe::DEFAULT_CACHE_BYTES`] by
-/// default) and, per thread, a few move lists.
+/// The material is walked in pages of 65,536 positions with one side to move, decoded from the
+/// table blocks that cover them and completed (4 bytes of codes and a capture bit a position:
+/// 264 KiB a page); the smaller materials its captures reach are paged the same way. Pages stay
+/// in a cache of [`VerifyReport::DEFAULT_MEMORY`] bytes ([`VerifyReport::check_all`] takes
+/// another budget). When the material and those its captures reach fit, they are decoded
+/// whole, room being made first so that the budget holds (every Brazilian material up to 5
+/// pieces fits the default: the largest, KKMvKM, takes 73 MiB).
+///
+/// A larger one is checked four pages with White to move at a time, the pages their moves
+/// reach made as needed, and between windows the least recently used pages are dropped until
+/// the cache is back within budget; what one window needs stays until it is done. Memory is
+/// then bounded by the budget or by one window's working set, whichever is larger, and not by
+/// the material: the working set is the pages of the positions with the same men as the window
+/// (those a king move reaches), with those a man move reaches, a few hundred pages for a
+/// material with men. A material of kings alone has a single placement of the men, so there it
+/// is the whole material (at most 2.6 GB, for international KKKvKKK).
+///
+/// On top of that come the probe's block cache for the positions no page holds (the budget
+/// `tablebase` was opened with), about 3 MiB per thread of positions resolved that way, and the
+/// mapped table files.
 ///
 /// # Errors
 ///
@@ -85,8 +99,8 @@ pub fn verify_table(
 }
 
 impl VerifyReport {
-    /// The budget of decoded pages [`verify_table`] keeps: 256 MiB, which holds every material
-    /// up to 5 pieces whole, with the smaller materials its captures reach.
+    /// The budget of decoded pages [`verify_table`] keeps: 256 MiB, which holds every Brazilian
+    /// material up to 5 pieces whole, with the smaller materials its captures reach.
     pub const DEFAULT_MEMORY: usize = 256 << 20;
 
     /// As [`verify_table`], with at most about `memory` bytes of decoded pages kept between
@@ -114,14 +128,14 @@ impl VerifyReport {
         Ok(tally.report(ctx.parts[main].index.size()))
     }
 
-    /// Checks every position of each of `materials` in turn, as [`verify_table`] does, calling
-    /// `done` with each material's report (an error stops only that material), and stopping
-    /// when `done` returns `false`. The pages of a
-    /// material once verified stay (up to `memory` bytes in all) for those after it, whose
-    /// captures and promotions read them instead of deriving them again: in dependency order
-    /// (as [`Tablebase::materials`] lists them) each material's pages are made once, if the
-    /// budget holds them. `advance` is called with the number of positions of the current
-    /// material done as work goes on.
+    /// Checks every position of each of `materials` in turn, as [`verify_table`] does (with the
+    /// same reports), calling `done` with each material's report (an error stops only that
+    /// material) and stopping when `done` returns `false`. The pages of a material once
+    /// verified stay in one cache of `memory` bytes for those after it, whose captures and
+    /// promotions read them instead of making them again: given in dependency order (as
+    /// [`Tablebase::materials`] lists them), each material's pages are made once if the budget
+    /// holds them. `advance` is called with the number of positions of the current material
+    /// done as work goes on.
     pub fn check_each(
         tablebase: &Tablebase,
         variant: Variant,

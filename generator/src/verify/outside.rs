@@ -1,14 +1,13 @@
-//! The values of positions of other materials (reached by a capture or a promotion), all three
-//! at once and remembered per thread.
+//! The values of positions no page holds (a promotion whose material's pages are not made, a
+//! material whose tables could not be opened), all three at once and remembered per thread.
 //!
 //! The probe answers one table kind per call, each call checking for captures, reading the
 //! win/draw/loss value and, for a position its distance and rule tables leave out, going
 //! through its successors again: three times the work when all three values are wanted, and
-//! the same successors gone through again and again, since many captures of a material lead to
-//! the same few positions of the smaller one. Here the three values come from one pass with the
-//! probe's own rules (see `rafle_probe::codec`), each table read through
-//! [`Tablebase::stored_wdl`] and its siblings, and every answer is remembered in a table per
-//! thread.
+//! the same successors gone through again and again, since many moves of a material lead to
+//! the same positions of another. Here the three values come from one pass with the probe's own
+//! rules (see `rafle_probe::codec`), each table read through [`Tablebase::stored_wdl`] and its
+//! siblings, and every answer is remembered in a table per thread.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};

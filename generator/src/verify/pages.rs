@@ -4,8 +4,9 @@
 //!
 //! The positions with White to move and those with Black to move are paged separately (each
 //! half from its own start), because their pages are made differently: a page with White to move
-//! needs nothing else of the material, while a page with Black to move derives its distances and
-//! rule values from the pages with White to move that its moves reach.
+//! needs only the pages its captures reach (in smaller materials), while a page with Black to
+//! move also derives its distances and rule values from the pages with White to move of the
+//! same material that its moves reach.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -90,9 +91,6 @@ pub(super) struct Page {
     pub codes: Vec<Codes>,
     /// Whether each position's side to move must capture, a bit each.
     pub capture: Vec<u64>,
-    /// Whether the page was made while its material was the one verified (so that its
-    /// positions with Black to move were checked while it was made).
-    pub checked: bool,
 }
 
 impl Page {
@@ -101,7 +99,6 @@ impl Page {
         Page {
             codes: vec![Codes::ZERO; len],
             capture: vec![0; len.div_ceil(64)],
-            checked: false,
         }
     }
 
@@ -213,13 +210,6 @@ impl Cache {
     /// Whether page `page` is held.
     pub fn contains(&self, page: u32) -> bool {
         self.pages[page as usize].is_some()
-    }
-
-    /// Whether page `page` is held and was made while its material was the one verified.
-    pub fn is_checked(&self, page: u32) -> bool {
-        self.pages[page as usize]
-            .as_ref()
-            .is_some_and(|p| p.checked)
     }
 
     /// Page `page`, if held.

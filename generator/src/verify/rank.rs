@@ -1,8 +1,9 @@
 //! A material's index computed straight from numbered bitboards (square `n` is bit `n - 1`).
 //!
 //! Verification ranks every successor of every position, so it cannot afford
-//! [`PositionIndex::rank`], which first builds the four bitboards of a [`Position`]: here the
-//! successor's bitboards are those of the position with one bit moved. The layout is the one
+//! [`rafle_probe::PositionIndex::rank`], which first builds the four bitboards of a
+//! [`rafle_probe::Position`]: here the successor's bitboards are those of the position with one
+//! bit moved. The layout is the one
 //! `PositionIndex` documents (side to move, White's men, Black's men among the squares White's
 //! men leave, White's kings, Black's kings, each a combination ranked in colex order); the tests
 //! check both give the same index for every position of small materials.
