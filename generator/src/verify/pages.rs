@@ -160,11 +160,16 @@ pub(super) fn read_codes(
         let block_first = block * per_block;
         let block_end = (block_first + per_block).min(end);
         let data = table.read_block(block as u32)?;
-        for j in i..block_end {
-            put(
-                (j - first) as usize,
-                read_code(&data, header.bits, (j - block_first) as usize),
-            );
+        let (from, to) = (
+            (i - block_first) as usize,
+            (block_end - block_first) as usize,
+        );
+        let at = (i - first) as usize - from;
+        // One loop per width, so that the width is not tested for every position.
+        match header.bits {
+            2 => (from..to).for_each(|j| put(at + j, read_code(&data, 2, j))),
+            8 => (from..to).for_each(|j| put(at + j, read_code(&data, 8, j))),
+            _ => (from..to).for_each(|j| put(at + j, read_code(&data, 16, j))),
         }
         i = block_end;
     }
