@@ -100,6 +100,10 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         let variant = variant.unwrap().path();
         for file in std::fs::read_dir(&variant).unwrap() {
             let file = file.unwrap().path();
+            // The tables, not the work directory.
+            if !file.is_file() {
+                continue;
+            }
             let name = file
                 .strip_prefix(dir)
                 .unwrap()
@@ -541,24 +545,26 @@ fn generate_refuses_impossible_requests_in_one_line() {
     fails(&["generate", "--pieces", "1", "--data", data], 2);
     fails(&["generate", "--variant", "russian", "--data", data], 2);
     fails(&["generate", "--threads", "0", "--data", data], 2);
-    // Eight pieces of Brazilian draughts need more memory than a test machine has free; were
-    // it there (or unknown), the request would start, so it is not tried.
-    let plan = rafle_generator::Plan::new(rafle_probe::Variant::Brazilian, 8, dir.path()).unwrap();
-    if rafle_generator::available_memory().is_some_and(|free| free < plan.peak_bytes) {
-        let err = fails(
-            &[
-                "generate",
-                "-v",
-                "brazilian",
-                "--pieces",
-                "8",
-                "--data",
-                data,
-            ],
-            2,
-        );
-        assert!(err.contains("of memory at its peak"), "{err}");
-    }
+    // A budget below what the largest slice needs is refused up front, with the figures.
+    let err = fails(
+        &[
+            "generate",
+            "-v",
+            "brazilian",
+            "--pieces",
+            "4",
+            "--memory",
+            "1M",
+            "--data",
+            data,
+        ],
+        2,
+    );
+    assert!(
+        err.contains("needs at least") && err.contains("largest slice") && err.contains("1.0 MiB"),
+        "{err}"
+    );
+    fails(&["generate", "--memory", "8X", "--data", data], 2);
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,

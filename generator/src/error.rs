@@ -10,13 +10,13 @@ use rafle_probe::{Material, ProbeError, Variant};
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum GenerateError {
-    /// The request needs more memory than the machine has free.
+    /// The request's largest slice needs more memory than the budget.
     NotEnoughMemory {
         /// The board.
         variant: Variant,
         /// Pieces requested.
         pieces: u32,
-        /// Peak bytes the generation would need.
+        /// The least bytes the generation can work in.
         needed: u64,
         /// Bytes available on this machine.
         available: u64,
@@ -52,7 +52,7 @@ impl fmt::Display for GenerateError {
         match self {
             GenerateError::NotEnoughMemory { variant, pieces, needed, available } => write!(
                 f,
-                "{variant} up to {pieces} pieces needs {} of memory at its peak, but only {} is available",
+                "{variant} up to {pieces} pieces needs at least {} of memory (its largest slice), but only {} is available",
                 human_bytes(*needed),
                 human_bytes(*available)
             ),

@@ -1,23 +1,24 @@
-//! Generating the tables of a plan: each material solved in dependency order (win/draw/loss
-//! with distances, then the rule-aware values), written, and kept in memory for the materials
-//! after it; complete and valid tables already on disk are reused, and a rule table alone is
-//! recomputed when only it is missing or has other limits.
+//! Generating the tables of a plan: each material solved slice by slice in dependency order
+//! (see [`crate::solve`]) from the work files of the materials its moves reach, then its three
+//! tables written from its own work file. Complete and valid tables already on disk are reused,
+//! a rule table alone is recomputed when only it is missing or has other limits, and a stopped
+//! run starts again at the first band of slices it had not finished.
 
 use std::path::Path;
 use std::time::Instant;
 
-use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use rafle_probe::format::TableKind;
-use rafle_probe::walk::Captures;
-use rafle_probe::{Dtw, PositionIndex, RuleClass, RuleValue};
+use rafle_probe::{PositionIndex, Table};
+use rayon::prelude::*;
 
-use crate::draw_rules::solve_draw_rules;
-use crate::load::{load_existing, Loaded};
+use crate::load::load_existing;
 use crate::plan::{MaterialPlan, Plan};
-use crate::solve::solve;
-use crate::store::{Distances, Solved, Store};
-use crate::write::{entry, header, pack_block, write_table};
-use crate::{GenerateError, Progress};
+use crate::solve::{bands, MaterialSolver};
+use crate::store::Store;
+use crate::summary::{Counts, SummaryFile};
+use crate::values::{Journal, ValuesFile, WorkPaths};
+use crate::write::{write_tables, Written};
+use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
 /// What was done for one material.
 #[derive(Debug, Clone)]
@@ -36,7 +37,9 @@ pub struct MaterialSummary {
     pub losses: u64,
     /// Wall-clock seconds spent on the material.
     pub seconds: f64,
-    /// Of which solving the rule-aware values took (0 if they were read back).
+    /// Of which solving the rule-aware values took (0 if they were read back). Distances and
+    /// rule-aware values are solved together, slice by slice, so this is 0 unless the rule
+    /// table alone was recomputed.
     pub draw_rules_seconds: f64,
     /// The longest win, in plies (0 if there is none).
     pub longest_win: u16,
@@ -68,176 +71,334 @@ pub fn generate(
     progress: &dyn Progress,
 ) -> Result<Vec<MaterialSummary>, GenerateError> {
     progress.variant_started(plan);
+    let found: Vec<Found> = plan
+        .materials
+        .iter()
+        .map(|m| Found::look(plan, m))
+        .collect();
+    let needed = needed_values(plan, &found);
+    let last_reader = last_readers(plan, &found, &needed);
     let mut store = Store::new();
     let mut summaries = Vec::with_capacity(plan.materials.len());
-    for m in &plan.materials {
+    for (j, m) in plan.materials.iter().enumerate() {
         progress.material_started(plan.variant, m.material, m.positions);
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
-        let mut rebuilt_because = None;
-        let existing = if m.path.exists() || m.dtw_path.exists() {
-            load_existing(m, &index, &store, progress).map_err(|r| rebuilt_because = Some(r))
-        } else {
-            Err(())
+        let paths = WorkPaths::new(&plan.dir, plan.variant, m.material);
+        let reused = match &found[j] {
+            Found::Complete => reuse(plan, m, &index, needed[j], &paths, &store, progress),
+            _ => Err(None),
         };
-        let (solved, reused_tables) = match existing {
-            Ok(found) => (found, true),
-            Err(()) => (solve_and_write(plan, m, &index, &store, progress)?, false),
-        };
-        let mut reused = reused_tables;
-        let mut draw_rules_seconds = 0.0;
-        let (rules, draw_rules_bytes) = match solved.rules {
-            Ok(found) => found,
+        let done = match reused {
+            Ok(done) => done,
             Err(because) => {
-                if reused_tables {
-                    reused = false;
-                    rebuilt_because = because;
-                }
-                let draw_rules_started = Instant::now();
-                let found = solve_and_write_draw_rules(
-                    plan,
-                    m,
-                    (&index, &store),
-                    (&solved.captures, &solved.distances),
-                    progress,
-                )?;
-                draw_rules_seconds = draw_rules_started.elapsed().as_secs_f64();
-                found
+                // A reused table that turns out damaged rebuilds all three kinds.
+                let because = because.or_else(|| found[j].why());
+                let rules_only =
+                    matches!(found[j], Found::RulesOnly(_)) && because == found[j].why();
+                let mut done = solve_material(plan, m, &index, &mut store, rules_only, progress)?;
+                done.rebuilt_because = because;
+                done
             }
         };
-        let counts = count_values(&solved.distances, &rules);
-        store.insert(Solved {
-            index,
-            distances: solved.distances,
-            rules,
-        });
-        let summary = MaterialSummary {
-            variant: plan.variant,
-            material: m.material,
-            positions: m.positions,
-            wins: counts.wins,
-            draws: counts.draws,
-            losses: counts.losses,
-            cursed_wins: counts.cursed_wins,
-            blessed_losses: counts.blessed_losses,
-            longest_win: counts.longest_win,
-            seconds: started.elapsed().as_secs_f64(),
-            draw_rules_seconds,
-            bytes: solved.bytes,
-            dtw_bytes: solved.dtw_bytes,
-            draw_rules_bytes,
-            reused,
-            rebuilt_because,
-        };
+        if needed[j] {
+            let values = ValuesFile::open(&paths.values, m.positions, false)?;
+            store.insert(index, values);
+        } else {
+            remove(&paths.values);
+        }
+        // Values no later material reads are dropped.
+        for &d in &m.reads {
+            if last_reader[d] == Some(j) {
+                let dep = plan.materials[d].material;
+                store.remove(dep);
+                remove(&WorkPaths::new(&plan.dir, plan.variant, dep).values);
+            }
+        }
+        let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
         progress.material_finished(&summary);
         summaries.push(summary);
     }
     Ok(summaries)
 }
 
-/// Solves a material's rule-aware values and writes its rule table; returns the codes and the
-/// file's size.
-fn solve_and_write_draw_rules(
-    plan: &Plan,
-    m: &MaterialPlan,
-    (index, store): (&PositionIndex, &Store),
-    (captures, distances): (&Captures, &Distances),
-    progress: &dyn Progress,
-) -> Result<(Vec<u8>, u64), GenerateError> {
-    let rules = solve_draw_rules(index, store, distances, plan.limits, progress);
-    let header = header(
-        TableKind::DrawRules,
-        plan.variant,
-        m.material,
-        m.positions,
-        8,
-        Some(plan.limits),
-    );
-    let n = rules.len();
-    let bytes = write_table(&m.draw_rules_path, header, |b| {
-        pack_block::<DrawRulesCodec>(
-            n,
-            b,
-            8,
-            |i| entry(captures, distances, i),
-            |i| rule_value(rules[i]),
-        )
-    })?;
-    Ok((rules, bytes))
+/// How often a material being solved records its progress (and gives back the pages of the
+/// work files it read): a stopped run loses at most this much work, plus the band under way.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What was done for a material, before timing.
+struct Done {
+    counts: Counts,
+    written: Written,
+    reused: bool,
+    rebuilt_because: Option<String>,
+    draw_rules_seconds: f64,
 }
 
-fn solve_and_write(
+impl Done {
+    fn summary(self, plan: &Plan, m: &MaterialPlan, seconds: f64) -> MaterialSummary {
+        let c = self.counts;
+        MaterialSummary {
+            variant: plan.variant,
+            material: m.material,
+            positions: m.positions,
+            wins: c.wins,
+            draws: c.draws,
+            losses: c.losses,
+            cursed_wins: c.cursed_wins,
+            blessed_losses: c.blessed_losses,
+            longest_win: c.longest_win,
+            seconds,
+            draw_rules_seconds: self.draw_rules_seconds,
+            bytes: self.written.wdl,
+            dtw_bytes: self.written.dtw,
+            draw_rules_bytes: self.written.draw_rules,
+            reused: self.reused,
+            rebuilt_because: self.rebuilt_because,
+        }
+    }
+}
+
+fn remove(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
+
+/// What a material's tables on disk look like before the run (their headers only).
+#[derive(Debug, Clone)]
+enum Found {
+    /// All three open, the rule table with the plan's limits.
+    Complete,
+    /// The win/draw/loss and distance tables open; the rule table does not, for this reason.
+    RulesOnly(String),
+    /// Something else is missing or damaged (`None`: there was no table at all).
+    Incomplete(Option<String>),
+}
+
+impl Found {
+    /// Looks at a material's tables, every block checksum checked.
+    fn look(plan: &Plan, m: &MaterialPlan) -> Found {
+        if !m.path.exists() && !m.dtw_path.exists() {
+            return Found::Incomplete(None);
+        }
+        let check = |path: &Path, kind| check_table(plan, m, path, kind);
+        if let Err(e) =
+            check(&m.path, TableKind::Wdl).and_then(|_| check(&m.dtw_path, TableKind::Dtw))
+        {
+            return Found::Incomplete(Some(e));
+        }
+        if !m.draw_rules_path.exists() {
+            return Found::RulesOnly(String::new());
+        }
+        match Table::open(
+            &m.draw_rules_path,
+            TableKind::DrawRules,
+            plan.variant,
+            m.material,
+        ) {
+            Ok(t) if t.header().limits != Some(m.limits) => {
+                return Found::RulesOnly(format!(
+                    "{} was computed with other draw-rule limits",
+                    m.draw_rules_path.display()
+                ))
+            }
+            _ => {}
+        }
+        match check(&m.draw_rules_path, TableKind::DrawRules) {
+            Err(e) => Found::RulesOnly(e),
+            Ok(_) => Found::Complete,
+        }
+    }
+
+    /// Why the tables are not reused as they are.
+    fn why(&self) -> Option<String> {
+        match self {
+            Found::Complete => None,
+            Found::RulesOnly(e) if e.is_empty() => None,
+            Found::RulesOnly(e) => Some(e.clone()),
+            Found::Incomplete(e) => e.clone(),
+        }
+    }
+}
+
+/// Which materials' values must be readable after they are done: those a later material that
+/// is solved reads, and those a later material whose values are rebuilt from its tables reads.
+fn needed_values(plan: &Plan, found: &[Found]) -> Vec<bool> {
+    let n = plan.materials.len();
+    let mut needed = vec![false; n];
+    for j in (0..n).rev() {
+        let solved = !matches!(found[j], Found::Complete);
+        if solved || needed[j] {
+            for &d in &plan.materials[j].reads {
+                needed[d] = true;
+            }
+        }
+    }
+    needed
+}
+
+/// For each material, the last one (by position in the plan) that reads its values, if any.
+fn last_readers(plan: &Plan, found: &[Found], needed: &[bool]) -> Vec<Option<usize>> {
+    let mut last = vec![None; plan.materials.len()];
+    for (k, m) in plan.materials.iter().enumerate() {
+        if needed[k] || !matches!(found[k], Found::Complete) {
+            for &d in &m.reads {
+                last[d] = Some(k);
+            }
+        }
+    }
+    last
+}
+
+/// Reuses a material's complete tables (their checksums checked by [`Found::look`]): the counts
+/// read from the summary written with them (or counted again), and its values rebuilt if a later material
+/// reads them and they are gone. `Err` says why the material must be solved again.
+fn reuse(
     plan: &Plan,
     m: &MaterialPlan,
     index: &PositionIndex,
+    needed: bool,
+    paths: &WorkPaths,
     store: &Store,
     progress: &dyn Progress,
-) -> Result<Loaded, GenerateError> {
-    let solution = solve(index, store, progress);
-    let (wdl, captures, distances) = (solution.wdl, solution.captures, solution.distances);
-    let n = wdl.len();
-    let at = |i| entry(&captures, &distances, i);
-    let header_of = |kind, bits| header(kind, plan.variant, m.material, m.positions, bits, None);
-    let bytes = write_table(&m.path, header_of(TableKind::Wdl, 2), |b| {
-        pack_block::<WdlCodec>(n, b, 2, at, |i| wdl[i])
-    })?;
-    drop(wdl);
-    let bits = distances.bits();
-    let dtw_bytes = write_table(&m.dtw_path, header_of(TableKind::Dtw, bits), |b| {
-        pack_block::<DtwCodec>(n, b, bits, at, |i| distances.get(i))
-    })?;
-    Ok(Loaded {
-        captures,
-        distances,
-        bytes,
-        dtw_bytes,
-        rules: Err(None),
+) -> Result<Done, Option<String>> {
+    let written = table_sizes(m).map_err(Some)?;
+    progress.advance(m.positions);
+    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material);
+    let mut counts = summary.read(&written);
+    let have_values = paths.values.exists() || adopt_finished(plan, m, paths);
+    if counts.is_none() || (needed && !have_values) {
+        let loaded = load_existing(m, index, store, progress)?;
+        counts = Some(Counts::of_loaded(&loaded));
+        if needed && !have_values {
+            loaded
+                .write_values(&paths.values)
+                .map_err(|e| Some(e.to_string()))?;
+        }
+    }
+    let counts = counts.unwrap_or_default();
+    let _ = summary.write(&counts, &written);
+    progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+    Ok(Done {
+        counts,
+        written,
+        reused: true,
+        rebuilt_because: None,
+        draw_rules_seconds: 0.0,
     })
 }
 
-/// The value of a rule code of the store: written by the solver, or read back and checked by
-/// [`load_existing`].
-fn rule_value(code: u8) -> RuleValue {
-    DrawRulesCodec::decode(u16::from(code), 8).expect("the solver writes valid codes")
-}
-
-/// Counts of a solved material.
-struct Counts {
-    wins: u64,
-    draws: u64,
-    losses: u64,
-    cursed_wins: u64,
-    blessed_losses: u64,
-    longest_win: u16,
-}
-
-fn count_values(distances: &Distances, rules: &[u8]) -> Counts {
-    let mut counts = Counts {
-        wins: 0,
-        draws: 0,
-        losses: 0,
-        cursed_wins: 0,
-        blessed_losses: 0,
-        longest_win: 0,
+/// A work file left complete by a run stopped after writing the tables: it becomes the
+/// material's values. Returns whether there was one.
+fn adopt_finished(plan: &Plan, m: &MaterialPlan, paths: &WorkPaths) -> bool {
+    let index = PositionIndex::new(plan.variant, m.material);
+    let Ok((journal, true)) = Journal::open(
+        &paths.journal,
+        plan.variant,
+        m.material,
+        m.positions,
+        m.limits,
+    ) else {
+        return false;
     };
-    for &code in rules {
-        match RuleValue::from_code(code).map(RuleValue::class) {
-            Some(RuleClass::CursedWin) => counts.cursed_wins += 1,
-            Some(RuleClass::BlessedLoss) => counts.blessed_losses += 1,
-            _ => {}
+    journal.bands.len() == bands(&index).len()
+        && std::fs::rename(&paths.partial, &paths.values).is_ok()
+        && std::fs::remove_file(&paths.journal).is_ok()
+}
+
+/// Checks every block checksum of one of a material's tables. Returns its size.
+fn check_table(plan: &Plan, m: &MaterialPlan, path: &Path, kind: TableKind) -> Result<u64, String> {
+    let table = Table::open(path, kind, plan.variant, m.material).map_err(|e| e.to_string())?;
+    (0..table.header().blocks)
+        .into_par_iter()
+        .try_for_each(|b| table.read_block(b).map(drop))
+        .map_err(|e| e.to_string())?;
+    Ok(table.file_len())
+}
+
+/// The sizes of a material's three tables.
+fn table_sizes(m: &MaterialPlan) -> Result<Written, String> {
+    let len = |path: &Path| {
+        std::fs::metadata(path)
+            .map(|md| md.len())
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    Ok(Written {
+        wdl: len(&m.path)?,
+        dtw: len(&m.dtw_path)?,
+        draw_rules: len(&m.draw_rules_path)?,
+    })
+}
+
+/// Solves a material (resuming its work file where a stopped run left it) and writes its
+/// tables: all three, or the rule table alone when `rules_only`.
+fn solve_material(
+    plan: &Plan,
+    m: &MaterialPlan,
+    index: &PositionIndex,
+    store: &mut Store,
+    rules_only: bool,
+    progress: &dyn Progress,
+) -> Result<Done, GenerateError> {
+    let started = Instant::now();
+    let paths = WorkPaths::new(&plan.dir, plan.variant, m.material);
+    let (mut journal, resumed) = Journal::open(
+        &paths.journal,
+        plan.variant,
+        m.material,
+        m.positions,
+        m.limits,
+    )?;
+    if !resumed {
+        remove(&paths.partial);
+    }
+    store.insert(
+        index.clone(),
+        ValuesFile::open(&paths.partial, m.positions, true)?,
+    );
+    let bands = bands(index);
+    let kings = index.king_placements();
+    for band in bands.iter().take(journal.bands.len()) {
+        progress.advance(UNITS_PER_POSITION * 2 * kings * band.len() as u64);
+    }
+    let values = store.values(m.material).expect("inserted above");
+    let solver = MaterialSolver::new(index, store, values, m.limits);
+    let mut checkpoint = Instant::now();
+    // Past this, the pages of the work files read are given back before the next band.
+    let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
+    for band in bands.iter().skip(journal.bands.len()) {
+        journal.finish_band(solver.solve_band(band, progress)?);
+        if crate::plan::resident_memory().is_some_and(|rss| rss > release_at) {
+            store.release();
+        }
+        if checkpoint.elapsed() >= CHECKPOINT_EVERY {
+            journal.checkpoint(values)?;
+            store.release();
+            checkpoint = Instant::now();
         }
     }
-    for i in 0..distances.len() {
-        match distances.get(i) {
-            Dtw::Win(d) => {
-                counts.wins += 1;
-                counts.longest_win = counts.longest_win.max(d);
-            }
-            Dtw::Draw => counts.draws += 1,
-            Dtw::Loss(_) => counts.losses += 1,
-        }
-    }
-    counts
+    journal.checkpoint(values)?;
+    store.release();
+    let longest = journal.bands.iter().copied().max().unwrap_or(0);
+    let (written, counts) = write_tables(plan, m, values, longest, rules_only)?;
+    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material);
+    summary.write(&counts, &written)?;
+    store.remove(m.material);
+    std::fs::rename(&paths.partial, &paths.values).map_err(|source| GenerateError::Io {
+        path: paths.values.clone(),
+        source,
+    })?;
+    remove(&paths.journal);
+    Ok(Done {
+        counts,
+        written,
+        reused: false,
+        rebuilt_because: None,
+        draw_rules_seconds: if rules_only {
+            started.elapsed().as_secs_f64()
+        } else {
+            0.0
+        },
+    })
 }
 
 /// Removes temporary files a previous, interrupted run left in `dir`.

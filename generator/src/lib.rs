@@ -22,7 +22,7 @@
 
 #![warn(missing_docs)]
 
-mod draw_rules;
+mod engine;
 mod error;
 mod generate;
 mod load;
@@ -30,12 +30,18 @@ mod plan;
 mod progress;
 mod solve;
 mod store;
+mod summary;
+mod values;
 mod verify;
 mod write;
 
 pub use error::{human_bytes, GenerateError};
 pub use generate::{generate, remove_leftovers, MaterialSummary};
-pub use plan::{available_memory, MaterialPlan, Plan, MAX_PIECES};
+pub use plan::{
+    available_memory, parse_memory, peak_resident_memory, resident_memory, MaterialPlan, Plan,
+    MAX_PIECES,
+};
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
+pub use values::WORK_DIR;
 pub use verify::{verify_table, VerifyReport};
 pub use write::{temporary_path, COMPRESSION_LEVEL};

@@ -8,20 +8,80 @@ use rafle_probe::format::TableKind;
 use rafle_probe::walk::{unpack, Captures, Walk};
 use rafle_probe::{Position, ProbeError, RuleValue, Table};
 
+use std::path::{Path, PathBuf};
+
 use crate::plan::MaterialPlan;
 use crate::store::{Distances, Store};
-use crate::Progress;
+use crate::summary::Counts;
+use crate::values::{distance_code, rule_value, ValuesFile, CAPTURE};
+use crate::{GenerateError, Progress};
 
 /// A material's win/draw/loss and distance tables read back, with its rule table if that one
 /// is valid too.
 pub(crate) struct Loaded {
     pub(crate) distances: Distances,
     pub(crate) captures: Captures,
-    pub(crate) bytes: u64,
-    pub(crate) dtw_bytes: u64,
     /// The rule codes and the file's size, or why the rule table must be computed again
     /// (`None`: there was none).
     pub(crate) rules: Result<(Vec<u8>, u64), Option<String>>,
+}
+
+impl Loaded {
+    /// The rule codes, if the rule table was read back.
+    fn rule_codes(&self) -> Option<&[u8]> {
+        self.rules.as_ref().ok().map(|(codes, _)| codes.as_slice())
+    }
+
+    /// Writes the values read back as the material's work file (see [`crate::values`]).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`]; [`GenerateError::Check`]-free: a missing rule table is an
+    /// [`GenerateError::Io`] of kind `NotFound`.
+    pub(crate) fn write_values(&self, path: &Path) -> Result<(), GenerateError> {
+        let rules = self.rule_codes().ok_or_else(|| GenerateError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no valid rule table"),
+        })?;
+        let n = self.distances.len();
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".partial");
+        let tmp = PathBuf::from(tmp);
+        let file = ValuesFile::open(&tmp, n as u64, true)?;
+        const CHUNK: usize = 1 << 20;
+        for start in (0..n).step_by(CHUNK) {
+            let end = (start + CHUNK).min(n);
+            let codes: Vec<u16> = (start..end)
+                .map(|i| {
+                    let capture = if self.captures.contains(i) {
+                        CAPTURE
+                    } else {
+                        0
+                    };
+                    distance_code(self.distances.get(i)) | capture
+                })
+                .collect();
+            file.write_range(start as u64, &codes, &rules[start..end])?;
+        }
+        file.sync()?;
+        std::fs::rename(&tmp, path).map_err(|source| GenerateError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+impl Counts {
+    /// The counts of a material read back.
+    pub(crate) fn of_loaded(loaded: &Loaded) -> Counts {
+        let mut counts = Counts::default();
+        let rules = loaded.rule_codes().unwrap_or(&[]);
+        for i in 0..loaded.distances.len() {
+            let rule = rules.get(i).map_or(RuleValue::DRAW, |&c| rule_value(c));
+            counts.add(loaded.distances.get(i), rule);
+        }
+        counts
+    }
 }
 
 /// Checks a material's complete tables, every checksum, and reads its values back; its rule
@@ -58,8 +118,6 @@ pub(crate) fn load_existing(
     Ok(Loaded {
         distances,
         captures,
-        bytes: wdl_table.file_len(),
-        dtw_bytes: dtw_table.file_len(),
         rules: load_draw_rules(m, &walk, store, progress),
     })
 }

@@ -1,10 +1,12 @@
-//! What a generation request will do, and the memory it needs.
+//! What a generation request will do, and the memory it needs: the state of the slices being
+//! solved, plus the pages of the work files they read, which a budget bounds.
 
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
 use rafle_probe::{table_path, Limits, Material, PositionIndex, Variant};
 
+use crate::values::BYTES_PER_POSITION;
 use crate::GenerateError;
 
 /// The most pieces rafle generates (the index handles more; memory does not).
@@ -25,6 +27,9 @@ pub struct MaterialPlan {
     pub draw_rules_path: PathBuf,
     /// The draw-rule limits of its rule table.
     pub limits: Limits,
+    /// The materials before it in the plan (by position) that a move of its positions can
+    /// reach, whose values it reads.
+    pub reads: Vec<usize>,
 }
 
 /// The materials of a request in the order they are solved, and the peak memory.
@@ -38,8 +43,14 @@ pub struct Plan {
     pub dir: PathBuf,
     /// In dependency order.
     pub materials: Vec<MaterialPlan>,
-    /// Peak bytes of memory the generation needs.
+    /// Peak bytes of memory the generation holds with no budget: the state of the slices
+    /// solved at once, and every page of the work files read (the tables are written from
+    /// the work files, a block at a time).
     pub peak_bytes: u64,
+    /// The least memory it can work in: the state of its largest slice.
+    pub least_bytes: u64,
+    /// The memory budget, if one was set ([`Plan::with_budget`]).
+    pub budget: Option<u64>,
     /// The draw-rule limits of the rule tables.
     pub limits: Limits,
 }
@@ -58,7 +69,7 @@ impl Plan {
                 max: MAX_PIECES,
             });
         }
-        let materials: Vec<MaterialPlan> = Material::all_up_to(variant, max_pieces)
+        let mut materials: Vec<MaterialPlan> = Material::all_up_to(variant, max_pieces)
             .into_iter()
             .map(|material| MaterialPlan {
                 material,
@@ -67,31 +78,55 @@ impl Plan {
                 dtw_path: table_path(dir, variant, material, TableKind::Dtw),
                 draw_rules_path: table_path(dir, variant, material, TableKind::DrawRules),
                 limits: Limits::fmjd(variant),
+                reads: Vec::new(),
             })
             .collect();
-        // Solving one material holds per position a state byte, a count byte and a 2-byte
-        // distance, then its distances (up to 2 bytes) and the packed and compressed blocks of
-        // its tables while writing them (up to 2 bytes more); then the rule solver's 3 bytes a
-        // position beside the distances, and the rule codes. The distances and rule values of
-        // everything solved before it stay (2 bytes a position, and a byte more for the few
-        // materials with wins past 254 plies, and the allocator: a quarter more is allowed for
-        // them). That adds up to about 8 bytes a position of the material being solved; 11 are
-        // planned, which covers what was measured: Brazilian up to 6 pieces peaked at 6.09 GiB
-        // (planned 6.4 GiB), international up to 5 at 3.85 GiB (planned 4.1 GiB).
-        let mut solved = 0u64;
-        let mut peak = 0u64;
-        for m in &materials {
-            let current = 11 * m.positions;
-            peak = peak.max(2 * solved + solved / 4 + current);
-            solved += m.positions;
+        for j in 0..materials.len() {
+            materials[j].reads = reached(&materials, j);
         }
+        let mut largest_slice = 0u64;
+        let mut peak_material = 0u64;
+        for (j, m) in materials.iter().enumerate() {
+            let index = PositionIndex::new(variant, m.material);
+            let slice = 2 * index.king_placements();
+            largest_slice = largest_slice.max(slice);
+            // What the material's moves read: its own work file and those below it.
+            let read: u64 = materials[..=j]
+                .iter()
+                .filter(|d| {
+                    d.material == m.material
+                        || d.material.pieces() < m.material.pieces()
+                        || d.material.men() < m.material.men()
+                })
+                .map(|d| d.positions * BYTES_PER_POSITION)
+                .sum();
+            peak_material = peak_material.max(working_bytes(slice) * SLICES_IN_FLIGHT + read);
+        }
+        let floor = working_bytes(largest_slice) + OVERHEAD;
         Ok(Plan {
             variant,
             max_pieces,
             dir: dir.to_path_buf(),
             materials,
-            peak_bytes: peak + OVERHEAD,
+            peak_bytes: floor.max(peak_material + OVERHEAD),
+            least_bytes: floor,
+            budget: None,
             limits: Limits::fmjd(variant),
+        })
+    }
+
+    /// The same plan kept to a memory budget of `bytes`.
+    pub fn with_budget(mut self, bytes: u64) -> Plan {
+        self.budget = Some(bytes);
+        self
+    }
+
+    /// The most memory the generation will hold: the plan's peak, or the budget if that is
+    /// smaller (the pages of work files read are then given back whenever the budget is
+    /// reached).
+    pub fn planned_bytes(&self) -> u64 {
+        self.budget.map_or(self.peak_bytes, |b| {
+            b.min(self.peak_bytes).max(self.least_bytes)
         })
     }
 
@@ -109,17 +144,17 @@ impl Plan {
         self.materials.iter().map(|m| m.positions).sum()
     }
 
-    /// Refuses a plan that needs more memory than is available.
+    /// Refuses a plan whose largest slice does not fit in `available` bytes.
     ///
     /// # Errors
     ///
     /// [`GenerateError::NotEnoughMemory`].
     pub fn check_memory(&self, available: u64) -> Result<(), GenerateError> {
-        if self.peak_bytes > available {
+        if self.least_bytes > available {
             return Err(GenerateError::NotEnoughMemory {
                 variant: self.variant,
                 pieces: self.max_pieces,
-                needed: self.peak_bytes,
+                needed: self.least_bytes,
                 available,
             });
         }
@@ -127,8 +162,99 @@ impl Plan {
     }
 }
 
-/// Bytes beyond the tables: thread stacks, move lists, indexes, the allocator's slack.
-const OVERHEAD: u64 = 64 << 20;
+/// Bytes beyond the tables: thread stacks, move lists, indexes, the allocator's slack, the
+/// blocks of a table being written.
+const OVERHEAD: u64 = 256 << 20;
+
+/// Slices of one band that may be under way at once (rayon's threads steal other slices while
+/// they wait inside one).
+const SLICES_IN_FLIGHT: u64 = 8;
+
+/// Bytes a slice of `positions` positions holds while it is solved: the state of one or two
+/// propagations (4 bytes a position each, see [`crate::solve`]), the lists of positions due
+/// (up to 4 bytes), the codes written (3 bytes) and the capture marks.
+pub(crate) fn working_bytes(positions: u64) -> u64 {
+    let propagations = if positions <= crate::solve::TOGETHER {
+        2
+    } else {
+        1
+    };
+    positions * (4 * propagations + 4 + 3) + positions / 8
+}
+
+/// The materials (by position in the plan, before `j`) that a move of a position of material `j`
+/// can reach: a capture removes pieces of the side not moving, and a man that captures or moves
+/// onto its promotion row is crowned.
+fn reached(materials: &[MaterialPlan], j: usize) -> Vec<usize> {
+    let m = materials[j].material;
+    let mut out = Vec::new();
+    for (d, dep) in materials.iter().enumerate().take(j) {
+        let reaches = |d: Material| {
+            [m, m.mirrored()].into_iter().any(|m| {
+                // White moves: White's men may lose one to a king; Black's pieces may go.
+                let crowned = d.white_men + 1 == m.white_men && d.white_kings == m.white_kings + 1;
+                let kept = d.white_men == m.white_men && d.white_kings == m.white_kings;
+                let captured = d.black_men <= m.black_men
+                    && d.black_kings <= m.black_kings
+                    && d.black_men + d.black_kings < m.black_men + m.black_kings;
+                let untouched = d.black_men == m.black_men && d.black_kings == m.black_kings;
+                (crowned && (captured || untouched)) || (kept && captured)
+            })
+        };
+        if reaches(dep.material) || reaches(dep.material.mirrored()) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// Resident memory of this process, from `/proc/self/statm` where there is one.
+pub fn resident_memory() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Peak resident memory of this process so far (`VmHWM` of `/proc/self/status`).
+pub fn peak_resident_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kb| kb.trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+}
+
+/// Parses a memory size: bytes, or a number with a unit `K`, `M`, `G` or `T` (powers of 1024,
+/// optionally followed by `iB` or `B`), like `8G`, `8GiB` or `512M`.
+///
+/// # Errors
+///
+/// A message saying what is wrong.
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a memory size (like 8G or 512M)"))?;
+    let shift = match unit.trim().trim_end_matches("iB").trim_end_matches('B') {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        "T" | "t" => 40,
+        _ => return Err(format!("{text:?}: unknown unit (use K, M, G or T)")),
+    };
+    let bytes = number * (1u64 << shift) as f64;
+    if !(1.0..1e19).contains(&bytes) {
+        return Err(format!("{text:?} is not a usable memory size"));
+    }
+    Ok(bytes as u64)
+}
 
 /// Memory available for generation: `MemAvailable` of `/proc/meminfo` where there is one.
 pub fn available_memory() -> Option<u64> {
@@ -148,21 +274,32 @@ mod tests {
     fn plans_in_dependency_order_with_memory() {
         let plan = Plan::new(Variant::Brazilian, 3, Path::new("data")).unwrap();
         assert_eq!(plan.materials.len(), 9);
-        assert!(
-            plan.peak_bytes
-                > plan
-                    .materials
-                    .iter()
-                    .map(|m| 2 * m.positions)
-                    .max()
-                    .unwrap()
-        );
-        assert!(plan.check_memory(1 << 40).is_ok());
+        assert!(plan.peak_bytes > plan.least_bytes);
+        assert!(plan.check_memory(plan.least_bytes).is_ok());
         assert!(matches!(
             plan.check_memory(1 << 20),
             Err(GenerateError::NotEnoughMemory { .. })
         ));
         assert!(Plan::new(Variant::Brazilian, 9, Path::new("data")).is_err());
+        assert_eq!(parse_memory("8G"), Ok(8 << 30));
+        assert_eq!(parse_memory("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_memory("512M"), Ok(512 << 20));
+        assert_eq!(parse_memory("4096"), Ok(4096));
+        assert!(
+            parse_memory("8X").is_err() && parse_memory("").is_err() && parse_memory("0").is_err()
+        );
         assert!(plan.materials[0].path.ends_with("brazilian/KvK.wdl"));
+        // KMvM: White's man crowned (KKvM), Black's man crowned (KMvK), White's king or man
+        // captured (MvM, KvM), White's man captured by a man crowned on the way (KvK); not
+        // MMvM, which has more men.
+        let name = |d: &usize| plan.materials[*d].material.to_string();
+        let kmvm = plan
+            .materials
+            .iter()
+            .find(|m| m.material.to_string() == "KMvM")
+            .unwrap();
+        let mut reads: Vec<String> = kmvm.reads.iter().map(name).collect();
+        reads.sort();
+        assert_eq!(reads, ["KKvM", "KMvK", "KvK", "KvM", "MvM"]);
     }
 }

@@ -1,311 +1,314 @@
-//! Retrograde solving of one material: win/draw/loss and distance to win.
+//! Solving one material slice by slice: distances to win and rule-aware values.
 //!
-//! Every position gets a state byte (its value or "unknown", whether its side to move must
-//! capture, whether it has been walked back from, whether a promotion already wins) and a
-//! distance. The seeds are the positions whose value does not depend on this material:
-//! positions that must capture take their value from their captures, which lead to smaller,
-//! solved materials; positions without a move are lost in 0; positions whose quiet moves all
-//! promote read the material with one man fewer. Then, level by level (level `d` holds the
-//! positions decided in `d` plies), each decided position is walked back through its quiet
-//! predecessors: a predecessor of a loss in `d` is a win in `d + 1` (the first level to reach it
-//! is the shortest win), and a predecessor all of whose moves lead to wins is a loss in one more
-//! than its longest, which a per-position count of undecided successors tells. A promotion that
-//! reaches a lost position is a win waiting at its own level: a quicker win found before that
-//! level takes precedence. What is never decided is a draw: play can go on for ever, which
-//! repetition makes a draw.
-//!
-//! Work is spread over rayon's threads by ranges of indices, with atomic states, counts and
-//! distances. Every level depends only on the levels before it, so the tables are the same
-//! whatever the thread count.
+//! A slice is the positions with the same men (both sides to move): a king move stays in it,
+//! a man move leads to a slice whose men are one step closer to promotion, a capture or a
+//! promotion to a material solved before. So the slices are solved in bands of equal
+//! advancement (the men's total distance to promotion), the most advanced first: the slices of
+//! a band are independent and solved in parallel, each on its own, from the values of finished
+//! slices and materials in the [`Store`]. For each slice one pass generates every position's
+//! moves and reads the values their moves out of the slice reach, which seeds two runs of the
+//! [propagation engine](crate::engine): distances (levels are plies; RULES.md §5.2) and
+//! rule-aware values (levels are counts up to the rule's limit; RULES.md §5.3: a move that
+//! resets the counter reaches a position whose class alone matters, any other adds one to its
+//! count; a king move never resets). What the rules leave undecided takes the class the
+//! distance gives: a cursed win, a draw or a blessed loss.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use rafle_probe::walk::Captures;
-use rafle_probe::{Dtw, Material, Position, PositionIndex, Wdl};
+use rafle_probe::{
+    Category, Color, Dtw, KingSlice, Limits, Material, Position, PositionIndex, Role, RuleClass,
+    RuleValue, Wdl,
+};
 use rayon::prelude::*;
 
-use crate::store::{Distances, Store};
-use crate::Progress;
+use crate::engine::{Due, Outcome, Predecessors, Propagation, Seed};
+use crate::store::Store;
+use crate::values::{distance, distance_code, ValuesFile, CAPTURE, DRAW};
+use crate::{GenerateError, Progress};
 
-/// Value bits of a state: a [`Wdl`] code, or `UNKNOWN`.
-const VALUE: u8 = 0b11;
-const UNKNOWN: u8 = 0b11;
-/// The side to move must capture: the stored value is free to choose.
-const CAPTURE: u8 = 0b100;
-/// Decided and walked back from.
-const DONE: u8 = 0b1000;
-/// Undecided, but a promotion wins at the level held in the distance.
-const PROMOTION_WINS: u8 = 0b1_0000;
+/// Positions seeded per unit of parallel work.
+const CHUNK: u64 = 1 << 12;
 
-/// Positions handled per unit of parallel work.
-const CHUNK: u64 = 1 << 14;
+/// Slices up to this many positions seed distances and rule values in one pass over their
+/// moves; larger ones (kings-only materials) make a pass for each, so that only one
+/// propagation's state (4 bytes a position) is held at a time.
+pub(crate) const TOGETHER: u64 = 1 << 24;
 
-/// The solved material.
-pub(crate) struct Solution {
-    /// The value of every position.
-    pub(crate) wdl: Vec<Wdl>,
-    /// Which positions' side to move must capture.
-    pub(crate) captures: Captures,
-    /// The distance to win in plies of every won or lost position, the draw marker for draws.
-    pub(crate) distances: Distances,
-}
-
-/// Solves `index`'s material, whose dependencies are all in `store`.
-pub(crate) fn solve(index: &PositionIndex, store: &Store, progress: &dyn Progress) -> Solution {
-    let solver = Solver::new(index, store);
-    let mut decided = solver.seed(progress);
-    progress.advance(decided);
-    let mut level: u16 = 0;
-    loop {
-        let newly = solver.level(level);
-        decided += newly;
-        progress.advance(newly);
-        // The next level with something due; none: the rest are draws.
-        match solver.due.iter().map(|d| d.load(Ordering::Relaxed)).min() {
-            Some(first) if first != u16::MAX => level = first.max(level + 1),
-            _ => break,
-        }
+/// The men placements of a material in the order their slices are solved: bands of equal
+/// advancement, the most advanced first, each in index order.
+pub(crate) fn bands(index: &PositionIndex) -> Vec<Vec<u64>> {
+    let mut by_distance: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
+    for men in 0..index.men_placements() {
+        let slice = index.slice(men);
+        by_distance
+            .entry(promotion_distance(index, &slice))
+            .or_default()
+            .push(men);
     }
-    progress.advance(index.size() - decided);
-    solver.finish()
+    by_distance.into_values().collect()
 }
 
-/// The state of a material being solved.
-struct Solver<'a> {
-    index: &'a PositionIndex,
-    store: &'a Store,
-    states: Vec<AtomicU8>,
-    /// Successors not yet known to be won, of each undecided position.
-    counts: Vec<AtomicU8>,
-    distances: Vec<AtomicU16>,
-    /// The first level at which each chunk has a position to walk back from or a promotion win
-    /// falling due: levels skip the chunks with nothing to do, and jump over empty levels.
-    due: Vec<AtomicU16>,
+/// Plies the men of a slice need, all together, to reach their promotion rows.
+fn promotion_distance(index: &PositionIndex, slice: &KingSlice) -> u32 {
+    let v = index.variant();
+    let last_row = u32::from(v.board_size()) - 1;
+    let pos = slice.position(0);
+    let white: u32 = pos
+        .pieces(Color::White, Role::Man)
+        .into_iter()
+        .map(|sq| u32::from(sq.row(v)))
+        .sum();
+    let black: u32 = pos
+        .pieces(Color::Black, Role::Man)
+        .into_iter()
+        .map(|sq| last_row - u32::from(sq.row(v)))
+        .sum();
+    white + black
 }
 
-impl<'a> Solver<'a> {
-    fn new(index: &'a PositionIndex, store: &'a Store) -> Solver<'a> {
-        let n = index.size();
-        Solver {
+/// What solving a material needs: its index, the values it reads, where its own go, and the
+/// draw-rule limit of its category.
+pub(crate) struct MaterialSolver<'a> {
+    pub(crate) index: &'a PositionIndex,
+    /// Every material a move can reach, this one included (for its finished slices).
+    pub(crate) store: &'a Store,
+    /// This material's work file.
+    pub(crate) values: &'a ValuesFile,
+    category: Category,
+    limit: u8,
+}
+
+impl<'a> MaterialSolver<'a> {
+    pub(crate) fn new(
+        index: &'a PositionIndex,
+        store: &'a Store,
+        values: &'a ValuesFile,
+        limits: Limits,
+    ) -> MaterialSolver<'a> {
+        let category = Category::of(index.variant(), index.material());
+        MaterialSolver {
             index,
             store,
-            states: (0..n).map(|_| AtomicU8::new(UNKNOWN)).collect(),
-            counts: (0..n).map(|_| AtomicU8::new(0)).collect(),
-            distances: (0..n).map(|_| AtomicU16::new(0)).collect(),
-            due: (0..n.div_ceil(CHUNK))
-                .map(|_| AtomicU16::new(u16::MAX))
-                .collect(),
+            values,
+            category,
+            limit: limits.of(category),
         }
     }
 
-    /// Chunk `c`'s positions.
-    fn range(&self, c: u64) -> std::ops::Range<u64> {
-        c * CHUNK..((c + 1) * CHUNK).min(self.index.size())
+    /// Solves the slices of one band and writes them to the work file. Returns the longest
+    /// win found.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the work file cannot be written.
+    pub(crate) fn solve_band(
+        &self,
+        band: &[u64],
+        progress: &dyn Progress,
+    ) -> Result<u16, GenerateError> {
+        band.par_iter()
+            .map(|&men| self.solve_slice(men, progress))
+            .try_reduce(|| 0, |a, b| Ok(a.max(b)))
     }
 
-    /// Marks position `i`'s chunk as having something due at `level`.
-    fn mark(&self, i: usize, level: u16) {
-        self.due[i / CHUNK as usize].fetch_min(level, Ordering::Relaxed);
+    /// Solves one slice and writes it. Returns the longest win found.
+    fn solve_slice(&self, men: u64, progress: &dyn Progress) -> Result<u16, GenerateError> {
+        let slice = self.index.slice(men);
+        let n = slice.len();
+        let kings = self.index.king_placements();
+        let moves = KingMoves { slice: &slice };
+        let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let together = n <= TOGETHER;
+        let mut distances = Propagation::with_len(n as usize);
+        let mut rules = together.then(|| Propagation::with_len(n as usize));
+        self.seed_slice(&slice, &captures, Some(&mut distances), rules.as_mut());
+        progress.advance(n);
+        distances.run(&moves, u16::MAX);
+        let captured = |x: usize| captures[x / 64].load(Ordering::Relaxed) & (1 << (x % 64)) != 0;
+        let mut longest = 0;
+        let codes: Vec<u16> = (0..n as usize)
+            .map(|x| {
+                let dtw = match distances.outcome(x) {
+                    Outcome::Won(d) => {
+                        longest = longest.max(d);
+                        Dtw::Win(d)
+                    }
+                    Outcome::Lost(d) => Dtw::Loss(d),
+                    Outcome::Undecided => Dtw::Draw,
+                };
+                let code = distance_code(dtw);
+                assert!(code < DRAW || dtw == Dtw::Draw, "a win of {code} plies");
+                code | if captured(x) { CAPTURE } else { 0 }
+            })
+            .collect();
+        drop(distances);
+        progress.advance(n);
+        let mut rules = match rules {
+            Some(rules) => rules,
+            None => {
+                let mut rules = Propagation::with_len(n as usize);
+                self.seed_slice(&slice, &captures, None, Some(&mut rules));
+                rules
+            }
+        };
+        rules.run(&moves, u16::from(self.limit));
+        let rule_codes: Vec<u8> = (0..n as usize)
+            .map(|x| {
+                let value = match rules.outcome(x) {
+                    // Counts never pass the limit, a u8.
+                    Outcome::Won(c) => RuleValue::win(c as u8),
+                    Outcome::Lost(c) => RuleValue::loss(c as u8),
+                    Outcome::Undecided => {
+                        RuleValue::uncounted(RuleClass::not_forced(distance(codes[x]).wdl()))
+                    }
+                };
+                value.code()
+            })
+            .collect();
+        drop(rules);
+        let half = kings as usize;
+        self.values
+            .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
+        self.values
+            .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])?;
+        progress.advance(n);
+        Ok(longest)
     }
 
-    /// The seed pass: every position's first state. Returns the number of positions decided.
-    fn seed(&self, progress: &dyn Progress) -> u64 {
-        let material = self.index.material();
-        (0..self.due.len() as u64)
-            .into_par_iter()
-            .map(|c| {
-                let range = self.range(c);
-                let mut decided = 0;
-                let mut cursor = self.index.cursor(range.start);
-                for i in range.clone() {
-                    let seed = seed(&cursor.position(), material, self.store);
+    /// One pass over the moves of every position of a slice: seeds the propagations given,
+    /// and marks the positions that must capture.
+    fn seed_slice(
+        &self,
+        slice: &KingSlice,
+        captures: &[AtomicU64],
+        distances: Option<&mut Propagation>,
+        rules: Option<&mut Propagation>,
+    ) {
+        let n = slice.len();
+        let kings = self.index.king_placements();
+        // Ranges of local numbers that each lie in one half (one side to move).
+        let ranges: Vec<Range<u64>> = (0..n.div_ceil(CHUNK))
+            .flat_map(|c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                if range.start < kings && range.end > kings {
+                    vec![range.start..kings, kings..range.end]
+                } else {
+                    vec![range]
+                }
+            })
+            .collect();
+        let (d, r) = (distances.as_deref(), rules.as_deref());
+        let dues: Vec<(Dues, Dues)> = ranges
+            .par_iter()
+            .map(|range| {
+                let mut dues = (Vec::new(), Vec::new());
+                let mut cursor = self.index.cursor(slice.global(range.start));
+                for x in range.clone() {
+                    let pos = cursor.position();
                     cursor.advance();
-                    let at = i as usize;
-                    self.states[at].store(seed.state, Ordering::Relaxed);
-                    self.counts[at].store(seed.open, Ordering::Relaxed);
-                    self.distances[at].store(seed.distance, Ordering::Relaxed);
-                    decided += u64::from(seed.state & VALUE != UNKNOWN);
-                    if seed.state & VALUE != UNKNOWN && seed.state & VALUE != Wdl::Draw.code() {
-                        self.mark(at, seed.distance);
-                    } else if seed.state & PROMOTION_WINS != 0 {
-                        self.mark(at, seed.distance - 1);
+                    let (distance, rule, capture) = self.seed(&pos);
+                    let at = x as usize;
+                    if capture {
+                        captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
+                    }
+                    if let Some(p) = d {
+                        dues.0.push((p.seed(at, distance), x as u32));
+                    }
+                    if let Some(p) = r {
+                        dues.1.push((p.seed(at, rule), x as u32));
                     }
                 }
-                progress.advance(range.end - range.start);
-                decided
+                dues.0.retain(|(due, _)| *due != Due::Nothing);
+                dues.1.retain(|(due, _)| *due != Due::Nothing);
+                dues
             })
-            .sum()
-    }
-
-    /// One level of propagation: the positions decided at `level` walked back from, and the
-    /// promotion wins falling due at the next. Returns the number of positions decided.
-    fn level(&self, level: u16) -> u64 {
-        (0..self.due.len() as u64)
-            .into_par_iter()
-            .map(|c| {
-                if self.due[c as usize].load(Ordering::Relaxed) > level {
-                    return 0;
-                }
-                // Cleared before reading any position: what this scan leaves waiting, and what
-                // other threads decide here meanwhile, marks it again.
-                self.due[c as usize].store(u16::MAX, Ordering::Relaxed);
-                let range = self.range(c);
-                let mut newly = 0;
-                let mut cursor = self.index.cursor(range.start);
-                for i in range {
-                    newly += self.step(i as usize, level, &mut cursor);
-                }
-                newly
-            })
-            .sum()
-    }
-
-    /// Position `at`, under `cursor`, at `level`; moves the cursor on. Returns the number of
-    /// positions it decided.
-    fn step(&self, at: usize, level: u16, cursor: &mut rafle_probe::IndexCursor) -> u64 {
-        let next = level + 1;
-        let state = self.states[at].load(Ordering::Relaxed);
-        let here = self.distances[at].load(Ordering::Relaxed);
-        if state & VALUE == UNKNOWN {
-            cursor.advance();
-            // A promotion's win falls due at this level unless something was quicker.
-            if state & PROMOTION_WINS == 0 {
-                return 0;
-            }
-            if here != next {
-                self.mark(at, here - 1);
-                return 0;
-            }
-            let decided = self.decide(at, state, Wdl::Win);
-            self.mark(at, next);
-            return u64::from(decided);
-        }
-        if state & DONE != 0 || state & VALUE == Wdl::Draw.code() {
-            cursor.advance();
-            return 0;
-        }
-        if here != level {
-            self.mark(at, here);
-            cursor.advance();
-            return 0;
-        }
-        self.states[at].fetch_or(DONE, Ordering::Relaxed);
-        let pos = cursor.position();
-        cursor.advance();
-        self.walk_back(&pos, state & VALUE == Wdl::Loss.code(), next)
-    }
-
-    /// Decides a position still in `before` to be `value`, unless another thread did first.
-    fn decide(&self, at: usize, before: u8, value: Wdl) -> bool {
-        self.states[at]
-            .compare_exchange(before, value.code(), Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// Walks back from a position decided at level `next - 1`, `lost` or won, through its
-    /// quiet predecessors. Returns the number of positions decided.
-    fn walk_back(&self, pos: &Position, lost: bool, next: u16) -> u64 {
-        let mut newly = 0;
-        pos.for_each_quiet_predecessor(|p| {
-            let j = self.index.rank(&p) as usize;
-            let before = self.states[j].load(Ordering::Relaxed);
-            if before & VALUE != UNKNOWN {
-                return;
-            }
-            if lost {
-                // Every thread that gets here writes the same distance, and a pending
-                // promotion win is never quicker than this level's.
-                self.distances[j].store(next, Ordering::Relaxed);
-                self.mark(j, next);
-                newly += u64::from(self.decide(j, before, Wdl::Win));
-            } else if self.counts[j].fetch_sub(1, Ordering::Relaxed) == 1 {
-                let longest = self.distances[j].load(Ordering::Relaxed).max(next);
-                self.distances[j].store(longest, Ordering::Relaxed);
-                self.mark(j, longest);
-                self.states[j].store(Wdl::Loss.code(), Ordering::Relaxed);
-                newly += 1;
-            }
-        });
-        newly
-    }
-
-    /// The solution: what was never decided is a draw.
-    fn finish(self) -> Solution {
-        let Solver {
-            states,
-            counts,
-            distances,
-            ..
-        } = self;
-        drop(counts);
-        let states: Vec<u8> = states.into_iter().map(AtomicU8::into_inner).collect();
-        let wdl: Vec<Wdl> = states
-            .iter()
-            .map(|&s| Wdl::from_code(s & VALUE).unwrap_or(Wdl::Draw))
             .collect();
-        let captures = Captures::from_fn(states.len(), |i| states[i] & CAPTURE != 0);
-        drop(states);
-        let distances: Vec<u16> = distances.into_iter().map(AtomicU16::into_inner).collect();
-        let distances = Distances::new(&wdl, &distances);
-        Solution {
-            wdl,
-            captures,
-            distances,
+        let (d_dues, r_dues): (Vec<_>, Vec<_>) = dues.into_iter().unzip();
+        if let Some(p) = distances {
+            p.schedule(d_dues.into_iter().flatten());
         }
+        if let Some(p) = rules {
+            p.schedule(r_dues.into_iter().flatten());
+        }
+    }
+
+    /// The seeds of a position for distances and for rule-aware values, and whether it must
+    /// capture.
+    fn seed(&self, pos: &Position) -> (Seed, Seed, bool) {
+        let moves = pos.legal_moves();
+        let Some(first) = moves.first() else {
+            return (Seed::Lost(0), Seed::Lost(0), false);
+        };
+        let capture = first.is_capture();
+        let kings = pos.pieces(pos.turn(), Role::King);
+        let variant = self.index.variant();
+        let material = self.index.material();
+        let mut inside = 0u8;
+        let mut distance = Exits::default();
+        let mut rule = Exits::default();
+        for mv in &moves {
+            if !capture && kings.contains(mv.from()) {
+                inside += 1;
+                continue;
+            }
+            let next = pos.play(mv);
+            let (dtw, value) = self.store.value(&next);
+            match dtw {
+                Dtw::Loss(d) => distance.win(d + 1),
+                Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),
+                Dtw::Draw => distance.escapes = true,
+            }
+            // A man move (the only move out that keeps the material) resets outside the
+            // categories; a capture or promotion resets unless it stays in the category.
+            let next_material = Material::of(&next);
+            let resets = self.category == Category::Outside
+                || (next_material != material
+                    && Category::of(variant, next_material) != self.category);
+            debug_assert_eq!(resets, rafle_probe::resets_counter(pos, mv, &next));
+            match RuleValue::through_move(value, resets, self.limit) {
+                Some((Wdl::Win, c)) => rule.win(u16::from(c)),
+                Some((_, c)) => rule.floor = rule.floor.max(u16::from(c)),
+                None => rule.escapes = true,
+            }
+        }
+        (
+            distance.seed(capture, inside),
+            rule.seed(capture, inside),
+            capture,
+        )
     }
 }
 
-/// The first state of a position.
-struct Seed {
-    state: u8,
-    /// Successors not yet known to be won (in this material, or drawn elsewhere).
-    open: u8,
-    /// The distance if decided; a promotion's win if `PROMOTION_WINS`; otherwise one more than
-    /// the longest win reached by a promotion (the least a loss can last).
-    distance: u16,
+/// Seeded positions with where they go.
+type Dues = Vec<(Due, u32)>;
+
+/// What a position's moves out of its slice give.
+#[derive(Default)]
+struct Exits {
+    quickest_win: Option<u16>,
+    escapes: bool,
+    floor: u16,
 }
 
-fn seed(pos: &Position, material: Material, store: &Store) -> Seed {
-    let decided = |value: Wdl, distance: u16, extra: u8| Seed {
-        state: value.code() | extra,
-        open: 0,
-        distance,
-    };
-    let moves = pos.legal_moves();
-    if moves.is_empty() {
-        return decided(Wdl::Loss, 0, 0);
+impl Exits {
+    fn win(&mut self, level: u16) {
+        self.quickest_win = Some(self.quickest_win.map_or(level, |w| w.min(level)));
     }
-    if moves[0].is_capture() {
-        let value = Dtw::from_successors(moves.iter().map(|mv| store.dtw(&pos.play(mv))));
-        return decided(value.wdl(), value.plies().unwrap_or(0), CAPTURE);
+
+    fn seed(&self, capture: bool, inside: u8) -> Seed {
+        Seed::of(capture, inside, self.quickest_win, self.escapes, self.floor)
     }
-    let mut open = 0u8;
-    let mut quickest_win = None::<u16>;
-    let mut longest_loss = 0u16;
-    for mv in &moves {
-        let next = pos.play(mv);
-        if Material::of(&next) == material {
-            open += 1;
-            continue;
-        }
-        match store.dtw(&next) {
-            Dtw::Loss(d) => quickest_win = Some(quickest_win.map_or(d + 1, |w| w.min(d + 1))),
-            Dtw::Draw => open += 1,
-            Dtw::Win(d) => longest_loss = longest_loss.max(d + 1),
-        }
-    }
-    match (quickest_win, open) {
-        (Some(win), 0) => decided(Wdl::Win, win, 0),
-        (Some(win), _) => Seed {
-            state: UNKNOWN | PROMOTION_WINS,
-            open: open + 1,
-            distance: win,
-        },
-        (None, 0) => decided(Wdl::Loss, longest_loss, 0),
-        (None, _) => Seed {
-            state: UNKNOWN,
-            open,
-            distance: longest_loss,
-        },
+}
+
+/// The king moves of a slice, walked backwards.
+struct KingMoves<'a> {
+    slice: &'a KingSlice<'a>,
+}
+
+impl Predecessors for KingMoves<'_> {
+    fn for_each(&self, x: u32, f: &mut dyn FnMut(u32)) {
+        let pos = self.slice.position(u64::from(x));
+        pos.for_each_quiet_king_predecessor(|p| f(self.slice.local_rank(&p) as u32));
     }
 }

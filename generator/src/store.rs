@@ -1,11 +1,13 @@
-//! Solved tables kept in memory for the lookups of materials solved later: the distance to win
-//! of every position (capture positions included), whose parity gives the value, and its
-//! rule-aware value.
+//! The values of solved materials as the materials solved after them read them: from their
+//! work files, memory-mapped; and a material's distances in memory when its tables are read
+//! back.
 
 use std::sync::Arc;
 
 use rafle_probe::codec::{Codec, DtwCodec};
-use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue, Wdl};
+use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
+
+use crate::values::{distance, rule_value, ValuesFile};
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
 /// the largest value of the width marks a draw.
@@ -16,25 +18,6 @@ pub(crate) enum Distances {
 }
 
 impl Distances {
-    /// From a solution's values and distances (those of draws meaningless), in the width
-    /// [`DtwCodec::bits_for`] their longest needs.
-    pub(crate) fn new(wdl: &[Wdl], distances: &[u16]) -> Distances {
-        let values = || {
-            wdl.iter().zip(distances).map(|(&w, &d)| match w {
-                Wdl::Win => Dtw::Win(d),
-                Wdl::Draw => Dtw::Draw,
-                Wdl::Loss => Dtw::Loss(d),
-            })
-        };
-        let longest = values().filter_map(Dtw::plies).max().unwrap_or(0);
-        let bits = DtwCodec::bits_for(longest);
-        if bits == 8 {
-            Distances::Narrow(values().map(|v| DtwCodec::encode(v, bits) as u8).collect())
-        } else {
-            Distances::Wide(values().map(|v| DtwCodec::encode(v, bits)).collect())
-        }
-    }
-
     /// Bits a position in a DTW table of these distances.
     pub(crate) fn bits(&self) -> u8 {
         match self {
@@ -64,19 +47,19 @@ impl Distances {
     }
 }
 
-/// One solved material.
+/// One solved material's work file.
 #[derive(Debug)]
-pub(crate) struct Solved {
-    pub(crate) index: PositionIndex,
-    pub(crate) distances: Distances,
-    /// [`RuleValue::code`] of every position.
-    pub(crate) rules: Vec<u8>,
+struct Held {
+    index: PositionIndex,
+    values: ValuesFile,
 }
 
-/// The solved materials of one variant, looked up by material.
-#[derive(Debug, Default)]
+/// The values of the solved materials a material reads, from their work files (see
+/// [`crate::values`]), looked up by material; the material being solved is among them, for its
+/// finished slices.
+#[derive(Debug)]
 pub(crate) struct Store {
-    slots: Vec<Option<Arc<Solved>>>,
+    slots: Vec<Option<Arc<Held>>>,
 }
 
 fn slot(m: Material) -> usize {
@@ -93,46 +76,65 @@ impl Store {
         }
     }
 
-    pub(crate) fn insert(&mut self, solved: Solved) {
-        let key = slot(solved.index.material());
-        self.slots[key] = Some(Arc::new(solved));
+    /// Makes the values of `index`'s material readable.
+    pub(crate) fn insert(&mut self, index: PositionIndex, values: ValuesFile) {
+        let key = slot(index.material());
+        self.slots[key] = Some(Arc::new(Held { index, values }));
     }
 
-    /// Value and distance to win of any position of a solved material, or of a position where
-    /// the side to move has no piece left (lost in 0).
+    /// Forgets a material's values (its work file can then be removed).
+    pub(crate) fn remove(&mut self, material: Material) {
+        self.slots[slot(material)] = None;
+    }
+
+    /// The work file of a material, if held.
+    pub(crate) fn values(&self, material: Material) -> Option<&ValuesFile> {
+        self.slots[slot(material)].as_ref().map(|held| &held.values)
+    }
+
+    /// Value and distance to win, and rule-aware value, of any position of a solved material,
+    /// or of a position where the side to move has no piece left (lost in 0).
     ///
     /// # Panics
     ///
-    /// If the position's material has not been solved: generation follows dependency order,
-    /// so this is a bug.
+    /// If the position's material is not held: generation follows dependency order, so this
+    /// is a bug.
+    #[inline]
+    pub(crate) fn value(&self, pos: &Position) -> (Dtw, RuleValue) {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return (Dtw::Loss(0), RuleValue::loss(0));
+        }
+        let (held, i) = self.locate(pos);
+        (
+            distance(held.values.distance_code(i)),
+            rule_value(held.values.rule_code(i)),
+        )
+    }
+
+    /// The distance to win of [`Store::value`].
     pub(crate) fn dtw(&self, pos: &Position) -> Dtw {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return Dtw::Loss(0);
-        }
-        let (solved, i) = self.locate(pos);
-        solved.distances.get(i)
+        self.value(pos).0
     }
 
-    /// The rule-aware value of any position of a solved material, or of a position where the
-    /// side to move has no piece left (lost, count 0).
-    ///
-    /// # Panics
-    ///
-    /// As [`Store::dtw`], and if the stored code is invalid (the solver wrote it).
+    /// The rule-aware value of [`Store::value`].
     pub(crate) fn rule(&self, pos: &Position) -> RuleValue {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return RuleValue::loss(0);
-        }
-        let (solved, i) = self.locate(pos);
-        RuleValue::from_code(solved.rules[i]).expect("the solver writes valid codes")
+        self.value(pos).1
     }
 
-    /// The solved material of a position and the position's index there.
-    fn locate(&self, pos: &Position) -> (&Solved, usize) {
+    /// Gives the pages read so far back to the system (see [`ValuesFile::release`]).
+    pub(crate) fn release(&self) {
+        for held in self.slots.iter().flatten() {
+            held.values.release();
+        }
+    }
+
+    /// The held material of a position and the position's index there.
+    #[inline]
+    fn locate(&self, pos: &Position) -> (&Held, u64) {
         let (pos, material) = pos.canonical();
-        let solved = self.slots[slot(material)]
+        let held = self.slots[slot(material)]
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"));
-        (solved, solved.index.rank(&pos) as usize)
+        (held, held.index.rank(&pos))
     }
 }

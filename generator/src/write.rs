@@ -5,24 +5,126 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use rafle_probe::codec::{Codec, Entry};
+use std::sync::Mutex;
+
+use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
 use rafle_probe::format::{BlockEntry, Header, TableKind, HEADER_LEN, POSITIONS_PER_BLOCK};
-use rafle_probe::walk::Captures;
 use rafle_probe::{Dtw, Limits, Material, Table, Variant};
 use rayon::prelude::*;
 
-use crate::store::Distances;
+use crate::plan::{MaterialPlan, Plan};
+use crate::summary::Counts;
+use crate::values::{distance, rule_value, ValuesFile, CAPTURE};
 use crate::GenerateError;
+
+/// The sizes of a material's three table files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Written {
+    pub(crate) wdl: u64,
+    pub(crate) dtw: u64,
+    pub(crate) draw_rules: u64,
+}
+
+/// Writes a solved material's tables from its work file: all three, or the rule table alone
+/// (`rules_only`: the others are on disk already). `longest` is its longest win. Returns the
+/// tables' sizes and the material's counts.
+///
+/// # Errors
+///
+/// As [`write_table`].
+pub(crate) fn write_tables(
+    plan: &Plan,
+    m: &MaterialPlan,
+    values: &ValuesFile,
+    longest: u16,
+    rules_only: bool,
+) -> Result<(Written, Counts), GenerateError> {
+    let n = values.positions() as usize;
+    let header_of =
+        |kind, bits, limits| header(kind, plan.variant, m.material, m.positions, bits, limits);
+    let counts = Mutex::new(Counts::default());
+    // Block `b`'s codes, with what the codec needs to know of each position.
+    let block = |b: u32| -> Result<(usize, Vec<u16>, Vec<u8>), GenerateError> {
+        let start = b as usize * POSITIONS_PER_BLOCK as usize;
+        let len = (n - start).min(POSITIONS_PER_BLOCK as usize);
+        let (distances, rules) = values.read_range(start as u64, len)?;
+        Ok((start, distances, rules))
+    };
+    let file_len = |path: &std::path::Path| {
+        std::fs::metadata(path)
+            .map(|md| md.len())
+            .map_err(|source| GenerateError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+    };
+    let mut written = Written::default();
+    if rules_only {
+        written.wdl = file_len(&m.path)?;
+        written.dtw = file_len(&m.dtw_path)?;
+    } else {
+        written.wdl = write_table(&m.path, header_of(TableKind::Wdl, 2, None), |b| {
+            let (start, distances, _) = block(b)?;
+            let value = |i: usize| distance(distances[i - start]).wdl();
+            Ok(pack_block::<WdlCodec>(
+                n,
+                b,
+                2,
+                entry_at(n, start, &distances),
+                value,
+            ))
+        })?;
+        let bits = DtwCodec::bits_for(longest);
+        written.dtw = write_table(&m.dtw_path, header_of(TableKind::Dtw, bits, None), |b| {
+            let (start, distances, _) = block(b)?;
+            let value = |i: usize| distance(distances[i - start]);
+            Ok(pack_block::<DtwCodec>(
+                n,
+                b,
+                bits,
+                entry_at(n, start, &distances),
+                value,
+            ))
+        })?;
+    }
+    let header = header_of(TableKind::DrawRules, 8, Some(m.limits));
+    written.draw_rules = write_table(&m.draw_rules_path, header, |b| {
+        let (start, distances, rules) = block(b)?;
+        let mut here = Counts::default();
+        for (&d, &r) in distances.iter().zip(&rules) {
+            here.add(distance(d), rule_value(r));
+        }
+        let mut total = counts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *total = total.merge(here);
+        drop(total);
+        let value = |i: usize| rule_value(rules[i - start]);
+        Ok(pack_block::<DrawRulesCodec>(
+            n,
+            b,
+            8,
+            entry_at(n, start, &distances),
+            value,
+        ))
+    })?;
+    let counts = counts
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    Ok((written, counts))
+}
 
 /// zstd level of table blocks. Measured on the international tables up to 4 pieces: level 15
 /// gives 0.1825 bits a position against 0.1815 at level 19, in half the time.
 pub const COMPRESSION_LEVEL: i32 = 15;
 
-/// Which positions the tables of a solved material hold: what [`TableKind::holds`] decides
-/// from.
-pub(crate) fn entry(captures: &Captures, distances: &Distances, i: usize) -> Entry {
-    let drawn = distances.get(i) == Dtw::Draw;
-    Entry::at_index(i, distances.len(), captures.contains(i), drawn)
+/// What the codecs need to know of position `i` of a table of `n` positions, whose codes from
+/// `start` on are `distances`.
+fn entry_at(n: usize, start: usize, distances: &[u16]) -> impl Fn(usize) -> Entry + '_ {
+    move |i: usize| {
+        let code = distances[i - start];
+        Entry::at_index(i, n, code & CAPTURE != 0, distance(code) == Dtw::Draw)
+    }
 }
 
 /// Packs block `block` of a table of `positions` positions of codec `C` and `bits` bits a
@@ -51,13 +153,14 @@ pub(crate) fn pack_block<C: Codec>(
 pub(crate) fn write_table(
     path: &Path,
     header: Header,
-    pack: impl Fn(u32) -> Vec<u8> + Sync,
+    pack: impl Fn(u32) -> Result<Vec<u8>, GenerateError> + Sync,
 ) -> Result<u64, GenerateError> {
     let blocks = header.blocks;
-    let compressed: Vec<(Vec<u8>, Vec<u8>)> = (0..blocks)
+    // Each block kept compressed, with the checksum of its packed bytes for the check.
+    let compressed: Vec<(u32, Vec<u8>)> = (0..blocks)
         .into_par_iter()
         .map(|b| {
-            let packed = pack(b);
+            let packed = pack(b)?;
             let compressed =
                 zstd::bulk::compress(&packed, COMPRESSION_LEVEL).map_err(|source| {
                     GenerateError::Io {
@@ -65,7 +168,7 @@ pub(crate) fn write_table(
                         source,
                     }
                 })?;
-            Ok((packed, compressed))
+            Ok((crc32fast::hash(&packed), compressed))
         })
         .collect::<Result<_, GenerateError>>()?;
 
@@ -169,7 +272,7 @@ fn write_file<'a>(
 fn check_file(
     path: &Path,
     header: &Header,
-    blocks: &[(Vec<u8>, Vec<u8>)],
+    blocks: &[(u32, Vec<u8>)],
 ) -> Result<(), GenerateError> {
     let (variant, material) = (header.variant, header.material);
     let check = |source| GenerateError::Check {
@@ -179,7 +282,7 @@ fn check_file(
     };
     let table = Table::open(path, header.kind, variant, material).map_err(check)?;
     for (b, (packed, _)) in blocks.iter().enumerate() {
-        if table.read_block(b as u32).map_err(check)? != *packed {
+        if crc32fast::hash(&table.read_block(b as u32).map_err(check)?) != *packed {
             return Err(check(rafle_probe::ProbeError::Corrupted {
                 path: path.to_path_buf(),
                 reason: format!("block {b} reads back different"),

@@ -26,7 +26,10 @@ fn copy_dir(from: &Path, to: &Path) {
         std::fs::create_dir_all(&dst).unwrap();
         for entry in std::fs::read_dir(src).unwrap() {
             let entry = entry.unwrap();
-            std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
+            // The tables, not the work directory.
+            if entry.file_type().unwrap().is_file() {
+                std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
+            }
         }
     }
 }
@@ -237,6 +240,9 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         };
         for entry in entries {
             let entry = entry.unwrap();
+            if !entry.file_type().unwrap().is_file() {
+                continue;
+            }
             out.push((
                 format!("{v}/{}", entry.file_name().to_string_lossy()),
                 std::fs::read(entry.path()).unwrap(),

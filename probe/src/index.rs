@@ -302,6 +302,77 @@ impl PositionIndex {
         }
     }
 
+    /// The first index of the positions with men placement `men` and the given side to move:
+    /// the [`KingSlice`] of `men` is this range and the one of the other side to move.
+    pub fn slice_start(&self, black_to_move: bool, men: u64) -> u64 {
+        (u64::from(black_to_move) * self.men_configs + men) * self.king_placements()
+    }
+
+    /// The men placement of index `index`.
+    pub fn men_of(&self, index: u64) -> u64 {
+        (index / self.king_placements()) % self.men_configs
+    }
+
+    /// The positions with men placement `men` (both sides to move), which differ only in where
+    /// the kings stand.
+    ///
+    /// # Panics
+    ///
+    /// If `men >= self.men_placements()`.
+    pub fn slice(&self, men: u64) -> KingSlice<'_> {
+        assert!(men < self.men_configs, "men placement {men} past the index");
+        let (white_men, black_men) = self.men_bits(men);
+        KingSlice {
+            index: self,
+            men,
+            white_men,
+            black_men,
+        }
+    }
+
+    /// White's kings (numbered bitboard) of king part `rank` around the men `men_all`.
+    fn white_kings_bits(&self, rank: u64, men_all: u64) -> u64 {
+        let free = self.squares - men_all.count_ones();
+        unsqueeze(
+            unrank_set(rank, u32::from(self.material.white_kings), free),
+            men_all,
+        )
+    }
+
+    /// The position with these men and White's kings (numbered bitboards) and Black's kings of
+    /// king part `black_rank`.
+    fn assemble(
+        &self,
+        black_to_move: bool,
+        (white_men, black_men): (u64, u64),
+        white_kings: u64,
+        black_rank: u64,
+    ) -> Position {
+        let taken = white_men | black_men | white_kings;
+        let black_kings = unsqueeze(
+            unrank_set(
+                black_rank,
+                u32::from(self.material.black_kings),
+                self.squares - taken.count_ones(),
+            ),
+            taken,
+        );
+        let turn = if black_to_move {
+            Color::Black
+        } else {
+            Color::White
+        };
+        Position::from_numbered_bits(
+            self.variant,
+            turn,
+            white_men,
+            white_kings,
+            black_men,
+            black_kings,
+        )
+        .expect("every index names a valid position")
+    }
+
     fn men_bits(&self, men: u64) -> (u64, u64) {
         let m = &self.material;
         let white_rank = self.men_offsets.partition_point(|&o| o <= men) - 1;
@@ -312,6 +383,77 @@ impl PositionIndex {
         let blocking = (white_men & below(men_squares)).count_ones();
         let black_slots = unrank_set(black_rank, u32::from(m.black_men), men_squares - blocking);
         (white_men, unsqueeze(black_slots, white_men))
+    }
+}
+
+/// The positions of one material with the same men (a men placement), both sides to move:
+/// king moves stay among them. Their local numbers run through White to move, then Black to
+/// move, each in index order.
+#[derive(Debug, Clone)]
+pub struct KingSlice<'a> {
+    index: &'a PositionIndex,
+    men: u64,
+    /// Numbered bitboards of the men.
+    white_men: u64,
+    black_men: u64,
+}
+
+impl KingSlice<'_> {
+    /// The men placement.
+    pub fn men(&self) -> u64 {
+        self.men
+    }
+
+    /// Number of positions, both sides to move.
+    pub fn len(&self) -> u64 {
+        2 * self.index.king_placements()
+    }
+
+    /// Whether the slice has no position (never: every placement has both sides to move).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index in the whole material of local position `local`.
+    pub fn global(&self, local: u64) -> u64 {
+        let kings = self.index.king_placements();
+        self.index.slice_start(local >= kings, self.men) + local % kings
+    }
+
+    /// The men as numbered bitboards: White's, Black's.
+    pub fn men_bits(&self) -> (u64, u64) {
+        (self.white_men, self.black_men)
+    }
+
+    /// The position at local number `local`.
+    pub fn position(&self, local: u64) -> Position {
+        let index = self.index;
+        let kings = index.king_placements();
+        let (side, part) = (local / kings, local % kings);
+        let men_all = self.white_men | self.black_men;
+        let white_kings = index.white_kings_bits(part / index.black_king_configs, men_all);
+        index.assemble(
+            side == 1,
+            (self.white_men, self.black_men),
+            white_kings,
+            part % index.black_king_configs,
+        )
+    }
+
+    /// The local number of a position with these men (and this material).
+    pub fn local_rank(&self, pos: &Position) -> u64 {
+        let index = self.index;
+        let men_all = self.white_men | self.black_men;
+        let white_kings = pos.numbered_bits(Color::White, Role::King);
+        let black_kings = pos.numbered_bits(Color::Black, Role::King);
+        debug_assert_eq!(
+            pos.numbered_bits(Color::White, Role::Man) | pos.numbered_bits(Color::Black, Role::Man),
+            men_all
+        );
+        let wk = rank_set(squeeze(white_kings, men_all));
+        let bk = rank_set(squeeze(black_kings, men_all | white_kings));
+        let side = u64::from(pos.turn() == Color::Black);
+        side * index.king_placements() + wk * index.black_king_configs + bk
     }
 }
 
@@ -354,7 +496,6 @@ impl IndexCursor<'_> {
     /// The position at the cursor.
     pub fn position(&mut self) -> Position {
         let index = self.index;
-        let m = &index.material;
         let (white_men, black_men) = match self.men_cache {
             Some((men, w, b)) if men == self.men => (w, b),
             _ => {
@@ -363,39 +504,20 @@ impl IndexCursor<'_> {
                 (w, b)
             }
         };
-        let men_all = white_men | black_men;
-        let free = index.squares - men_all.count_ones();
         let white_kings = match self.white_king_cache {
             Some((men, wk, bits)) if men == self.men && wk == self.white_kings => bits,
             _ => {
-                let slots = unrank_set(self.white_kings, u32::from(m.white_kings), free);
-                let bits = unsqueeze(slots, men_all);
+                let bits = index.white_kings_bits(self.white_kings, white_men | black_men);
                 self.white_king_cache = Some((self.men, self.white_kings, bits));
                 bits
             }
         };
-        let black_kings = unsqueeze(
-            unrank_set(
-                self.black_kings,
-                u32::from(m.black_kings),
-                free - u32::from(m.white_kings),
-            ),
-            men_all | white_kings,
-        );
-        let turn = if self.black_to_move {
-            Color::Black
-        } else {
-            Color::White
-        };
-        Position::from_numbered_bits(
-            index.variant,
-            turn,
-            white_men,
+        index.assemble(
+            self.black_to_move,
+            (white_men, black_men),
             white_kings,
-            black_men,
-            black_kings,
+            self.black_kings,
         )
-        .expect("every index names a valid position")
     }
 }
 
@@ -477,6 +599,23 @@ mod tests {
             for i in start..start + 5000 {
                 assert_eq!(cursor.position(), index.unrank(i), "{name} {i}");
                 cursor.advance();
+            }
+        }
+    }
+
+    #[test]
+    fn slices_cover_their_men() {
+        for name in ["KMvMM", "KKvK", "MMvK", "KKMvK"] {
+            let index = PositionIndex::new(Variant::Brazilian, name.parse().unwrap());
+            for men in [0, index.men_placements() / 2, index.men_placements() - 1] {
+                let slice = index.slice(men);
+                for local in (0..slice.len()).step_by(7) {
+                    let pos = slice.position(local);
+                    let global = slice.global(local);
+                    assert_eq!(index.unrank(global), pos, "{name} {men} {local}");
+                    assert_eq!(index.men_of(global), men);
+                    assert_eq!(slice.local_rank(&pos), local);
+                }
             }
         }
     }

@@ -60,7 +60,7 @@ pub use rafle_draughts::{
 
 pub use dtw::Dtw;
 pub use error::ProbeError;
-pub use index::{IndexCursor, PositionIndex};
+pub use index::{IndexCursor, KingSlice, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use table::Table;
 pub use tablebase::{

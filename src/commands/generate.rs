@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
-    available_memory, generate, human_bytes, remove_leftovers, GenerateError, MaterialSummary,
-    Plan, Progress, UNITS_PER_POSITION,
+    available_memory, generate, human_bytes, parse_memory, peak_resident_memory, remove_leftovers,
+    GenerateError, MaterialSummary, Plan, Progress, UNITS_PER_POSITION,
 };
 use rafle_probe::{Limits, Material, Variant};
 
@@ -36,6 +36,16 @@ pub struct GenerateArgs {
     /// 6.4=10).
     #[arg(long, value_name = "LIMITS")]
     limits: Option<String>,
+    /// Memory budget, like 8G or 512M [default: the memory free, less a tenth (at least
+    /// 512 MiB)]. Generation keeps to it; a budget below what the largest slice needs is
+    /// refused.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    memory: Option<u64>,
+}
+
+/// The default budget: what the machine has free, less a margin for everything else.
+fn default_budget() -> Option<u64> {
+    available_memory().map(|free| free.saturating_sub((free / 10).max(512 << 20)))
 }
 
 /// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
@@ -61,26 +71,33 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         .zip(limits)
         .map(|(v, limits)| {
             let pieces = args.pieces.unwrap_or_else(|| default_pieces(v));
-            Ok(Plan::new(v, pieces, &args.data)
+            let plan = Plan::new(v, pieces, &args.data)
                 .map_err(failure)?
-                .with_limits(limits))
+                .with_limits(limits);
+            Ok(match args.memory.or_else(default_budget) {
+                Some(budget) => plan.with_budget(budget),
+                None => plan,
+            })
         })
         .collect::<Result<Vec<Plan>, Failure>>()?;
-    // Variants are generated one after the other, so each must fit on its own. Where the free
-    // memory is unknown, the generator's own allocation failure is the only check left.
-    if let Some(available) = available_memory() {
-        for plan in &plans {
-            plan.check_memory(available).map_err(failure)?;
+    // Variants are generated one after the other, so each must fit on its own. Without a
+    // budget (the free memory unknown), the generator's own allocation failure is the only
+    // check left.
+    for plan in &plans {
+        if let Some(budget) = plan.budget {
+            plan.check_memory(budget).map_err(failure)?;
         }
     }
     for plan in &plans {
         note(&format!(
-            "{}: {} materials up to {} pieces, {} positions, peak memory {}, rules {}",
+            "{}: {} materials up to {} pieces, {} positions, peak memory {}{}, rules {}",
             plan.variant,
             plan.materials.len(),
             plan.max_pieces,
             plan.positions(),
-            human_bytes(plan.peak_bytes),
+            human_bytes(plan.planned_bytes()),
+            plan.budget
+                .map_or(String::new(), |b| format!(" (budget {})", human_bytes(b))),
             plan.limits
         ));
     }
@@ -201,11 +218,27 @@ impl Progress for Bars {
             let how = if summary.reused {
                 "reused".to_string()
             } else {
-                format!("{:.1} s", summary.seconds)
+                format!(
+                    "{:.1} s, {:.2} M positions/s",
+                    summary.seconds,
+                    summary.positions as f64 / summary.seconds.max(1e-9) / 1e6
+                )
             };
+            let peak = peak_resident_memory().map_or(String::new(), |b| {
+                format!(", peak memory so far {}", human_bytes(b))
+            });
             note(&format!(
-                "{} {}: {} positions, {how}",
-                summary.variant, summary.material, summary.positions
+                "{} {}: {} positions, {how}{peak}; bytes wdl {} dtw {} rules {}; longest win {}, \
+                 cursed wins {}, blessed losses {}",
+                summary.variant,
+                summary.material,
+                summary.positions,
+                summary.bytes,
+                summary.dtw_bytes,
+                summary.draw_rules_bytes,
+                summary.longest_win,
+                summary.cursed_wins,
+                summary.blessed_losses
             ));
         }
     }

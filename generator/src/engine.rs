@@ -1,0 +1,344 @@
+//! The one propagation engine of retrograde analysis, for distances to win and for draw-rule
+//! counts alike: seed, propagate level by level, finish.
+//!
+//! It works on a set of positions closed under the moves it propagates (a slice: the positions
+//! with the same men, whose king moves stay among them); every other move leaves the set for
+//! positions already final, so it is summed up in the position's [`Seed`]. A level is a number
+//! of plies (distance to win) or a count (draw rules). Level `l` holds the positions decided
+//! at `l`; walking one back through its predecessors inside the set, a predecessor of a loss
+//! at `l` is a win at `l + 1` (the first level to reach it is the quickest), and a predecessor
+//! all of whose moves lead to wins is lost at one more than the longest, which a count of the
+//! moves not yet known to win for the opponent tells. A win through a move out of the set falls
+//! due at its own level unless a quicker one came first. What is never decided is neither won
+//! nor lost.
+//!
+//! Positions are numbered `0..len`; states are atomic, so one large set (a kings-only
+//! material) spreads over rayon's threads, and the outcome is the same whatever the thread
+//! count: every level depends only on the levels before it.
+
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+
+use rayon::prelude::*;
+
+/// Undecided.
+const OPEN: u8 = 0;
+/// Decided: won at the level held.
+const WON: u8 = 1;
+/// Decided: lost at the level held.
+const LOST: u8 = 2;
+/// Never decided, and left alone when walking back: a position that must capture (its quiet
+/// moves are not legal) and is neither won nor lost.
+const SETTLED: u8 = 3;
+/// Undecided, with a win through a move out of the set falling due at the level held.
+const PENDING: u8 = 4;
+
+/// Decided positions walked back per unit of parallel work.
+const CHUNK: usize = 1 << 12;
+
+/// What a position's moves out of the set, and the number of its moves inside, say before
+/// propagation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Seed {
+    /// Won at this level.
+    Won(u16),
+    /// Lost at this level.
+    Lost(u16),
+    /// Undecided.
+    Open {
+        /// Moves inside the set, plus one if a move out escapes (neither wins nor loses) or
+        /// wins: then the count never runs out.
+        open: u8,
+        /// The level at which a move out wins, if one does.
+        pending: Option<u16>,
+        /// The least level a loss can have: one more than the longest win a move out gives.
+        floor: u16,
+    },
+    /// Neither won nor lost, and skipped when walking back.
+    Settled,
+}
+
+impl Seed {
+    /// The seed of a position from its moves: `inside` moves inside the set; of the moves out,
+    /// the quickest win's level, whether one escapes, and the least level of a loss.
+    /// `must_capture`: its moves are all captures, so it is no one's quiet predecessor.
+    pub(crate) fn of(
+        must_capture: bool,
+        inside: u8,
+        quickest_win: Option<u16>,
+        escapes: bool,
+        floor: u16,
+    ) -> Seed {
+        match quickest_win {
+            Some(level) if inside == 0 => Seed::Won(level),
+            Some(level) => Seed::Open {
+                open: inside + 1,
+                pending: Some(level),
+                floor,
+            },
+            None if must_capture && escapes => Seed::Settled,
+            None if inside == 0 && !escapes => Seed::Lost(floor),
+            None => Seed::Open {
+                open: inside + u8::from(escapes),
+                pending: None,
+                floor,
+            },
+        }
+    }
+}
+
+/// A position's outcome once the levels have run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Won(u16),
+    Lost(u16),
+    /// Neither won nor lost.
+    Undecided,
+}
+
+/// The moves inside a set, walked backwards.
+pub(crate) trait Predecessors: Sync {
+    /// Calls `f` with every position of the set from which a move inside the set leads to
+    /// position `x`.
+    fn for_each(&self, x: u32, f: &mut dyn FnMut(u32));
+}
+
+/// The state of a set being solved.
+pub(crate) struct Propagation {
+    state: Vec<AtomicU8>,
+    open: Vec<AtomicU8>,
+    level: Vec<AtomicU16>,
+    /// `due[l]`: positions decided at level `l`, to walk back.
+    due: Vec<Vec<u32>>,
+    /// `pending[l]`: positions whose win through a move out falls due at level `l + 1`.
+    pending: Vec<Vec<u32>>,
+}
+
+/// Appends `x` to list `level` of `lists`, growing them as needed.
+fn push(lists: &mut Vec<Vec<u32>>, level: u16, x: u32) {
+    let level = usize::from(level);
+    if lists.len() <= level {
+        lists.resize_with(level + 1, Vec::new);
+    }
+    lists[level].push(x);
+}
+
+/// Where a seeded position goes before the levels run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Due {
+    /// Nowhere: undecided, or settled.
+    Nothing,
+    /// Decided at this level: walked back then.
+    Decided(u16),
+    /// A win out of the set falls due at this level (checked at the level before).
+    Pending(u16),
+}
+
+impl Propagation {
+    /// The set of positions `0..n`, unseeded: each must be given its seed by
+    /// [`Propagation::seed`] and the seeds' [`Due`] handed to [`Propagation::schedule`].
+    pub(crate) fn with_len(n: usize) -> Propagation {
+        Propagation {
+            state: (0..n).map(|_| AtomicU8::new(OPEN)).collect(),
+            open: (0..n).map(|_| AtomicU8::new(0)).collect(),
+            level: (0..n).map(|_| AtomicU16::new(0)).collect(),
+            due: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// The set of positions `0..n`, with their seeds.
+    #[cfg(test)]
+    pub(crate) fn new(n: usize, seeds: impl Iterator<Item = Seed>) -> Propagation {
+        let mut propagation = Propagation::with_len(n);
+        let dues: Vec<(Due, u32)> = seeds
+            .enumerate()
+            .map(|(x, seed)| (propagation.seed(x, seed), x as u32))
+            .collect();
+        propagation.schedule(dues);
+        propagation
+    }
+
+    /// Gives position `x` its seed (from any thread); returns where it goes.
+    pub(crate) fn seed(&self, x: usize, seed: Seed) -> Due {
+        let (state, open, level, due) = match seed {
+            Seed::Won(l) => (WON, 0, l, Due::Decided(l)),
+            Seed::Lost(l) => (LOST, 0, l, Due::Decided(l)),
+            Seed::Open {
+                open,
+                pending: Some(l),
+                ..
+            } => (PENDING, open, l, Due::Pending(l)),
+            Seed::Open { open, floor, .. } => (OPEN, open, floor, Due::Nothing),
+            Seed::Settled => (SETTLED, 0, 0, Due::Nothing),
+        };
+        self.state[x].store(state, Ordering::Relaxed);
+        self.open[x].store(open, Ordering::Relaxed);
+        self.level[x].store(level, Ordering::Relaxed);
+        due
+    }
+
+    /// Schedules seeded positions.
+    pub(crate) fn schedule(&mut self, dues: impl IntoIterator<Item = (Due, u32)>) {
+        for (due, x) in dues {
+            match due {
+                Due::Nothing => {}
+                Due::Decided(l) => push(&mut self.due, l, x),
+                Due::Pending(l) => push(&mut self.pending, l - 1, x),
+            }
+        }
+    }
+
+    /// Runs the levels below `limit` (levels from it on are not wanted: their positions stay
+    /// undecided).
+    pub(crate) fn run(&mut self, moves: &impl Predecessors, limit: u16) {
+        let mut level = 0u16;
+        while usize::from(level) < self.due.len().max(self.pending.len()) && level < limit {
+            let at = usize::from(level);
+            let frontier = self.due.get_mut(at).map(std::mem::take).unwrap_or_default();
+            let pending = self
+                .pending
+                .get_mut(at)
+                .map(std::mem::take)
+                .unwrap_or_default();
+            let decided: Vec<(u16, u32)> = if frontier.len() <= CHUNK {
+                self.walk_back(&frontier, level, moves)
+            } else {
+                frontier
+                    .par_chunks(CHUNK)
+                    .flat_map_iter(|chunk| self.walk_back(chunk, level, moves))
+                    .collect()
+            };
+            drop(frontier);
+            for (l, x) in decided {
+                push(&mut self.due, l, x);
+            }
+            let next = level + 1;
+            for x in pending {
+                let at = x as usize;
+                // A quicker win may have come first.
+                if self.state[at].load(Ordering::Relaxed) == PENDING {
+                    self.state[at].store(WON, Ordering::Relaxed);
+                    self.level[at].store(next, Ordering::Relaxed);
+                    push(&mut self.due, next, x);
+                }
+            }
+            level = next;
+        }
+    }
+
+    /// Walks back the positions of `xs`, decided at `level`: returns the positions this
+    /// decides, with their levels.
+    fn walk_back(&self, xs: &[u32], level: u16, moves: &impl Predecessors) -> Vec<(u16, u32)> {
+        let next = level + 1;
+        let mut decided = Vec::new();
+        for &x in xs {
+            let lost = self.state[x as usize].load(Ordering::Relaxed) == LOST;
+            moves.for_each(x, &mut |p| {
+                let at = p as usize;
+                let before = self.state[at].load(Ordering::Relaxed);
+                if before != OPEN && before != PENDING {
+                    return;
+                }
+                if lost {
+                    // Every thread that gets here writes the same level, and a pending win is
+                    // never quicker than this one (it would have been decided already).
+                    self.level[at].store(next, Ordering::Relaxed);
+                    if self.state[at]
+                        .compare_exchange(before, WON, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+                    {
+                        decided.push((next, p));
+                    }
+                } else if self.open[at].fetch_sub(1, Ordering::Relaxed) == 1 {
+                    let longest = self.level[at].load(Ordering::Relaxed).max(next);
+                    self.level[at].store(longest, Ordering::Relaxed);
+                    self.state[at].store(LOST, Ordering::Relaxed);
+                    decided.push((longest, p));
+                }
+            });
+        }
+        decided
+    }
+
+    /// The outcome of position `x`.
+    pub(crate) fn outcome(&self, x: usize) -> Outcome {
+        let level = self.level[x].load(Ordering::Relaxed);
+        match self.state[x].load(Ordering::Relaxed) {
+            WON => Outcome::Won(level),
+            LOST => Outcome::Lost(level),
+            _ => Outcome::Undecided,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line of positions 0 → 1 → … → n-1, each with one move to the next; the last one has
+    /// no move.
+    struct Line;
+
+    impl Predecessors for Line {
+        fn for_each(&self, x: u32, f: &mut dyn FnMut(u32)) {
+            if x > 0 {
+                f(x - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_alternates_wins_and_losses() {
+        let n = 7;
+        let mut seeds = vec![Seed::of(false, 1, None, false, 0); n];
+        seeds[n - 1] = Seed::of(false, 0, None, false, 0);
+        let mut p = Propagation::new(seeds.len(), seeds.into_iter());
+        p.run(&Line, u16::MAX);
+        for x in 0..n {
+            let from_end = (n - 1 - x) as u16;
+            let expected = if from_end % 2 == 0 {
+                Outcome::Lost(from_end)
+            } else {
+                Outcome::Won(from_end)
+            };
+            assert_eq!(p.outcome(x), expected, "position {x}");
+        }
+    }
+
+    #[test]
+    fn limits_and_quicker_exits() {
+        let n = 7;
+        let mut seeds = vec![Seed::of(false, 1, None, false, 0); n];
+        seeds[n - 1] = Seed::of(false, 0, None, false, 0);
+        // Position 1, lost in 5 along the line, wins in 2 by a move out of the set.
+        seeds[1] = Seed::of(false, 1, Some(2), false, 0);
+        let mut p = Propagation::new(seeds.len(), seeds.into_iter());
+        p.run(&Line, 3);
+        // Levels stop before 3: positions 6 (lost 0), 5 (won 1), 4 (lost 2), 3 (won 3, decided
+        // at level 2 but not walked back, so 2 stays undecided), 1 (won 2 out of the set, so
+        // 0, whose one move reaches it, lost at 3).
+        assert_eq!(p.outcome(6), Outcome::Lost(0));
+        assert_eq!(p.outcome(5), Outcome::Won(1));
+        assert_eq!(p.outcome(4), Outcome::Lost(2));
+        assert_eq!(p.outcome(3), Outcome::Won(3));
+        assert_eq!(p.outcome(2), Outcome::Undecided);
+        assert_eq!(p.outcome(1), Outcome::Won(2));
+        assert_eq!(p.outcome(0), Outcome::Lost(3));
+    }
+
+    #[test]
+    fn seeds_from_moves() {
+        assert_eq!(Seed::of(true, 0, Some(3), true, 9), Seed::Won(3));
+        assert_eq!(Seed::of(true, 0, None, true, 9), Seed::Settled);
+        assert_eq!(Seed::of(true, 0, None, false, 9), Seed::Lost(9));
+        assert_eq!(Seed::of(false, 0, None, false, 0), Seed::Lost(0));
+        assert_eq!(
+            Seed::of(false, 2, None, true, 4),
+            Seed::Open {
+                open: 3,
+                pending: None,
+                floor: 4
+            }
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! Work files: the values of a material as the generator reads them back, uncompressed and
+//! complete (capture positions and drawn ones included), in a hidden directory beside the
+//! tables.
+//!
+//! A material being solved writes each finished slice into `<material>.partial` and records
+//! each finished band of slices in `<material>.journal`, so a run that is stopped starts again
+//! at the first band not recorded. Once every band is done the file becomes
+//! `<material>.values`, read (memory-mapped) by the materials solved after it, and removed when
+//! the last of them is done.
+//!
+//! Layout, for `n` positions in index order: `n` little-endian `u16` (the distance in plies,
+//! [`DRAW`] for a draw, plus [`CAPTURE`] when the side to move must capture), then `n` bytes of
+//! [`RuleValue::code`].
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use memmap2::{Advice, Mmap, MmapOptions};
+use rafle_probe::{Dtw, Limits, Material, RuleValue, Variant};
+
+use crate::GenerateError;
+
+/// The hidden directory of work files, inside a variant's table directory.
+pub const WORK_DIR: &str = ".rafle-work";
+
+/// The distance code of a draw.
+pub(crate) const DRAW: u16 = 0x7fff;
+/// Marks a position whose side to move must capture.
+pub(crate) const CAPTURE: u16 = 0x8000;
+
+/// Bytes a position takes in a work file.
+pub(crate) const BYTES_PER_POSITION: u64 = 3;
+
+/// The code of a distance.
+pub(crate) fn distance_code(value: Dtw) -> u16 {
+    value.plies().unwrap_or(DRAW)
+}
+
+/// The distance of a code (the capture mark ignored).
+#[inline]
+pub(crate) fn distance(code: u16) -> Dtw {
+    match code & !CAPTURE {
+        DRAW => Dtw::Draw,
+        d if d % 2 == 1 => Dtw::Win(d),
+        d => Dtw::Loss(d),
+    }
+}
+
+/// The paths of a material's work files.
+#[derive(Debug, Clone)]
+pub(crate) struct WorkPaths {
+    pub(crate) partial: PathBuf,
+    pub(crate) journal: PathBuf,
+    pub(crate) values: PathBuf,
+}
+
+impl WorkPaths {
+    pub(crate) fn new(dir: &Path, variant: Variant, material: Material) -> WorkPaths {
+        let work = dir.join(variant.name()).join(WORK_DIR);
+        WorkPaths {
+            partial: work.join(format!("{material}.partial")),
+            journal: work.join(format!("{material}.journal")),
+            values: work.join(format!("{material}.values")),
+        }
+    }
+}
+
+fn io_error(path: &Path) -> impl Fn(io::Error) -> GenerateError + '_ {
+    move |source| GenerateError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A work file, mapped for reading and written by ranges.
+#[derive(Debug)]
+pub(crate) struct ValuesFile {
+    path: PathBuf,
+    file: File,
+    map: Mmap,
+    positions: u64,
+}
+
+impl ValuesFile {
+    /// Opens (`create`: creates or keeps) the work file of `positions` positions at `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be opened, or has the wrong size.
+    pub(crate) fn open(
+        path: &Path,
+        positions: u64,
+        create: bool,
+    ) -> Result<ValuesFile, GenerateError> {
+        let io = io_error(path);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(io_error(dir))?;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(create)
+            .truncate(false)
+            .open(path)
+            .map_err(&io)?;
+        let len = positions * BYTES_PER_POSITION;
+        let actual = file.metadata().map_err(&io)?.len();
+        if create && actual == 0 {
+            file.set_len(len).map_err(&io)?;
+        } else if actual != len {
+            return Err(io(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{actual} bytes where {len} were expected"),
+            )));
+        }
+        // SAFETY: the work directory is rafle's own; the file is only ever written through
+        // `write_range` of this process, to ranges no reader is reading at the time (a slice is
+        // read only once it is finished).
+        let map = unsafe { MmapOptions::new().map(&file) }.map_err(&io)?;
+        let _ = map.advise(Advice::Random);
+        Ok(ValuesFile {
+            path: path.to_path_buf(),
+            file,
+            map,
+            positions,
+        })
+    }
+
+    /// Positions held.
+    pub(crate) fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// Distance code of position `i`.
+    #[inline]
+    pub(crate) fn distance_code(&self, i: u64) -> u16 {
+        let at = 2 * i as usize;
+        u16::from_le_bytes([self.map[at], self.map[at + 1]])
+    }
+
+    /// Rule code of position `i`.
+    #[inline]
+    pub(crate) fn rule_code(&self, i: u64) -> u8 {
+        self.map[(2 * self.positions + i) as usize]
+    }
+
+    /// Writes the codes of the positions from `start` on.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if writing fails (a full disk).
+    pub(crate) fn write_range(
+        &self,
+        start: u64,
+        distances: &[u16],
+        rules: &[u8],
+    ) -> Result<(), GenerateError> {
+        let io = io_error(&self.path);
+        let bytes: Vec<u8> = distances.iter().flat_map(|d| d.to_le_bytes()).collect();
+        self.file.write_all_at(&bytes, 2 * start).map_err(&io)?;
+        self.file
+            .write_all_at(rules, 2 * self.positions + start)
+            .map_err(&io)
+    }
+
+    /// Reads the codes of `len` positions from `start`, without mapping them.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if reading fails.
+    pub(crate) fn read_range(
+        &self,
+        start: u64,
+        len: usize,
+    ) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        let io = io_error(&self.path);
+        let mut bytes = vec![0u8; 2 * len];
+        self.file
+            .read_exact_at(&mut bytes, 2 * start)
+            .map_err(&io)?;
+        let distances = bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        let mut rules = vec![0u8; len];
+        self.file
+            .read_exact_at(&mut rules, 2 * self.positions + start)
+            .map_err(&io)?;
+        Ok((distances, rules))
+    }
+
+    /// Makes what was written durable.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`].
+    pub(crate) fn sync(&self) -> Result<(), GenerateError> {
+        self.file.sync_data().map_err(io_error(&self.path))
+    }
+
+    /// Gives the pages read so far back to the system: they stay in its cache, but no longer
+    /// count in this process's memory.
+    pub(crate) fn release(&self) {
+        // SAFETY: the mapping is read-only and backed by the file: dropped pages are read back
+        // from it (or the page cache) on the next access, with the same bytes.
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+}
+
+/// The record of a material's finished bands: which request it belongs to, then a line per
+/// band with the longest win found in it.
+#[derive(Debug)]
+pub(crate) struct Journal {
+    path: PathBuf,
+    /// The longest win of each finished band, in order.
+    pub(crate) bands: Vec<u16>,
+    /// How many of them the file records.
+    recorded: usize,
+}
+
+impl Journal {
+    fn identity(variant: Variant, material: Material, positions: u64, limits: Limits) -> String {
+        format!("rafle work 1 {variant} {material} {positions} {limits}")
+    }
+
+    /// The journal at `path` if it belongs to this request (the bands it records are then
+    /// finished in the partial file), else a fresh one (the partial file is then worthless).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be written.
+    pub(crate) fn open(
+        path: &Path,
+        variant: Variant,
+        material: Material,
+        positions: u64,
+        limits: Limits,
+    ) -> Result<(Journal, bool), GenerateError> {
+        let identity = Journal::identity(variant, material, positions, limits);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(io_error(dir))?;
+        }
+        if let Ok(file) = File::open(path) {
+            let mut lines = BufReader::new(file).lines();
+            if lines.next().and_then(Result::ok).as_deref() == Some(identity.as_str()) {
+                let mut bands = Vec::new();
+                for line in lines {
+                    // A line cut short by a kill is not a finished band.
+                    let Ok(line) = line else { break };
+                    let Some(longest) = line
+                        .strip_prefix("band ")
+                        .and_then(|rest| rest.split_once(' '))
+                        .filter(|(b, _)| b.parse() == Ok(bands.len()))
+                        .and_then(|(_, l)| l.strip_suffix(" done"))
+                        .and_then(|l| l.parse().ok())
+                    else {
+                        break;
+                    };
+                    bands.push(longest);
+                }
+                // Rewritten without a torn last line.
+                let journal = Journal {
+                    path: path.to_path_buf(),
+                    recorded: bands.len(),
+                    bands,
+                };
+                journal.rewrite(&identity)?;
+                return Ok((journal, true));
+            }
+        }
+        let journal = Journal {
+            path: path.to_path_buf(),
+            bands: Vec::new(),
+            recorded: 0,
+        };
+        journal.rewrite(&identity)?;
+        Ok((journal, false))
+    }
+
+    fn rewrite(&self, identity: &str) -> Result<(), GenerateError> {
+        let mut text = format!("{identity}\n");
+        for (b, longest) in self.bands.iter().enumerate() {
+            text += &format!("band {b} {longest} done\n");
+        }
+        fs::write(&self.path, text).map_err(io_error(&self.path))
+    }
+
+    /// Records the next band as finished, in memory until the next [`Journal::checkpoint`].
+    pub(crate) fn finish_band(&mut self, longest: u16) {
+        self.bands.push(longest);
+    }
+
+    /// Makes the work file durable, then the record of the bands finished since the last
+    /// checkpoint: a stop at any point resumes from bands whose slices are on disk.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`].
+    pub(crate) fn checkpoint(&mut self, values: &ValuesFile) -> Result<(), GenerateError> {
+        if self.recorded == self.bands.len() {
+            return Ok(());
+        }
+        values.sync()?;
+        let io = io_error(&self.path);
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .map_err(&io)?;
+        let mut text = String::new();
+        for b in self.recorded..self.bands.len() {
+            text += &format!("band {b} {} done\n", self.bands[b]);
+        }
+        file.write_all(text.as_bytes()).map_err(&io)?;
+        file.sync_data().map_err(&io)?;
+        self.recorded = self.bands.len();
+        Ok(())
+    }
+}
+
+/// The rule value of a code the generator wrote.
+#[inline]
+pub(crate) fn rule_value(code: u8) -> RuleValue {
+    RuleValue::from_code(code).unwrap_or(RuleValue::DRAW)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_round_trip_and_journal_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = Variant::Brazilian;
+        let m: Material = "KKvK".parse().unwrap();
+        let paths = WorkPaths::new(dir.path(), v, m);
+        let file = ValuesFile::open(&paths.partial, 10, true).unwrap();
+        file.write_range(4, &[3, DRAW | CAPTURE], &[7, 9]).unwrap();
+        assert_eq!(file.distance_code(4), 3);
+        assert_eq!(distance(file.distance_code(5)), Dtw::Draw);
+        assert_eq!(file.rule_code(5), 9);
+        assert_eq!(
+            file.read_range(4, 2).unwrap(),
+            (vec![3, DRAW | CAPTURE], vec![7, 9])
+        );
+        assert!(ValuesFile::open(&paths.partial, 11, false).is_err());
+
+        let limits = Limits::fmjd(v);
+        let (mut journal, resumed) = Journal::open(&paths.journal, v, m, 10, limits).unwrap();
+        assert!(!resumed);
+        journal.finish_band(5);
+        journal.finish_band(7);
+        journal.checkpoint(&file).unwrap();
+        // Not recorded until the next checkpoint.
+        journal.finish_band(9);
+        // A torn line, as a kill while appending leaves it.
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(&paths.journal)
+            .unwrap();
+        write!(f, "band 2 1").unwrap();
+        let (journal, resumed) = Journal::open(&paths.journal, v, m, 10, limits).unwrap();
+        assert!(resumed);
+        assert_eq!(journal.bands, [5, 7]);
+        // Another request starts afresh.
+        let (journal, resumed) = Journal::open(&paths.journal, v, m, 12, limits).unwrap();
+        assert!(!resumed && journal.bands.is_empty());
+    }
+}
