@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use rafle_generator::{generate, verify_table, NoProgress, Plan, VerifyReport};
+use rafle_generator::{generate, verify_table, NoProgress, Plan, Verifier};
 use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
 use rafle_probe::{
     table_path, Counters, Dtw, Material, Position, PositionIndex, Table, Tablebase, Variant, Wdl,
@@ -143,10 +143,11 @@ fn a_changed_value_fails_the_check_whichever_table_holds_it() {
         assert!(report.mismatches > 0, "{kind:?}: {report:?}");
         assert!(!report.examples.is_empty() && report.examples.len() <= 5);
         let fen = pos.to_fen();
-        let tight = VerifyReport::check_all(&tables, VARIANT, material, 1, &|_| {}).unwrap();
+        let verifier = Verifier::new(&tables, VARIANT);
+        let tight = verifier.with_memory(1).verify(material, &|_| {}).unwrap();
         assert_eq!(format!("{tight:?}"), format!("{report:?}"), "{kind:?}");
         // The sample looks at every position of a material no larger than it.
-        let sample = VerifyReport::check_sample(&tables, VARIANT, material, 1 << 20, 7, &|_| {});
+        let sample = verifier.verify_sample(material, 1 << 20, 7, &|_| {});
         assert_eq!(sample.unwrap().mismatches, report.mismatches, "{kind:?}");
         // Those that never reach KKvK still pass.
         for other in ["KvK", "KvM", "MvM"] {
@@ -167,22 +168,20 @@ fn reports_do_not_depend_on_the_budget_or_the_session() {
     let materials = tables.materials(VARIANT);
     assert_eq!(materials.len(), Material::all_up_to(VARIANT, 4).len());
     let mut session = Vec::new();
-    VerifyReport::check_each(
-        &tables,
-        VARIANT,
-        &materials,
-        1 << 30,
-        &|_| {},
-        &mut |m, r| {
+    let verifier = Verifier::new(&tables, VARIANT);
+    verifier
+        .with_memory(1 << 30)
+        .verify_each(&materials, &|_| {}, &mut |m, r| {
             session.push((m, r.unwrap()));
             true
-        },
-    );
+        });
     let mut tight = Vec::new();
-    VerifyReport::check_each(&tables, VARIANT, &materials, 1, &|_| {}, &mut |m, r| {
-        tight.push((m, r.unwrap()));
-        true
-    });
+    verifier
+        .with_memory(1)
+        .verify_each(&materials, &|_| {}, &mut |m, r| {
+            tight.push((m, r.unwrap()));
+            true
+        });
     assert_eq!(session.len(), materials.len());
     for ((m, whole), (_, small)) in session.iter().zip(&tight) {
         let alone = verify_table(&tables, VARIANT, *m, &|_| {}).unwrap();
@@ -213,15 +212,21 @@ fn a_sample_meets_the_damage_and_is_repeatable() {
         }
     });
     let tables = Tablebase::open(dir.path()).unwrap();
-    let sample =
-        |seed| VerifyReport::check_sample(&tables, VARIANT, material, 500, seed, &|_| {}).unwrap();
+    let verifier = Verifier::new(&tables, VARIANT);
+    let sample = |seed| {
+        verifier
+            .verify_sample(material, 500, seed, &|_| {})
+            .unwrap()
+    };
     let report = sample(1);
     assert_eq!((report.checked, report.positions), (500, 26_040));
     assert!(report.mismatches > 100, "{report:?}");
     assert_eq!(format!("{report:?}"), format!("{:?}", sample(1)));
     assert_ne!(format!("{report:?}"), format!("{:?}", sample(2)));
     let clean = Tablebase::open(shared_tables()).unwrap();
-    let r = VerifyReport::check_sample(&clean, VARIANT, material, 500, 1, &|_| {}).unwrap();
+    let r = Verifier::new(&clean, VARIANT)
+        .verify_sample(material, 500, 1, &|_| {})
+        .unwrap();
     assert_eq!((r.checked, r.mismatches), (500, 0));
     assert_eq!(
         r.capture_positions, report.capture_positions,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rafle_generator::VerifyReport;
+use rafle_generator::{Verifier, VerifyReport};
 use rafle_probe::{Material, ProbeError, Tablebase, DEFAULT_CACHE_BYTES};
 
 use super::{parse_variant_choice, VariantChoice};
@@ -34,7 +34,7 @@ pub struct VerifyArgs {
     #[arg(
         long,
         value_name = "MIB",
-        default_value_t = (VerifyReport::DEFAULT_MEMORY >> 20) as u64,
+        default_value_t = (Verifier::DEFAULT_MEMORY >> 20) as u64,
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     memory: u64,
@@ -71,6 +71,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     let (mut checked, mut failed) = (0, 0);
     for variant in chosen {
+        let verifier = Verifier::new(&tables, variant).with_memory(memory);
         // A set up to N pieces needs every material up to N: probes of a missing one fail.
         let present = tables.materials(variant);
         for material in Material::all_up_to(variant, tables.max_pieces(variant)) {
@@ -86,7 +87,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         let start = |material: Material| {
             bar.reset();
             let n = args.sample.unwrap_or(u64::MAX);
-            bar.set_length(VerifyReport::sample_size(variant, material, n));
+            bar.set_length(verifier.sample_size(material, n));
             bar.set_prefix(format!("{variant} {material}"));
         };
         let mut written = Ok(());
@@ -121,17 +122,13 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         match args.sample {
             Some(n) => {
                 for &material in &present {
-                    let report = VerifyReport::check_sample(
-                        &tables, variant, material, n, args.seed, &advance,
-                    );
+                    let report = verifier.verify_sample(material, n, args.seed, &advance);
                     if !done(material, report) {
                         break;
                     }
                 }
             }
-            None => {
-                VerifyReport::check_each(&tables, variant, &present, memory, &advance, &mut done)
-            }
+            None => verifier.verify_each(&present, &advance, &mut done),
         }
         written?;
     }

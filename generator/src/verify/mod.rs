@@ -1,13 +1,13 @@
 //! Checking tables independently of how they were made: every position's stored values against
 //! its successors' values, found by forward move generation.
 //!
-//! The full check ([`verify_table`], [`VerifyReport::check_all`], and for several materials in a
-//! row [`VerifyReport::check_each`]) walks a material page by page (`full`, `pages`), with a
-//! bounded amount of decoded table in memory, the successors of a position found in pages by
-//! their index (`context`, `walker`, `rank`), or resolved through the probe's rules where no
-//! page holds them (`outside`). The sampled check ([`VerifyReport::check_sample`]) looks at a
-//! few random positions, their successors probed (`sample`). Both compare a position with its
-//! successors the same way (`part`).
+//! The full check ([`Verifier::verify`], [`verify_table`] with the default budget, and for
+//! several materials in a row [`Verifier::verify_each`]) walks a material page by page
+//! (`full`, `pages`), with a bounded amount of decoded table in memory, the successors of a
+//! position found in pages by their index (`context`, `walker`, `rank`), or resolved through
+//! the probe's rules where no page holds them (`outside`). The sampled check
+//! ([`Verifier::verify_sample`]) looks at a few random positions, their successors probed
+//! (`sample`). Both compare a position with its successors the same way (`part`).
 
 mod context;
 mod full;
@@ -43,28 +43,47 @@ pub struct VerifyReport {
 /// How many mismatching positions a report shows.
 const EXAMPLES: usize = 5;
 
-/// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule tables,
-/// then every position: no legal move must be a loss (in 0), otherwise the value is the best of
-/// the negated values of the successors, the distance the quickest win or the longest loss, and
-/// the rule-aware value the one [`rafle_probe::RuleValue::from_successors`] gives from the
-/// successors' rule values and whether each move resets the counter. Distances and rule values
-/// are stored for the positions with White to move that are not drawn; the others are derived
-/// from their moves, as a probe derives them, before the stored ones are checked. A successor
-/// in another material has the values the probe gives it: read from that material's pages,
-/// completed the same way, or resolved through `tablebase` by the probe's rules.
+/// Checks every block checksum and every position of a material's three tables against its
+/// successors, as [`Verifier::verify`] does, with [`Verifier::DEFAULT_MEMORY`] of decoded
+/// pages.
 ///
-/// `advance` is called with the number of positions done as work goes on: the material's
-/// positions in all.
+/// # Errors
+///
+/// As [`Verifier::verify`].
+pub fn verify_table(
+    tablebase: &Tablebase,
+    variant: Variant,
+    material: Material,
+    advance: &(dyn Fn(u64) + Sync),
+) -> Result<VerifyReport, ProbeError> {
+    Verifier::new(tablebase, variant).verify(material, advance)
+}
+
+/// Checks the tables of one variant of a tablebase against their successors: a material whole
+/// ([`Verifier::verify`]), several in a row sharing their pages ([`Verifier::verify_each`]),
+/// or a random sample of a material's positions ([`Verifier::verify_sample`]). The reports do
+/// not depend on the memory budget.
+///
+/// ```no_run
+/// use rafle_generator::Verifier;
+/// use rafle_probe::{Tablebase, Variant};
+///
+/// let tables = Tablebase::open("data")?;
+/// let verifier = Verifier::new(&tables, Variant::Brazilian).with_memory(64 << 20);
+/// let report = verifier.verify("KKvK".parse()?, &|_| {})?;
+/// assert_eq!(report.mismatches, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Memory
 ///
-/// The material is walked in pages of 65,536 positions with one side to move, decoded from the
+/// A material is walked in pages of 65,536 positions with one side to move, decoded from the
 /// table blocks that cover them and completed (4 bytes of codes and a capture bit a position:
 /// 264 KiB a page); the smaller materials its captures reach are paged the same way. Pages stay
-/// in a cache of [`VerifyReport::DEFAULT_MEMORY`] bytes ([`VerifyReport::check_all`] takes
-/// another budget). When the material and those its captures reach fit, they are decoded
-/// whole, room being made first so that the budget holds (every Brazilian material up to 5
-/// pieces fits the default: the largest, KKMvKM, takes 73 MiB).
+/// in a cache of at most the budget ([`Verifier::DEFAULT_MEMORY`] unless
+/// [`Verifier::with_memory`] sets another). When the material and those its captures reach
+/// fit, they are decoded whole, room being made first so that the budget holds (every
+/// Brazilian material up to 5 pieces fits the default: the largest, KKMvKM, takes 73 MiB).
 ///
 /// A larger one is checked four pages with White to move at a time, the pages their moves
 /// reach made as needed, and between windows the least recently used pages are dropped until
@@ -73,49 +92,68 @@ const EXAMPLES: usize = 5;
 /// the material: the working set is the pages of the positions with the same men as the window
 /// (those a king move reaches), with those a man move reaches, a few hundred pages for a
 /// material with men. A material of kings alone has a single placement of the men, so there it
-/// is the whole material (at most 2.6 GB, for international KKKvKKK).
+/// is the whole material (at most 2.6 GB, for international KKKvKKK), whatever the budget.
 ///
 /// On top of that come the probe's block cache for the positions no page holds (the budget
-/// `tablebase` was opened with), about 3 MiB per thread of positions resolved that way, and the
-/// mapped table files.
-///
-/// # Errors
-///
-/// A [`ProbeError`] reading this table or one it depends on, [`ProbeError::Corrupted`] for a
-/// checksum mismatch or an invalid code.
-pub fn verify_table(
-    tablebase: &Tablebase,
+/// the tablebase was opened with), about 3 MiB per thread of positions resolved that way, and
+/// the mapped table files.
+#[derive(Debug, Clone, Copy)]
+pub struct Verifier<'a> {
+    /// The tables checked, and those their successors are read from.
+    tablebase: &'a Tablebase,
+    /// The variant of the materials checked.
     variant: Variant,
-    material: Material,
-    advance: &(dyn Fn(u64) + Sync),
-) -> Result<VerifyReport, ProbeError> {
-    VerifyReport::check_all(
-        tablebase,
-        variant,
-        material,
-        VerifyReport::DEFAULT_MEMORY,
-        advance,
-    )
+    /// The most bytes of decoded pages kept between steps.
+    memory: usize,
 }
 
-impl VerifyReport {
-    /// The budget of decoded pages [`verify_table`] keeps: 256 MiB, which holds every Brazilian
-    /// material up to 5 pieces whole, with the smaller materials its captures reach.
+impl<'a> Verifier<'a> {
+    /// The budget of decoded pages unless [`Verifier::with_memory`] sets another: 256 MiB,
+    /// which holds every Brazilian material up to 5 pieces whole, with the smaller materials
+    /// its captures reach.
     pub const DEFAULT_MEMORY: usize = 256 << 20;
 
-    /// As [`verify_table`], with at most about `memory` bytes of decoded pages kept between
-    /// steps (see [`verify_table`]'s memory bound). The report is the same whatever the budget.
+    /// A verifier of the `variant` tables of `tablebase`, with [`Verifier::DEFAULT_MEMORY`] of
+    /// decoded pages.
+    pub fn new(tablebase: &'a Tablebase, variant: Variant) -> Self {
+        Verifier {
+            tablebase,
+            variant,
+            memory: Self::DEFAULT_MEMORY,
+        }
+    }
+
+    /// The same verifier keeping at most about `memory` bytes of decoded pages between steps
+    /// (see the memory bound above).
+    pub fn with_memory(self, memory: usize) -> Self {
+        Verifier { memory, ..self }
+    }
+
+    /// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule
+    /// tables, then every position: no legal move must be a loss (in 0), otherwise the value is
+    /// the best of the negated values of the successors, the distance the quickest win or the
+    /// longest loss, and the rule-aware value the one [`rafle_probe::RuleValue::from_successors`]
+    /// gives from the successors' rule values and whether each move resets the counter.
+    /// Distances and rule values are stored for the positions with White to move that are not
+    /// drawn; the others are derived from their moves, as a probe derives them, before the
+    /// stored ones are checked. A successor in another material has the values the probe gives
+    /// it: read from that material's pages, completed the same way, or resolved through the
+    /// tablebase by the probe's rules.
+    ///
+    /// `advance` is called with the number of positions done as work goes on: the material's
+    /// positions in all.
     ///
     /// # Errors
     ///
-    /// As [`verify_table`].
-    pub fn check_all(
-        tablebase: &Tablebase,
-        variant: Variant,
+    /// A [`ProbeError`] reading this table or one it depends on, [`ProbeError::Corrupted`] for
+    /// a checksum mismatch or an invalid code, [`ProbeError::MissingTable`] if the material has
+    /// no tables.
+    pub fn verify(
+        &self,
         material: Material,
-        memory: usize,
         advance: &(dyn Fn(u64) + Sync),
     ) -> Result<VerifyReport, ProbeError> {
+        let (tablebase, variant) = (self.tablebase, self.variant);
         let (ctx, failed) = Context::open(tablebase, variant, &[material], true)?;
         if let Some((_, err)) = failed.into_iter().find(|&(m, _)| m == material) {
             return Err(err);
@@ -123,37 +161,40 @@ impl VerifyReport {
         let main = ctx
             .part(material)
             .ok_or_else(|| missing(tablebase, variant, material))?;
-        let mut cache = Cache::new(ctx.pages(), memory);
+        let mut cache = Cache::new(ctx.pages(), self.memory);
         let tally = full::verify(&ctx, &mut cache, main, advance)?;
         Ok(tally.report(ctx.parts[main].index.size()))
     }
 
-    /// Checks every position of each of `materials` in turn, as [`verify_table`] does (with the
-    /// same reports), calling `done` with each material's report (an error stops only that
-    /// material) and stopping when `done` returns `false`. The pages of a material once
-    /// verified stay in one cache of `memory` bytes for those after it, whose captures and
-    /// promotions read them instead of making them again: given in dependency order (as
-    /// [`Tablebase::materials`] lists them), each material's pages are made once if the budget
-    /// holds them. `advance` is called with the number of positions of the current material
-    /// done as work goes on.
-    pub fn check_each(
-        tablebase: &Tablebase,
-        variant: Variant,
+    /// Checks every position of each of `materials` in turn, as [`Verifier::verify`] does
+    /// (with the same reports), calling `done` with each material's report and stopping when
+    /// `done` returns `false`. The pages of a material once verified stay in the one cache for
+    /// those after it, whose captures and promotions read them instead of making them again:
+    /// given in dependency order (as [`Tablebase::materials`] lists them), each material's
+    /// pages are made once if the budget holds them. `advance` is called with the number of
+    /// positions of the current material done as work goes on.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each material's error (as [`Verifier::verify`] gives it) goes to `done`
+    /// in place of its report, and the materials after it are still checked.
+    pub fn verify_each(
+        &self,
         materials: &[Material],
-        memory: usize,
         advance: &(dyn Fn(u64) + Sync),
         done: &mut dyn FnMut(Material, Result<VerifyReport, ProbeError>) -> bool,
     ) {
+        let (tablebase, variant) = (self.tablebase, self.variant);
         let Ok((ctx, mut failed)) = Context::open(tablebase, variant, materials, true) else {
             // Each material then reports the error for itself.
             for &m in materials {
-                if !done(m, Self::check_all(tablebase, variant, m, memory, advance)) {
+                if !done(m, self.verify(m, advance)) {
                     return;
                 }
             }
             return;
         };
-        let mut cache = Cache::new(ctx.pages(), memory);
+        let mut cache = Cache::new(ctx.pages(), self.memory);
         for &m in materials {
             let result = match ctx.part(m) {
                 Some(main) => full::verify(&ctx, &mut cache, main, advance)
@@ -170,27 +211,27 @@ impl VerifyReport {
     }
 
     /// Checks `count` positions of the material drawn at random (without repeats, the same
-    /// ones for the same `seed`), each as [`verify_table`] checks it, its successors probed in
-    /// `tablebase`; the whole material, as [`verify_table`] does, if it has no more than `count`
-    /// positions. Only the table blocks the positions and their successors need are read (and
-    /// their checksums checked). `advance` is called with the number of positions done.
+    /// ones for the same `seed`), each as [`Verifier::verify`] checks it, its successors probed
+    /// in the tablebase; the whole material, as [`Verifier::verify`] does, if it has no more
+    /// than `count` positions. Only the table blocks the positions and their successors need
+    /// are read (and their checksums checked). `advance` is called with the number of
+    /// positions done: [`Verifier::sample_size`] in all.
     ///
     /// # Errors
     ///
-    /// As [`verify_table`].
-    pub fn check_sample(
-        tablebase: &Tablebase,
-        variant: Variant,
+    /// As [`Verifier::verify`].
+    pub fn verify_sample(
+        &self,
         material: Material,
         count: u64,
         seed: u64,
         advance: &(dyn Fn(u64) + Sync),
     ) -> Result<VerifyReport, ProbeError> {
-        let positions = PositionIndex::count(variant, material);
+        let positions = PositionIndex::count(self.variant, material);
         if count >= positions {
-            return Self::check_all(tablebase, variant, material, Self::DEFAULT_MEMORY, advance);
+            return self.verify(material, advance);
         }
-        let (ctx, failed) = Context::open(tablebase, variant, &[material], false)?;
+        let (ctx, failed) = Context::open(self.tablebase, self.variant, &[material], false)?;
         if let Some((_, err)) = failed.into_iter().next() {
             return Err(err);
         }
@@ -198,9 +239,10 @@ impl VerifyReport {
         Ok(tally.report(positions))
     }
 
-    /// How many positions [`VerifyReport::check_sample`] looks at in a material.
-    pub fn sample_size(variant: Variant, material: Material, count: u64) -> u64 {
-        count.min(PositionIndex::count(variant, material))
+    /// How many positions [`Verifier::verify_sample`] looks at in a material when asked for
+    /// `count`.
+    pub fn sample_size(&self, material: Material, count: u64) -> u64 {
+        count.min(PositionIndex::count(self.variant, material))
     }
 }
 
