@@ -49,7 +49,7 @@ mismatches, with up to five examples; the exit code is 1 if any table fails.
 
 With --sample N, N positions of each material are drawn at random (--seed picks the draw) and
 checked the same way, reading only the blocks they need:
-  brazilian KKvK 1000 of 59520 positions sampled, ok";
+  brazilian KKvK 1000 of 29760 positions sampled, ok";
 
 pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let (listed, chosen) = super::open_tables(&args.data, args.variant)?;
