@@ -6,7 +6,8 @@
 //! (majority capture included), with and without the draw rules 6.2–6.4 (their limits set by
 //! [`Plan::with_limits`]), and writes zstd-compressed tables that
 //! [`rafle_probe::Tablebase`] reads. [`verify_table`] checks a table against its successors by
-//! forward move generation.
+//! forward move generation; a [`Verifier`] does so within a memory budget, for several
+//! materials in a row or for a random sample of positions.
 //!
 //! ```no_run
 //! use rafle_generator::{generate, NoProgress, Plan};
@@ -43,5 +44,5 @@ pub use plan::{
 };
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 pub use values::WORK_DIR;
-pub use verify::{verify_table, VerifyReport};
+pub use verify::{verify_table, Verifier, VerifyReport};
 pub use write::{temporary_path, COMPRESSION_LEVEL};

@@ -7,13 +7,14 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rafle_generator::verify_table;
-use rafle_probe::{Material, PositionIndex};
+use rafle_generator::{Verifier, VerifyReport};
+use rafle_probe::{Material, ProbeError, Tablebase, DEFAULT_CACHE_BYTES};
 
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::Failure;
 
 #[derive(Debug, Args)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct VerifyArgs {
     /// Which tables: international, brazilian or all.
     #[arg(long, short = 'v', default_value = "all", value_parser = parse_variant_choice)]
@@ -21,10 +22,44 @@ pub struct VerifyArgs {
     /// Table directory, holding DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", default_value = "data")]
     data: PathBuf,
+    /// Check only N positions of each material, drawn at random (a material of at most N
+    /// positions is checked whole): a quick look, which still reports the mismatches it meets.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    sample: Option<u64>,
+    /// The seed of the --sample draw: the same seed draws the same positions.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "sample")]
+    seed: u64,
+    /// Most MiB of decoded tables a full check keeps between its steps (a material that does
+    /// not fit is checked a window at a time, with the same result).
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = (Verifier::DEFAULT_MEMORY >> 20) as u64,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    memory: u64,
 }
 
+const AFTER_HELP: &str = "\
+Each material's three tables are checked: every block checksum, then every position's stored
+win/draw/loss, distance to win and draw-rule value against its successors' values, found by
+forward move generation (a position whose side to move must capture is resolved through its
+captures: nothing is stored for it). One line per material gives the positions checked and the
+mismatches, with up to five examples; the exit code is 1 if any table fails.
+
+With --sample N, N positions of each material are drawn at random (--seed picks the draw) and
+checked the same way, reading only the blocks they need:
+  brazilian KKvK 1000 of 29760 positions sampled, ok";
+
 pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
-    let (tables, chosen) = super::open_tables(&args.data, args.variant)?;
+    let (listed, chosen) = super::open_tables(&args.data, args.variant)?;
+    let memory = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    // The probe's block cache serves only the successors no page holds (a promotion whose
+    // material's pages are gone): a quarter of the budget, at most its usual size.
+    let probe_cache = (memory / 4).min(DEFAULT_CACHE_BYTES);
+    drop(listed);
+    let tables = Tablebase::open_with_cache(&args.data, probe_cache)
+        .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template(
@@ -36,6 +71,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     let (mut checked, mut failed) = (0, 0);
     for variant in chosen {
+        let verifier = Verifier::new(&tables, variant).with_memory(memory);
         // A set up to N pieces needs every material up to N: probes of a missing one fail.
         let present = tables.materials(variant);
         for material in Material::all_up_to(variant, tables.max_pieces(variant)) {
@@ -47,41 +83,54 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
                 checked += 1;
             }
         }
-        for material in present {
+        // Each material's line as soon as it is done; the next one's bar set up.
+        let start = |material: Material| {
             bar.reset();
-            // The win/draw/loss table walked, then the distance and rule tables together,
-            // then every position checked.
-            bar.set_length(3 * PositionIndex::count(variant, material));
+            let n = args.sample.unwrap_or(u64::MAX);
+            bar.set_length(verifier.sample_size(material, n));
             bar.set_prefix(format!("{variant} {material}"));
-            let report = verify_table(&tables, variant, material, &|n| bar.inc(n));
-            let mut text = format!("{variant} {material} ");
-            let ok = match report {
-                Ok(r) if r.mismatches == 0 => {
-                    text += &format!("{} positions ok\n", r.positions);
-                    true
-                }
+        };
+        let mut written = Ok(());
+        let mut count = 0;
+        let mut done = |material: Material, report: Result<VerifyReport, ProbeError>| {
+            let text = match report {
                 Ok(r) => {
-                    let plural = if r.mismatches == 1 { "" } else { "es" };
-                    text += &format!(
-                        "{} positions {} mismatch{plural}\n",
-                        r.positions, r.mismatches
-                    );
-                    for example in &r.examples {
-                        text += &format!("  {example}\n");
-                    }
-                    false
+                    failed += usize::from(r.mismatches > 0);
+                    format!(
+                        "{variant} {material} {}",
+                        summary(&r, args.sample.is_some())
+                    )
                 }
                 Err(err) => {
-                    text += &format!("error: {err}\n");
-                    false
+                    failed += 1;
+                    format!("{variant} {material} error: {err}\n")
                 }
             };
-            if !ok {
-                failed += 1;
-            }
             checked += 1;
-            bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
+            count += 1;
+            written = bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()));
+            if let Some(&next) = present.get(count) {
+                start(next);
+            }
+            // A reader gone away (`| head`) ends the run.
+            written.is_ok()
+        };
+        if let Some(&first) = present.first() {
+            start(first);
         }
+        let advance = |n| bar.inc(n);
+        match args.sample {
+            Some(n) => {
+                for &material in &present {
+                    let report = verifier.verify_sample(material, n, args.seed, &advance);
+                    if !done(material, report) {
+                        break;
+                    }
+                }
+            }
+            None => verifier.verify_each(&present, &advance, &mut done),
+        }
+        written?;
     }
     bar.finish_and_clear();
     if failed > 0 {
@@ -90,4 +139,23 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+/// The rest of a material's line (`N positions ok`, or for a sample `N of M positions
+/// sampled, ok`) and the examples of its mismatches, one line each.
+fn summary(r: &VerifyReport, sampled: bool) -> String {
+    let positions = if sampled {
+        format!("{} of {} positions sampled,", r.checked, r.positions)
+    } else {
+        format!("{} positions", r.positions)
+    };
+    if r.mismatches == 0 {
+        return format!("{positions} ok\n");
+    }
+    let plural = if r.mismatches == 1 { "" } else { "es" };
+    let mut text = format!("{positions} {} mismatch{plural}\n", r.mismatches);
+    for example in &r.examples {
+        text += &format!("  {example}\n");
+    }
+    text
 }

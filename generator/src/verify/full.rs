@@ -1,0 +1,578 @@
+//! The check of every position of a material, page by page (see [`super::pages`]).
+//!
+//! The walk makes pages of the material verified and of the materials it needs, each page from
+//! pages of lower levels: the level of a page is twice its material's place in dependency order
+//! (captures and promotions lead to earlier materials), plus one with Black to move.
+//! - A page with White to move holds the stored codes, the captures resolved from the pages
+//!   they reach, and a draw's distance and rule value for the draws.
+//! - A page with Black to move resolves its captures the same way, and derives the other
+//!   positions' distance and rule values from their moves (the tables leave them out), from the
+//!   pages with White to move of the same material. For the material verified, each of those
+//!   positions' win/draw/loss is also checked against its successors, the first time the page
+//!   is made.
+//!
+//! Then every position with White to move of the material verified is checked against the
+//! pages its moves reach, a window of pages at a time. A position whose successors lie in a
+//! page not made yet is set aside with the pages it lacks; those pages are made (in parallel,
+//! each cut into chunks) and the positions set aside done again. Pages stay in a cache up to a
+//! budget, where the materials verified later find them; when the material and those its
+//! captures reach fit, their pages are all made first, level by level, and nothing is set
+//! aside: each position's moves are generated once (twice for a capture with White to move).
+//! A promotion's successor is read from its page if that is made, and resolved through
+//! [`super::outside::Outside`] otherwise (its material, of as many pieces, is not made for it).
+
+use rafle_probe::{Position, ProbeError, Wdl};
+use rayon::prelude::*;
+
+use super::context::Context;
+use super::outside::Local;
+use super::pages::{read_codes, Cache, Page, CHUNK};
+use super::part::{widen_dtw, Codes, Part, Successor, Values};
+use super::walker::Walker;
+use super::Tally;
+
+/// Pages with White to move checked together when the material does not fit in the budget.
+const WINDOW: usize = 4;
+
+/// Checks every position of part `main` of `ctx`, with the pages of `cache` (which keeps
+/// those it makes, up to its budget), calling `advance` with the number of positions done as
+/// work goes on.
+pub(super) fn verify(
+    ctx: &Context,
+    cache: &mut Cache,
+    main: usize,
+    advance: &(dyn Fn(u64) + Sync),
+) -> Result<Tally, ProbeError> {
+    let part = &ctx.parts[main];
+    let first = part.first_page;
+    // The positions with Black to move are checked while their pages are made: any made
+    // before (for another material) are made again. In dependency order there are none.
+    for p in first + part.layout.white..first + part.layout.pages() {
+        cache.remove(p);
+    }
+    let mut walk = Walk {
+        ctx,
+        cache,
+        main,
+        checked: vec![false; part.layout.black as usize],
+        tally: Tally::default(),
+        advance,
+    };
+    let white: Vec<u32> = (first..first + part.layout.white).collect();
+    let needed: Vec<u32> = ctx
+        .closure(main)
+        .into_iter()
+        .flat_map(|k| {
+            let p = &ctx.parts[k];
+            p.first_page..p.first_page + p.layout.pages()
+        })
+        .collect();
+    let window = if walk.cache.holds(needed.len() as u32) {
+        // Room made first, so that the budget holds even while this material is walked.
+        walk.cache.touch(&needed);
+        let absent = needed.iter().filter(|&&p| !walk.cache.contains(p)).count();
+        walk.cache.make_room(absent);
+        walk.make(&needed)?;
+        white.len().max(1)
+    } else {
+        WINDOW
+    };
+    for pages in white.chunks(window) {
+        walk.make(pages)?;
+        let mut batches: Vec<Batch> = pages
+            .iter()
+            .flat_map(|&p| {
+                let (first, len) = part.layout.span(p - part.first_page);
+                (0..len)
+                    .step_by(CHUNK)
+                    .map(move |k| Batch::Range(first + k as u64, (len - k).min(CHUNK)))
+            })
+            .collect();
+        while !batches.is_empty() {
+            let (missing, waiting) = walk.check_white(&batches)?;
+            walk.make(&missing)?;
+            batches = waiting
+                .chunks(CHUNK)
+                .map(|c| Batch::List(c.to_vec()))
+                .collect();
+        }
+        walk.cache.end_step();
+    }
+    // The pages with Black to move that no move with White to move reaches.
+    let rest: Vec<u32> = (0..part.layout.black)
+        .filter(|&k| !walk.checked[k as usize])
+        .map(|k| first + part.layout.white + k)
+        .collect();
+    for pages in rest.chunks(WINDOW) {
+        walk.make(pages)?;
+        walk.cache.end_step();
+    }
+    check_black_blocks(part)?;
+    Ok(walk.tally)
+}
+
+/// Reads the blocks of the distance and rule tables that hold only positions with Black to
+/// move: the walk derives those values and never reads them, but their checksums are checked.
+fn check_black_blocks(main: &Part) -> Result<(), ProbeError> {
+    [main.dtw, main.rules]
+        .into_par_iter()
+        .try_for_each(|table| {
+            let header = table.header();
+            let first = main.half.div_ceil(u64::from(header.positions_per_block)) as u32;
+            (first..header.blocks)
+                .into_par_iter()
+                .try_for_each(|b| table.read_block(b).map(drop))
+        })
+}
+
+/// Positions to check, given by their indices.
+#[derive(Debug)]
+enum Batch {
+    /// `len` consecutive positions from the first.
+    Range(u64, usize),
+    /// These positions.
+    List(Vec<u64>),
+}
+
+impl Batch {
+    /// Calls `each` with a walker on every position of `part` in the batch and the position,
+    /// in order.
+    fn for_each(
+        &self,
+        part: &Part,
+        mut each: impl FnMut(&Walker, Position) -> Result<(), ProbeError>,
+    ) -> Result<(), ProbeError> {
+        match self {
+            Batch::Range(first, len) => {
+                let mut walker = Walker::new(&part.ranker, *first);
+                for k in 0..*len {
+                    if k > 0 {
+                        walker.advance();
+                    }
+                    each(&walker, part.position(&walker)?)?;
+                }
+            }
+            Batch::List(list) => {
+                for &i in list {
+                    let walker = Walker::new(&part.ranker, i);
+                    each(&walker, part.position(&walker)?)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What became of a position of a page being made.
+enum Filled {
+    /// Its codes, and for the material verified the example of its mismatch if any.
+    Done(Codes, Option<String>),
+    /// Its side to move must capture: its codes, from the captures.
+    Capture(Codes),
+    /// A page it needs is not made yet.
+    Waiting,
+}
+
+/// A page being made.
+struct Making {
+    /// Its number among every part's pages.
+    page: u32,
+    /// Its part.
+    part: usize,
+    /// Whether it holds positions with White to move.
+    white: bool,
+    made: Page,
+    /// What checking its positions found (the material verified, Black to move).
+    tally: Tally,
+    /// The positions not filled yet, a bit each.
+    waiting: Vec<u64>,
+}
+
+/// A chunk of a page being made, with the positions of it still waiting.
+struct Chunk<'a> {
+    /// The page's place among the pages being made.
+    m: usize,
+    /// Its part.
+    k: usize,
+    /// Whether it holds positions with White to move.
+    white: bool,
+    /// The index of its first position.
+    first: u64,
+    codes: &'a mut [Codes],
+    capture: &'a mut [u64],
+    waiting: &'a mut [u64],
+}
+
+/// What a unit of parallel work found.
+#[derive(Default)]
+struct Outcome {
+    tally: Tally,
+    /// Positions with White to move of the material verified waiting for a page.
+    waiting: Vec<u64>,
+    /// The pages they wait for (with repeats).
+    missing: Vec<u32>,
+}
+
+/// The walk of one material.
+struct Walk<'a, 'c> {
+    ctx: &'a Context<'c>,
+    cache: &'a mut Cache,
+    /// The part verified.
+    main: usize,
+    /// Which pages with Black to move of the material verified have had their positions
+    /// checked (and counted) once.
+    checked: Vec<bool>,
+    tally: Tally,
+    advance: &'a (dyn Fn(u64) + Sync),
+}
+
+impl Walk<'_, '_> {
+    /// The level of page `page` (see the module documentation): a page needs only pages of
+    /// lower levels.
+    fn level(&self, page: u32) -> usize {
+        let (k, p) = self.ctx.part_of_page(page);
+        2 * k + usize::from(!self.ctx.parts[k].layout.is_white(p))
+    }
+
+    /// Makes the pages of `pages` that the cache lacks, level by level, with those they need.
+    fn make(&mut self, pages: &[u32]) -> Result<(), ProbeError> {
+        let mut wanted: Vec<(usize, u32)> = pages
+            .iter()
+            .filter(|&&p| !self.cache.contains(p))
+            .flat_map(|&p| self.with_counterparts(p))
+            .filter(|&p| !self.cache.contains(p))
+            .map(|p| (self.level(p), p))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        for level in wanted.chunk_by(|a, b| a.0 == b.0) {
+            let these: Vec<u32> = level.iter().map(|&(_, p)| p).collect();
+            self.make_level(&these)?;
+        }
+        Ok(())
+    }
+
+    /// Page `page`, and for a page with Black to move the pages with White to move that its
+    /// kings' moves reach (a king move of Black keeps the men and White's kings, so the index
+    /// moves by less than the placements of Black's kings): made first, so that few of its
+    /// positions wait.
+    fn with_counterparts(&self, page: u32) -> Vec<u32> {
+        let (k, p) = self.ctx.part_of_page(page);
+        let part = &self.ctx.parts[k];
+        let mut pages = vec![page];
+        if !part.layout.is_white(p) {
+            let (first, len) = part.layout.span(p);
+            let kings = part.ranker.black_king_configs;
+            let low = (first - part.half).saturating_sub(kings);
+            let high = (first - part.half + len as u64 + kings).min(part.half) - 1;
+            let (from, to) = (part.locate(low).0, part.locate(high).0);
+            pages.extend(from..=to);
+        }
+        pages
+    }
+
+    /// Makes pages of one level, first those of lower levels they turn out to need: each
+    /// position is filled from the pages its moves reach, and a position whose page is not made
+    /// yet waits (a bit per position) until it is.
+    fn make_level(&mut self, pages: &[u32]) -> Result<(), ProbeError> {
+        let ctx = self.ctx;
+        let mut making = pages
+            .par_iter()
+            .map(|&page| read(ctx, page))
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        loop {
+            let missing = self.fill_waiting(&mut making)?;
+            if missing.is_empty() {
+                break;
+            }
+            self.make(&missing)?;
+        }
+        for Making {
+            page,
+            part,
+            white,
+            made,
+            tally,
+            ..
+        } in making
+        {
+            if part == self.main && !white {
+                let main = &ctx.parts[part];
+                let k = (page - main.first_page - main.layout.white) as usize;
+                if !self.checked[k] {
+                    self.checked[k] = true;
+                    (self.advance)(made.len() as u64);
+                    self.tally.merge(tally);
+                }
+            }
+            self.cache.insert(page, made);
+        }
+        Ok(())
+    }
+
+    /// Fills the waiting positions of the pages `making`, in parallel chunks; returns the pages
+    /// those still waiting lack.
+    fn fill_waiting(&self, making: &mut [Making]) -> Result<Vec<u32>, ProbeError> {
+        let ctx = self.ctx;
+        let cache = &*self.cache;
+        let main = self.main;
+        let chunks: Vec<(usize, &mut Making)> = making.iter_mut().enumerate().collect();
+        let work: Vec<Chunk> = chunks
+            .into_iter()
+            .flat_map(|(m, making)| {
+                let part = &ctx.parts[making.part];
+                let first = part.layout.span(making.page - part.first_page).0;
+                let (k, white) = (making.part, making.white);
+                making
+                    .made
+                    .chunks_mut(first)
+                    .zip(making.waiting.chunks_mut(CHUNK / 64))
+                    .filter(|(_, waiting)| waiting.iter().any(|&w| w != 0))
+                    .map(move |(c, waiting)| Chunk {
+                        m,
+                        k,
+                        white,
+                        first: c.first,
+                        codes: c.codes,
+                        capture: c.capture,
+                        waiting,
+                    })
+            })
+            .collect();
+        let outcomes = work
+            .into_par_iter()
+            .map(|chunk| fill_chunk(ctx, cache, main, chunk))
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        let mut missing = Vec::new();
+        for (m, outcome) in outcomes {
+            making[m].tally.merge(outcome.tally);
+            missing.extend(outcome.missing);
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        Ok(missing)
+    }
+
+    /// Checks the positions with White to move of `batches` of the material verified, whose
+    /// pages are made; returns the pages some of them lack and those positions, to check again
+    /// once the pages are made.
+    fn check_white(&mut self, batches: &[Batch]) -> Result<(Vec<u32>, Vec<u64>), ProbeError> {
+        let ctx = self.ctx;
+        let main = &ctx.parts[self.main];
+        let cache = &*self.cache;
+        let advance = self.advance;
+        let outcomes = batches
+            .par_iter()
+            .map(|batch| {
+                let mut local = ctx.outside.local();
+                let mut outcome = Outcome::default();
+                let mut successors = Vec::new();
+                batch.for_each(main, |walker, pos| {
+                    let i = walker.index();
+                    let (page, offset) = main.locate(i);
+                    let Some(page) = cache.get(page) else {
+                        outcome.missing.push(page);
+                        outcome.waiting.push(i);
+                        return Ok(());
+                    };
+                    if page.is_capture(offset) {
+                        outcome.tally.capture();
+                        return Ok(());
+                    }
+                    let stored = page.codes[offset];
+                    let moves = pos.legal_moves();
+                    let full = main.holds(i, stored.wdl());
+                    let complete = ctx.quiet(
+                        main,
+                        walker,
+                        &pos,
+                        &moves,
+                        full,
+                        cache,
+                        &mut local,
+                        &mut outcome.missing,
+                        &mut successors,
+                    )?;
+                    if complete {
+                        let mismatch = main.compare(i, &pos, stored, &successors)?;
+                        outcome.tally.quiet(i, mismatch);
+                    } else {
+                        outcome.waiting.push(i);
+                    }
+                    Ok(())
+                })?;
+                advance(outcome.tally.checked);
+                Ok(outcome)
+            })
+            .collect::<Result<Vec<_>, ProbeError>>()?;
+        let (mut missing, mut waiting) = (Vec::new(), Vec::new());
+        for outcome in outcomes {
+            self.tally.merge(outcome.tally);
+            missing.extend(outcome.missing);
+            waiting.extend(outcome.waiting);
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        Ok((missing, waiting))
+    }
+}
+
+/// Fills the waiting positions of a chunk; returns its page's place among the pages being made,
+/// with what checking them found and the pages those still waiting lack.
+fn fill_chunk(
+    ctx: &Context,
+    cache: &Cache,
+    main: usize,
+    chunk: Chunk,
+) -> Result<(usize, Outcome), ProbeError> {
+    let Chunk {
+        m,
+        k,
+        white,
+        first,
+        codes,
+        capture,
+        waiting,
+    } = chunk;
+    let part = &ctx.parts[k];
+    let checked = k == main && !white;
+    let mut local = ctx.outside.local();
+    let mut outcome = Outcome::default();
+    let mut successors = Vec::new();
+    // Walked position by position while every one waits (the first time), else jumped to.
+    let dense = waiting.iter().all(|&w| w == !0);
+    let mut walker = Walker::new(&part.ranker, first);
+    for offset in 0..codes.len() {
+        if offset > 0 && dense {
+            walker.advance();
+        }
+        if waiting[offset / 64] >> (offset % 64) & 1 == 0 {
+            continue;
+        }
+        let i = first + offset as u64;
+        if !dense {
+            walker = Walker::new(&part.ranker, i);
+        }
+        let pos = part.position(&walker)?;
+        let stored = codes[offset];
+        let filled = fill(
+            ctx,
+            cache,
+            main,
+            k,
+            white,
+            &walker,
+            &pos,
+            stored,
+            &mut local,
+            &mut successors,
+            &mut outcome.missing,
+        )?;
+        let done = match filled {
+            Filled::Done(done, mismatch) => {
+                if checked {
+                    outcome.tally.quiet(i, mismatch);
+                }
+                done
+            }
+            Filled::Capture(done) => {
+                capture[offset / 64] |= 1 << (offset % 64);
+                if checked {
+                    outcome.tally.capture();
+                }
+                done
+            }
+            Filled::Waiting => continue,
+        };
+        codes[offset] = done;
+        waiting[offset / 64] &= !(1 << (offset % 64));
+    }
+    Ok((m, outcome))
+}
+
+/// Reads the stored codes of page `page`: all three tables' with White to move, the
+/// win/draw/loss table's alone with Black to move (the others are derived).
+fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
+    let (k, p) = ctx.part_of_page(page);
+    let part = &ctx.parts[k];
+    let white = part.layout.is_white(p);
+    let (first, len) = part.layout.span(p);
+    let mut made = Page::new(len);
+    read_codes(part.wdl, first, len, |j, c| made.codes[j].wdl = c as u8)?;
+    if white {
+        let bits = part.dtw.header().bits;
+        read_codes(part.dtw, first, len, |j, c| {
+            made.codes[j].dtw = widen_dtw(c, bits)
+        })?;
+        read_codes(part.rules, first, len, |j, c| made.codes[j].rule = c as u8)?;
+    }
+    let mut waiting = vec![!0u64; len.div_ceil(64)];
+    if len % 64 != 0 {
+        waiting[len / 64] = (1 << (len % 64)) - 1;
+    }
+    Ok(Making {
+        page,
+        part: k,
+        white,
+        made,
+        tally: Tally::default(),
+        waiting,
+    })
+}
+
+/// Fills the position of part `k` at `walker`, `pos` (with White to move if `white`), whose
+/// stored codes are `stored`: its codes through its captures, or its stored ones (a draw's
+/// distance and rule value for a draw), or with Black to move derived from its successors (its
+/// win/draw/loss checked against them in part `main`, the material verified).
+#[allow(clippy::too_many_arguments)]
+fn fill(
+    ctx: &Context,
+    cache: &Cache,
+    main: usize,
+    k: usize,
+    white: bool,
+    walker: &Walker,
+    pos: &Position,
+    stored: Codes,
+    local: &mut Local,
+    successors: &mut Vec<Successor>,
+    missing: &mut Vec<u32>,
+) -> Result<Filled, ProbeError> {
+    let part = &ctx.parts[k];
+    let drawn = stored.wdl == Wdl::Draw.code();
+    if white && !pos.must_capture() {
+        return Ok(Filled::Done(if drawn { Codes::DRAW } else { stored }, None));
+    }
+    let moves = pos.legal_moves();
+    if moves.first().is_some_and(|m| m.is_capture()) {
+        if !ctx.captures(part, walker, pos, &moves, cache, local, missing, successors)? {
+            return Ok(Filled::Waiting);
+        }
+        return Ok(Filled::Capture(Codes::of(part.combine(successors, true))));
+    }
+    // A draw's distance and rule value are a draw's: only the win/draw/loss is needed.
+    if !ctx.quiet(
+        part, walker, pos, &moves, !drawn, cache, local, missing, successors,
+    )? {
+        return Ok(Filled::Waiting);
+    }
+    let mismatch = if k == main {
+        let stored = Codes {
+            wdl: stored.wdl,
+            ..Codes::DRAW
+        };
+        part.compare(walker.index(), pos, stored, successors)?
+    } else {
+        None
+    };
+    let derived = if drawn {
+        Values::DRAW
+    } else {
+        part.combine(successors, true)
+    };
+    let codes = Codes {
+        wdl: stored.wdl,
+        ..Codes::of(derived)
+    };
+    Ok(Filled::Done(codes, mismatch))
+}

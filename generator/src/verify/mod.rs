@@ -1,0 +1,318 @@
+//! Checking tables independently of how they were made: every position's stored values against
+//! its successors' values, found by forward move generation.
+//!
+//! The full check ([`Verifier::verify`], [`verify_table`] with the default budget, and for
+//! several materials in a row [`Verifier::verify_each`]) walks a material page by page
+//! (`full`, `pages`), with a bounded amount of decoded table in memory, the successors of a
+//! position found in pages by their index (`context`, `walker`, `rank`), or resolved through
+//! the probe's rules where no page holds them (`outside`). The sampled check
+//! ([`Verifier::verify_sample`]) looks at a few random positions, their successors probed
+//! (`sample`). Both compare a position with its successors the same way (`part`).
+
+mod context;
+mod full;
+mod outside;
+mod pages;
+mod part;
+mod rank;
+mod sample;
+mod walker;
+
+use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
+
+use context::Context;
+use pages::Cache;
+
+/// The outcome of checking one table.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyReport {
+    /// Positions in the table.
+    pub positions: u64,
+    /// Positions looked at: all of them, or those of a sample.
+    pub checked: u64,
+    /// Positions looked at whose side to move must capture: their value is resolved from their
+    /// captures, so there is nothing stored to check.
+    pub capture_positions: u64,
+    /// Positions whose stored value disagrees with their successors.
+    pub mismatches: u64,
+    /// The first few mismatching positions in index order, as `FEN: stored X, successors say Y`,
+    /// sorted.
+    pub examples: Vec<String>,
+}
+
+/// How many mismatching positions a report shows.
+const EXAMPLES: usize = 5;
+
+/// Checks every block checksum and every position of a material's three tables against its
+/// successors, as [`Verifier::verify`] does, with [`Verifier::DEFAULT_MEMORY`] of decoded
+/// pages.
+///
+/// # Errors
+///
+/// As [`Verifier::verify`].
+pub fn verify_table(
+    tablebase: &Tablebase,
+    variant: Variant,
+    material: Material,
+    advance: &(dyn Fn(u64) + Sync),
+) -> Result<VerifyReport, ProbeError> {
+    Verifier::new(tablebase, variant).verify(material, advance)
+}
+
+/// Checks the tables of one variant of a tablebase against their successors: a material whole
+/// ([`Verifier::verify`]), several in a row sharing their pages ([`Verifier::verify_each`]),
+/// or a random sample of a material's positions ([`Verifier::verify_sample`]). The reports do
+/// not depend on the memory budget.
+///
+/// ```no_run
+/// use rafle_generator::Verifier;
+/// use rafle_probe::{Tablebase, Variant};
+///
+/// let tables = Tablebase::open("data")?;
+/// let verifier = Verifier::new(&tables, Variant::Brazilian).with_memory(64 << 20);
+/// let report = verifier.verify("KKvK".parse()?, &|_| {})?;
+/// assert_eq!(report.mismatches, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Memory
+///
+/// A material is walked in pages of 65,536 positions with one side to move, decoded from the
+/// table blocks that cover them and completed (4 bytes of codes and a capture bit a position:
+/// 264 KiB a page); the smaller materials its captures reach are paged the same way. Pages stay
+/// in a cache of at most the budget ([`Verifier::DEFAULT_MEMORY`] unless
+/// [`Verifier::with_memory`] sets another). When the material and those its captures reach
+/// fit, they are decoded whole, room being made first so that the budget holds (every
+/// Brazilian material up to 5 pieces fits the default: the largest, KKMvKM, takes 73 MiB).
+///
+/// A larger one is checked four pages with White to move at a time, the pages their moves
+/// reach made as needed, and between windows the least recently used pages are dropped until
+/// the cache is back within budget; what one window needs stays until it is done. Memory is
+/// then bounded by the budget or by one window's working set, whichever is larger, and not by
+/// the material: the working set is the pages of the positions with the same men as the window
+/// (those a king move reaches), with those a man move reaches, a few hundred pages for a
+/// material with men. A material of kings alone has a single placement of the men, so there it
+/// is the whole material (at most 2.6 GB, for international KKKvKKK), whatever the budget.
+///
+/// On top of that come the probe's block cache for the positions no page holds (the budget
+/// the tablebase was opened with), about 3 MiB per thread of positions resolved that way, and
+/// the mapped table files.
+#[derive(Debug, Clone, Copy)]
+pub struct Verifier<'a> {
+    /// The tables checked, and those their successors are read from.
+    tablebase: &'a Tablebase,
+    /// The variant of the materials checked.
+    variant: Variant,
+    /// The most bytes of decoded pages kept between steps.
+    memory: usize,
+}
+
+impl<'a> Verifier<'a> {
+    /// The budget of decoded pages unless [`Verifier::with_memory`] sets another: 256 MiB,
+    /// which holds every Brazilian material up to 5 pieces whole, with the smaller materials
+    /// its captures reach.
+    pub const DEFAULT_MEMORY: usize = 256 << 20;
+
+    /// A verifier of the `variant` tables of `tablebase`, with [`Verifier::DEFAULT_MEMORY`] of
+    /// decoded pages.
+    pub fn new(tablebase: &'a Tablebase, variant: Variant) -> Self {
+        Verifier {
+            tablebase,
+            variant,
+            memory: Self::DEFAULT_MEMORY,
+        }
+    }
+
+    /// The same verifier keeping at most about `memory` bytes of decoded pages between steps
+    /// (see the memory bound above).
+    pub fn with_memory(self, memory: usize) -> Self {
+        Verifier { memory, ..self }
+    }
+
+    /// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule
+    /// tables, then every position: no legal move must be a loss (in 0), otherwise the value is
+    /// the best of the negated values of the successors, the distance the quickest win or the
+    /// longest loss, and the rule-aware value the one [`rafle_probe::RuleValue::from_successors`]
+    /// gives from the successors' rule values and whether each move resets the counter.
+    /// Distances and rule values are stored for the positions with White to move that are not
+    /// drawn; the others are derived from their moves, as a probe derives them, before the
+    /// stored ones are checked. A successor in another material has the values the probe gives
+    /// it: read from that material's pages, completed the same way, or resolved through the
+    /// tablebase by the probe's rules.
+    ///
+    /// `advance` is called with the number of positions done as work goes on: the material's
+    /// positions in all.
+    ///
+    /// # Errors
+    ///
+    /// A [`ProbeError`] reading this table or one it depends on, [`ProbeError::Corrupted`] for
+    /// a checksum mismatch or an invalid code, [`ProbeError::MissingTable`] if the material has
+    /// no tables.
+    pub fn verify(
+        &self,
+        material: Material,
+        advance: &(dyn Fn(u64) + Sync),
+    ) -> Result<VerifyReport, ProbeError> {
+        let (tablebase, variant) = (self.tablebase, self.variant);
+        let (ctx, failed) = Context::open(tablebase, variant, &[material], true)?;
+        if let Some((_, err)) = failed.into_iter().find(|&(m, _)| m == material) {
+            return Err(err);
+        }
+        let main = ctx
+            .part(material)
+            .ok_or_else(|| missing(tablebase, variant, material))?;
+        let mut cache = Cache::new(ctx.pages(), self.memory);
+        let tally = full::verify(&ctx, &mut cache, main, advance)?;
+        Ok(tally.report(ctx.parts[main].index.size()))
+    }
+
+    /// Checks every position of each of `materials` in turn, as [`Verifier::verify`] does
+    /// (with the same reports), calling `done` with each material's report and stopping when
+    /// `done` returns `false`. The pages of a material once verified stay in the one cache for
+    /// those after it, whose captures and promotions read them instead of making them again:
+    /// given in dependency order (as [`Tablebase::materials`] lists them), each material's
+    /// pages are made once if the budget holds them. `advance` is called with the number of
+    /// positions of the current material done as work goes on.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each material's error (as [`Verifier::verify`] gives it) goes to `done`
+    /// in place of its report, and the materials after it are still checked.
+    pub fn verify_each(
+        &self,
+        materials: &[Material],
+        advance: &(dyn Fn(u64) + Sync),
+        done: &mut dyn FnMut(Material, Result<VerifyReport, ProbeError>) -> bool,
+    ) {
+        let (tablebase, variant) = (self.tablebase, self.variant);
+        let Ok((ctx, mut failed)) = Context::open(tablebase, variant, materials, true) else {
+            // Each material then reports the error for itself.
+            for &m in materials {
+                if !done(m, self.verify(m, advance)) {
+                    return;
+                }
+            }
+            return;
+        };
+        let mut cache = Cache::new(ctx.pages(), self.memory);
+        for &m in materials {
+            let result = match ctx.part(m) {
+                Some(main) => full::verify(&ctx, &mut cache, main, advance)
+                    .map(|tally| tally.report(ctx.parts[main].index.size())),
+                None => Err(match failed.iter().position(|&(f, _)| f == m) {
+                    Some(k) => failed.swap_remove(k).1,
+                    None => missing(tablebase, variant, m),
+                }),
+            };
+            if !done(m, result) {
+                return;
+            }
+        }
+    }
+
+    /// Checks `count` positions of the material drawn at random (without repeats, the same
+    /// ones for the same `seed`), each as [`Verifier::verify`] checks it, its successors probed
+    /// in the tablebase; the whole material, as [`Verifier::verify`] does, if it has no more
+    /// than `count` positions. Only the table blocks the positions and their successors need
+    /// are read (and their checksums checked). `advance` is called with the number of
+    /// positions done: [`Verifier::sample_size`] in all.
+    ///
+    /// # Errors
+    ///
+    /// As [`Verifier::verify`].
+    pub fn verify_sample(
+        &self,
+        material: Material,
+        count: u64,
+        seed: u64,
+        advance: &(dyn Fn(u64) + Sync),
+    ) -> Result<VerifyReport, ProbeError> {
+        let positions = PositionIndex::count(self.variant, material);
+        if count >= positions {
+            return self.verify(material, advance);
+        }
+        let (ctx, failed) = Context::open(self.tablebase, self.variant, &[material], false)?;
+        if let Some((_, err)) = failed.into_iter().next() {
+            return Err(err);
+        }
+        let tally = sample::verify(&ctx, count, seed, advance)?;
+        Ok(tally.report(positions))
+    }
+
+    /// How many positions [`Verifier::verify_sample`] looks at in a material when asked for
+    /// `count`.
+    pub fn sample_size(&self, material: Material, count: u64) -> u64 {
+        count.min(PositionIndex::count(self.variant, material))
+    }
+}
+
+/// The error for a material without tables.
+fn missing(tablebase: &Tablebase, variant: Variant, material: Material) -> ProbeError {
+    ProbeError::MissingTable {
+        variant,
+        material,
+        path: tablebase.table_path(variant, material),
+    }
+}
+
+/// What checking some positions found.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Positions looked at.
+    checked: u64,
+    /// Of which with a capture to make.
+    captures: u64,
+    /// Of which disagreeing with their successors.
+    mismatches: u64,
+    /// The mismatches of the lowest indices, at most [`EXAMPLES`].
+    examples: Vec<(u64, String)>,
+}
+
+impl Tally {
+    /// Counts a position whose side to move must capture.
+    fn capture(&mut self) {
+        self.checked += 1;
+        self.captures += 1;
+    }
+
+    /// Counts position `i`, checked against its successors, with the example of its mismatch.
+    fn quiet(&mut self, i: u64, mismatch: Option<String>) {
+        self.checked += 1;
+        if let Some(example) = mismatch {
+            self.mismatches += 1;
+            self.examples.push((i, example));
+            self.keep_first();
+        }
+    }
+
+    /// Adds what `other` found.
+    fn merge(&mut self, other: Tally) {
+        self.checked += other.checked;
+        self.captures += other.captures;
+        self.mismatches += other.mismatches;
+        self.examples.extend(other.examples);
+        self.keep_first();
+    }
+
+    /// Keeps the examples of the lowest indices, so that the report does not depend on the
+    /// order in which threads found them.
+    fn keep_first(&mut self) {
+        if self.examples.len() > EXAMPLES {
+            self.examples.sort_unstable_by_key(|&(i, _)| i);
+            self.examples.truncate(EXAMPLES);
+        }
+    }
+
+    /// The report of a material of `positions` positions.
+    fn report(self, positions: u64) -> VerifyReport {
+        let mut examples: Vec<String> = self.examples.into_iter().map(|(_, e)| e).collect();
+        examples.sort();
+        VerifyReport {
+            positions,
+            checked: self.checked,
+            capture_positions: self.captures,
+            mismatches: self.mismatches,
+            examples,
+        }
+    }
+}

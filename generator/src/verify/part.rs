@@ -1,0 +1,313 @@
+//! One material of a verification (a [`Part`]): its tables, index, draw-rule limit and pages,
+//! the codes its pages keep per position, and the comparison of a position's stored values
+//! with those its successors give.
+
+use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
+use rafle_probe::format::TableKind;
+use rafle_probe::{
+    Category, Dtw, Limits, Material, Position, PositionIndex, ProbeError, RuleValue, Table,
+    Tablebase, Variant, Wdl,
+};
+
+use super::pages::Layout;
+use super::rank::Ranker;
+use super::walker::Walker;
+
+/// The code of a drawn position in the 16-bit distance codes kept in memory.
+pub(super) const DTW_DRAW: u16 = u16::MAX;
+
+/// A position's three values as kept in memory: the win/draw/loss code, the draw-rule code and
+/// the distance code (always 16 bits wide, whatever the table's width, so that a derived
+/// distance never meets the draw code of an 8-bit table), in 4 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub(super) struct Codes {
+    /// [`Wdl::code`]; an invalid code reads as a draw, as the probe of a successor would have
+    /// failed on it while the position itself is reported when it is checked.
+    pub wdl: u8,
+    /// [`RuleValue::code`]; an invalid code reads as a draw, as for `wdl`.
+    pub rule: u8,
+    /// The distance in plies, [`DTW_DRAW`] for a draw.
+    pub dtw: u16,
+}
+
+impl Codes {
+    /// Every code zero: what a page holds before it is read.
+    pub const ZERO: Codes = Codes {
+        wdl: 0,
+        rule: 0,
+        dtw: 0,
+    };
+
+    /// The codes of a drawn position.
+    pub const DRAW: Codes = Codes {
+        wdl: 0,
+        rule: 0,
+        dtw: DTW_DRAW,
+    };
+
+    /// The codes of a position whose side to move has no piece: lost at once.
+    pub const NO_PIECE: Codes = Codes {
+        wdl: 2,
+        rule: 4,
+        dtw: 0,
+    };
+
+    /// The codes of `values`.
+    pub fn of(values: Values) -> Codes {
+        Codes {
+            wdl: values.wdl.code(),
+            rule: values.rule.code(),
+            dtw: DtwCodec::encode(values.dtw, 16),
+        }
+    }
+
+    /// The win/draw/loss value.
+    #[inline]
+    pub fn wdl(self) -> Wdl {
+        WdlCodec::decode(u16::from(self.wdl), 2).unwrap_or(Wdl::Draw)
+    }
+
+    /// The distance to win.
+    #[inline]
+    pub fn dtw(self) -> Dtw {
+        DtwCodec::decode(self.dtw, 16).unwrap_or(Dtw::Draw)
+    }
+
+    /// The rule value.
+    #[inline]
+    pub fn rule(self) -> RuleValue {
+        RuleValue::from_code(self.rule).unwrap_or(RuleValue::DRAW)
+    }
+}
+
+/// A distance code of a table `bits` wide as a 16-bit code.
+#[inline]
+pub(super) fn widen_dtw(code: u16, bits: u8) -> u16 {
+    if code == DtwCodec::draw_code(bits) {
+        DTW_DRAW
+    } else {
+        code
+    }
+}
+
+/// A position's value in each table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Values {
+    /// Win, draw or loss.
+    pub wdl: Wdl,
+    /// Distance to win.
+    pub dtw: Dtw,
+    /// Class and count under the draw rules.
+    pub rule: RuleValue,
+}
+
+impl Values {
+    /// A drawn position's values.
+    pub const DRAW: Values = Values {
+        wdl: Wdl::Draw,
+        dtw: Dtw::Draw,
+        rule: RuleValue::DRAW,
+    };
+
+    /// The values of a position whose side to move has no piece: lost at once.
+    pub const NO_PIECE: Values = Values {
+        wdl: Wdl::Loss,
+        dtw: Dtw::Loss(0),
+        rule: RuleValue::NO_MOVE,
+    };
+}
+
+/// A successor's codes and whether the move to it resets the draw-rule counter.
+pub(super) type Successor = (Codes, bool);
+
+/// One material whose pages the walk makes.
+#[derive(Debug)]
+pub(super) struct Part<'a> {
+    /// The material, in its stored orientation.
+    pub material: Material,
+    /// Its index.
+    pub index: &'a PositionIndex,
+    /// Its index from bitboards.
+    pub ranker: Ranker,
+    /// Its win/draw/loss table.
+    pub wdl: &'a Table,
+    /// Its distance-to-win table.
+    pub dtw: &'a Table,
+    /// Its draw-rule table.
+    pub rules: &'a Table,
+    /// The draw-rule limit of its category.
+    pub limit: u8,
+    /// Positions with White to move: the first half of the index.
+    pub half: u64,
+    /// Its pages.
+    pub layout: Layout,
+    /// The number of its first page among the pages of every part.
+    pub first_page: u32,
+    /// Whether a man move that stays in the material resets the counter: outside the 6.3 and
+    /// 6.4 categories (inside, only leaving the category does).
+    pub man_moves_reset: bool,
+}
+
+impl<'a> Part<'a> {
+    /// Opens `material`'s three tables (header and block index checked), its pages numbered
+    /// from `first_page`.
+    pub fn open(
+        tables: &'a Tablebase,
+        variant: Variant,
+        material: Material,
+        limits: Limits,
+        first_page: u32,
+    ) -> Result<Part<'a>, ProbeError> {
+        let wdl = tables.table(variant, material)?;
+        let dtw = tables.table_of(TableKind::Dtw, variant, material)?;
+        let rules = tables.table_of(TableKind::DrawRules, variant, material)?;
+        let category = Category::of(variant, material);
+        let index = wdl.index();
+        Ok(Part {
+            material,
+            index,
+            ranker: Ranker::new(variant, material),
+            wdl,
+            dtw,
+            rules,
+            limit: limits.of(category),
+            half: index.size() / 2,
+            layout: Layout::new(index.size()),
+            first_page,
+            man_moves_reset: category == Category::Outside,
+        })
+    }
+
+    /// The position at `walker`, one of this part's.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Corrupted`] if the index names no position, which cannot happen for an
+    /// index below the table's size.
+    pub fn position(&self, walker: &Walker) -> Result<Position, ProbeError> {
+        walker.position().ok_or_else(|| ProbeError::Corrupted {
+            path: self.wdl.path().to_path_buf(),
+            reason: format!("index {} names no position", walker.index()),
+        })
+    }
+
+    /// The page of position `i` among the pages of every part, and its offset there.
+    #[inline]
+    pub fn locate(&self, i: u64) -> (u32, usize) {
+        let (page, offset) = self.layout.locate(i);
+        (self.first_page + page, offset)
+    }
+
+    /// Whether position `i`, whose side to move need not capture and whose win/draw/loss value
+    /// is `wdl`, has its distance and rule value stored: White to move and not drawn.
+    #[inline]
+    pub fn holds(&self, i: u64, wdl: Wdl) -> bool {
+        let positions = self.index.size() as usize;
+        TableKind::Dtw.holds(Entry::at_index(
+            i as usize,
+            positions,
+            false,
+            wdl == Wdl::Draw,
+        ))
+    }
+
+    /// The values successors give: the best of their negated values, the quickest win or
+    /// longest loss, and the rule value under the material's limit; only the first when not
+    /// `full` (the others those of a draw).
+    pub fn combine(&self, successors: &[Successor], full: bool) -> Values {
+        let limit = self.limit;
+        let wdl = WdlCodec::from_successors(limit, successors.iter().map(|&(c, r)| (c.wdl(), r)));
+        if !full {
+            return Values {
+                wdl,
+                ..Values::DRAW
+            };
+        }
+        Values {
+            wdl,
+            dtw: DtwCodec::from_successors(limit, successors.iter().map(|&(c, r)| (c.dtw(), r))),
+            rule: DrawRulesCodec::from_successors(
+                limit,
+                successors.iter().map(|&(c, r)| (c.rule(), r)),
+            ),
+        }
+    }
+
+    /// Checks position `i`, `pos`, whose side to move need not capture: `stored` are its codes
+    /// as its tables hold them (the distance and rule codes only read with White to move and not
+    /// drawn, where the tables hold them) and `successors` all its successors (with the distance
+    /// and rule values when those are read). Returns the example of a mismatch.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Corrupted`] for a stored code no table holds.
+    pub fn compare(
+        &self,
+        i: u64,
+        pos: &Position,
+        stored: Codes,
+        successors: &[Successor],
+    ) -> Result<Option<String>, ProbeError> {
+        let wdl = WdlCodec::decode(u16::from(stored.wdl), 2).ok_or_else(|| {
+            ProbeError::invalid_code(TableKind::Wdl, self.wdl.path(), u16::from(stored.wdl))
+        })?;
+        let holds = self.holds(i, wdl);
+        let stored = if holds {
+            let rule = RuleValue::from_code(stored.rule).ok_or_else(|| {
+                ProbeError::invalid_code(
+                    TableKind::DrawRules,
+                    self.rules.path(),
+                    u16::from(stored.rule),
+                )
+            })?;
+            Values {
+                wdl,
+                dtw: DtwCodec::decode(stored.dtw, 16).unwrap_or(Dtw::Draw),
+                rule,
+            }
+        } else {
+            Values {
+                wdl,
+                ..Values::DRAW
+            }
+        };
+        let expected = self.combine(successors, holds);
+        if stored == expected {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "{}: stored {} ({}; {}), successors say {} ({}; {})",
+            pos.to_fen(),
+            stored.wdl,
+            stored.dtw,
+            stored.rule,
+            expected.wdl,
+            expected.dtw,
+            expected.rule
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_of_values() {
+        assert_eq!(Codes::of(Values::NO_PIECE), Codes::NO_PIECE);
+        assert_eq!(Codes::of(Values::DRAW), Codes::DRAW);
+        let won = Values {
+            wdl: Wdl::Win,
+            dtw: Dtw::Win(301),
+            rule: RuleValue::win(9),
+        };
+        let codes = Codes::of(won);
+        assert_eq!(
+            (codes.wdl(), codes.dtw(), codes.rule()),
+            (won.wdl, won.dtw, won.rule)
+        );
+        assert_eq!(widen_dtw(255, 8), DTW_DRAW);
+        assert_eq!(widen_dtw(254, 8), 254);
+    }
+}

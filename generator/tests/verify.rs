@@ -1,0 +1,235 @@
+//! Verification against damaged values: a table whose stored value was changed (and its block
+//! checksum fixed, so that the file opens and reads cleanly) fails the check, whichever table
+//! holds the value, whether checked whole, in a session with other materials, within a small
+//! memory budget, or sampled; and the reports do not depend on the budget or on the session.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use rafle_generator::{generate, verify_table, NoProgress, Plan, Verifier};
+use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
+use rafle_probe::{
+    table_path, Counters, Dtw, Material, Position, PositionIndex, Table, Tablebase, Variant, Wdl,
+};
+
+const VARIANT: Variant = Variant::Brazilian;
+
+/// Brazilian tables up to 4 pieces, generated once; tests that damage them work on a copy.
+fn shared_tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        generate(&Plan::new(VARIANT, 4, dir.path()).unwrap(), &NoProgress).unwrap();
+        dir
+    })
+    .path()
+}
+
+/// A copy of the shared tables up to `pieces` pieces.
+fn copy_tables(pieces: u32) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    let (src, dst) = (
+        shared_tables().join(VARIANT.name()),
+        copy.path().join(VARIANT.name()),
+    );
+    std::fs::create_dir_all(&dst).unwrap();
+    for m in Material::all_up_to(VARIANT, pieces) {
+        for kind in TableKind::ALL {
+            let name = format!("{m}.{}", kind.extension());
+            std::fs::copy(src.join(&name), dst.join(&name)).unwrap();
+        }
+    }
+    copy
+}
+
+/// Rewrites a table with `edit` applied to the decompressed contents of its block `block`:
+/// every block compressed again, the block index and its checksum recomputed, so that the file
+/// opens and every checksum matches.
+fn rewrite_block(
+    path: &Path,
+    kind: TableKind,
+    material: Material,
+    block: u32,
+    edit: impl FnOnce(&mut [u8]),
+) {
+    let (header, mut blocks) = {
+        let table = Table::open(path, kind, VARIANT, material).unwrap();
+        let blocks: Vec<Vec<u8>> = (0..table.header().blocks)
+            .map(|b| table.read_block(b).unwrap())
+            .collect();
+        (*table.header(), blocks)
+    };
+    edit(&mut blocks[block as usize]);
+    let compressed: Vec<Vec<u8>> = blocks
+        .iter()
+        .map(|b| zstd::bulk::compress(b, 3).unwrap())
+        .collect();
+    let mut offset = (HEADER_LEN + header.index_len()) as u64;
+    let mut index = Vec::new();
+    for c in &compressed {
+        let entry = BlockEntry {
+            offset,
+            len: c.len() as u32,
+            crc: crc32fast::hash(c),
+        };
+        index.extend_from_slice(&entry.encode());
+        offset += c.len() as u64;
+    }
+    let mut bytes = header.encode().to_vec();
+    bytes.extend_from_slice(&index);
+    bytes.extend_from_slice(&crc32fast::hash(&index).to_le_bytes());
+    bytes.extend(compressed.concat());
+    // A new file renamed over the old one, as rafle writes tables: never a mapped file changed.
+    let temporary = path.with_extension("new");
+    std::fs::write(&temporary, bytes).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+/// The first position of `material` with White to move, no capture to make, and a win:
+/// one whose three values are stored.
+fn stored_win(tables: &Tablebase, material: Material) -> (u64, Position) {
+    let index = PositionIndex::new(VARIANT, material);
+    (0..index.size() / 2)
+        .map(|i| (i, index.unrank(i)))
+        .find(|(_, p)| !p.must_capture() && tables.probe_wdl(p).unwrap() == Wdl::Win)
+        .unwrap()
+}
+
+/// The table file of `kind` of `material` in `dir`.
+fn file(dir: &Path, material: Material, kind: TableKind) -> PathBuf {
+    table_path(dir, VARIANT, material, kind)
+}
+
+/// Changes the stored value of one position of KKvK in its table of `kind`; returns the
+/// position.
+fn damage_one(dir: &Path, kind: TableKind) -> Position {
+    let material: Material = "KKvK".parse().unwrap();
+    let (i, pos) = stored_win(&Tablebase::open(dir).unwrap(), material);
+    let (block, k) = ((i / 65_536) as u32, (i % 65_536) as usize);
+    rewrite_block(
+        &file(dir, material, kind),
+        kind,
+        material,
+        block,
+        |data| match kind {
+            // A win (code 1) made a loss (code 2).
+            TableKind::Wdl => data[k / 4] ^= 0b11 << (2 * (k % 4)),
+            // Two plies longer: still a win, by the parity of the distance.
+            TableKind::Dtw => data[k] += 2,
+            // A win with a count one larger (a win with count c is stored as 2c + 1).
+            TableKind::DrawRules => data[k] += 2,
+        },
+    );
+    pos
+}
+
+#[test]
+fn a_changed_value_fails_the_check_whichever_table_holds_it() {
+    let material: Material = "KKvK".parse().unwrap();
+    for kind in TableKind::ALL {
+        let dir = copy_tables(3);
+        let pos = damage_one(dir.path(), kind);
+        let tables = Tablebase::open(dir.path()).unwrap();
+        // The file opens and reads: the damage is only in the value.
+        let fresh = Tablebase::open(dir.path()).unwrap();
+        match kind {
+            TableKind::Wdl => assert_eq!(fresh.probe_wdl(&pos).unwrap(), Wdl::Loss),
+            TableKind::Dtw => assert!(matches!(fresh.probe_dtw(&pos).unwrap(), Dtw::Win(_))),
+            TableKind::DrawRules => {
+                fresh.probe_draw_rules(&pos, Counters::FRESH).unwrap();
+            }
+        }
+        let report = verify_table(&tables, VARIANT, material, &|_| {}).unwrap();
+        assert!(report.mismatches > 0, "{kind:?}: {report:?}");
+        assert!(!report.examples.is_empty() && report.examples.len() <= 5);
+        let fen = pos.to_fen();
+        let verifier = Verifier::new(&tables, VARIANT);
+        let tight = verifier.with_memory(1).verify(material, &|_| {}).unwrap();
+        assert_eq!(format!("{tight:?}"), format!("{report:?}"), "{kind:?}");
+        // The sample looks at every position of a material no larger than it.
+        let sample = verifier.verify_sample(material, 1 << 20, 7, &|_| {});
+        assert_eq!(sample.unwrap().mismatches, report.mismatches, "{kind:?}");
+        // Those that never reach KKvK still pass.
+        for other in ["KvK", "KvM", "MvM"] {
+            let m: Material = other.parse().unwrap();
+            let r = verify_table(&tables, VARIANT, m, &|_| {}).unwrap();
+            assert_eq!(r.mismatches, 0, "{kind:?} {other} after damage at {fen}");
+        }
+    }
+}
+
+/// The same reports whatever the memory budget, alone or in a session, a damaged table
+/// included (the materials whose moves reach its damaged value may fail too, the same way).
+#[test]
+fn reports_do_not_depend_on_the_budget_or_the_session() {
+    let dir = copy_tables(4);
+    damage_one(dir.path(), TableKind::Wdl);
+    let tables = Tablebase::open(dir.path()).unwrap();
+    let materials = tables.materials(VARIANT);
+    assert_eq!(materials.len(), Material::all_up_to(VARIANT, 4).len());
+    let mut session = Vec::new();
+    let verifier = Verifier::new(&tables, VARIANT);
+    verifier
+        .with_memory(1 << 30)
+        .verify_each(&materials, &|_| {}, &mut |m, r| {
+            session.push((m, r.unwrap()));
+            true
+        });
+    let mut tight = Vec::new();
+    verifier
+        .with_memory(1)
+        .verify_each(&materials, &|_| {}, &mut |m, r| {
+            tight.push((m, r.unwrap()));
+            true
+        });
+    assert_eq!(session.len(), materials.len());
+    for ((m, whole), (_, small)) in session.iter().zip(&tight) {
+        let alone = verify_table(&tables, VARIANT, *m, &|_| {}).unwrap();
+        assert_eq!(format!("{whole:?}"), format!("{alone:?}"), "{m}");
+        assert_eq!(format!("{small:?}"), format!("{alone:?}"), "{m}");
+        assert_eq!(alone.checked, alone.positions);
+        if m.to_string() == "KKvK" {
+            assert!(alone.mismatches > 0, "{alone:?}");
+        }
+        assert!(alone.capture_positions > 0 && alone.capture_positions < alone.positions);
+    }
+}
+
+#[test]
+fn a_sample_meets_the_damage_and_is_repeatable() {
+    let material: Material = "KKvM".parse().unwrap();
+    let dir = copy_tables(3);
+    let path = file(dir.path(), material, TableKind::Wdl);
+    // Every win made a loss and every loss a win.
+    rewrite_block(&path, TableKind::Wdl, material, 0, |data| {
+        for byte in data.iter_mut() {
+            for k in 0..4 {
+                let code = *byte >> (2 * k) & 3;
+                if code == 1 || code == 2 {
+                    *byte ^= 0b11 << (2 * k);
+                }
+            }
+        }
+    });
+    let tables = Tablebase::open(dir.path()).unwrap();
+    let verifier = Verifier::new(&tables, VARIANT);
+    let sample = |seed| {
+        verifier
+            .verify_sample(material, 500, seed, &|_| {})
+            .unwrap()
+    };
+    let report = sample(1);
+    assert_eq!((report.checked, report.positions), (500, 26_040));
+    assert!(report.mismatches > 100, "{report:?}");
+    assert_eq!(format!("{report:?}"), format!("{:?}", sample(1)));
+    assert_ne!(format!("{report:?}"), format!("{:?}", sample(2)));
+    let clean = Tablebase::open(shared_tables()).unwrap();
+    let r = Verifier::new(&clean, VARIANT)
+        .verify_sample(material, 500, 1, &|_| {})
+        .unwrap();
+    assert_eq!((r.checked, r.mismatches), (500, 0));
+    assert_eq!(
+        r.capture_positions, report.capture_positions,
+        "the same positions drawn"
+    );
+}

@@ -1,0 +1,184 @@
+//! End-to-end tests of `rafle verify --sample N`: a line per material with the positions drawn,
+//! the same draw for the same seed, mismatches reported (exit code 1) on a table whose values
+//! were changed, and the option documented in `--help`.
+
+use std::path::Path;
+
+use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
+use rafle_probe::{table_path, Material, PositionIndex, Table, Variant};
+
+mod common;
+use common::{data, generate, ok, rafle, text};
+
+/// CRC-32 (IEEE), as the table format uses it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                crc >> 1 ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// `data` as a zstd frame of uncompressed ("raw") blocks: what any zstd reader decompresses.
+fn raw_zstd_frame(data: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd];
+    // Single segment, a 4-byte content size, no checksum, no dictionary.
+    frame.push(0xa0);
+    frame.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    let chunks: Vec<&[u8]> = data.chunks(1 << 16).collect();
+    for (k, chunk) in chunks.iter().enumerate() {
+        let last = u32::from(k + 1 == chunks.len());
+        let header = (chunk.len() as u32) << 3 | last;
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.extend_from_slice(chunk);
+    }
+    frame
+}
+
+/// Rewrites a win/draw/loss table with every stored win made a loss and every loss a win, its
+/// blocks and their checksums written anew so that the file opens and reads cleanly.
+fn swap_wins_and_losses(path: &Path, material: Material) {
+    let (header, blocks) = {
+        let table = Table::open(path, TableKind::Wdl, Variant::Brazilian, material).unwrap();
+        let blocks: Vec<Vec<u8>> = (0..table.header().blocks)
+            .map(|b| table.read_block(b).unwrap())
+            .collect();
+        (*table.header(), blocks)
+    };
+    let frames: Vec<Vec<u8>> = blocks
+        .into_iter()
+        .map(|mut block| {
+            for byte in &mut block {
+                for k in 0..4 {
+                    let code = *byte >> (2 * k) & 3;
+                    if code == 1 || code == 2 {
+                        *byte ^= 0b11 << (2 * k);
+                    }
+                }
+            }
+            raw_zstd_frame(&block)
+        })
+        .collect();
+    let mut offset = (HEADER_LEN + header.index_len()) as u64;
+    let mut index = Vec::new();
+    for frame in &frames {
+        let entry = BlockEntry {
+            offset,
+            len: frame.len() as u32,
+            crc: crc32(frame),
+        };
+        index.extend_from_slice(&entry.encode());
+        offset += frame.len() as u64;
+    }
+    let mut bytes = header.encode().to_vec();
+    bytes.extend_from_slice(&index);
+    bytes.extend_from_slice(&crc32(&index).to_le_bytes());
+    bytes.extend(frames.concat());
+    let temporary = path.with_extension("new");
+    std::fs::write(&temporary, bytes).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+/// The line `rafle verify --sample N` prints for a material that passes.
+fn ok_line(material: Material, n: u64) -> String {
+    let positions = PositionIndex::count(Variant::Brazilian, material);
+    let checked = n.min(positions);
+    format!("brazilian {material} {checked} of {positions} positions sampled, ok")
+}
+
+#[test]
+fn a_sample_of_every_material_passes_the_same_way_twice() {
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    let args = ["verify", "--sample", "1000", "--data", data(&dir)];
+    let out = ok(&args);
+    let expected: Vec<String> = Material::all_up_to(Variant::Brazilian, 3)
+        .into_iter()
+        .map(|m| ok_line(m, 1000))
+        .collect();
+    assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{out}");
+    assert_eq!(ok(&args), out, "the same draw");
+    let other_seed = ok(&[
+        "verify",
+        "--sample",
+        "1000",
+        "--seed",
+        "99",
+        "--data",
+        data(&dir),
+    ]);
+    assert_eq!(other_seed, out, "every draw passes on sound tables");
+    // A sample as large as a material checks all of it, as without --sample.
+    let whole = ok(&[
+        "verify",
+        "--sample",
+        "100000",
+        "-v",
+        "brazilian",
+        "--data",
+        data(&dir),
+    ]);
+    assert!(
+        whole.contains("brazilian KvK 1984 of 1984 positions sampled, ok"),
+        "{whole}"
+    );
+}
+
+#[test]
+fn a_sample_reports_the_mismatches_it_meets() {
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    let material: Material = "KKvM".parse().unwrap();
+    let path = table_path(dir.path(), Variant::Brazilian, material, TableKind::Wdl);
+    swap_wins_and_losses(&path, material);
+    let out = rafle(&["verify", "--sample", "1000", "--data", data(&dir)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let mut lines = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("brazilian KKvM "));
+    let line = lines.next().expect("a KKvM line");
+    let (head, tail) = line.split_once(" positions sampled, ").unwrap();
+    assert_eq!(head, "brazilian KKvM 1000 of 26040", "{line}");
+    assert!(tail.ends_with(" mismatches"), "{line}");
+    let examples: Vec<&str> = lines.take_while(|l| l.starts_with("  ")).collect();
+    assert_eq!(examples.len(), 5, "{stdout}");
+    assert!(
+        examples
+            .iter()
+            .all(|e| e.contains(": stored ") && e.contains(", successors say ")),
+        "{stdout}"
+    );
+    // Materials that never reach KKvM are unaffected.
+    assert!(
+        stdout.contains(&ok_line("KvK".parse().unwrap(), 1000)),
+        "{stdout}"
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("rafle: ") && err.ends_with(" of 9 tables failed verification\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_sample_options_are_documented() {
+    let help = ok(&["verify", "--help"]);
+    for needle in [
+        "--sample <N>",
+        "--seed <S>",
+        "--memory <MIB>",
+        "positions sampled, ok",
+    ] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+    let out = rafle(&["verify", "--seed", "3", "--data", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2), "--seed needs --sample");
+    let out = rafle(&["verify", "--sample", "0", "--data", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2), "an empty sample is refused");
+}
