@@ -36,8 +36,15 @@ const fn binomials() -> [[u64; MAX_K + 1]; 64] {
     table
 }
 
+/// The binomial coefficient `C(n, k)`, for `n < 64` and `k <= 12`: the indexes rank
+/// combinations of squares with these (colex order), and code that ranks positions its own way
+/// (the verifier) must agree with them.
+///
+/// # Panics
+///
+/// If `n >= 64` or `k > 12`.
 #[inline]
-fn binomial(n: u32, k: u32) -> u64 {
+pub fn binomial(n: u32, k: u32) -> u64 {
     BINOMIAL[n as usize][k as usize]
 }
 

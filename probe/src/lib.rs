@@ -61,7 +61,7 @@ pub use rafle_draughts::{
 
 pub use dtw::Dtw;
 pub use error::ProbeError;
-pub use index::{IndexCursor, KingSlice, PositionIndex};
+pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use slice_moves::SliceMoves;
 pub use table::Table;

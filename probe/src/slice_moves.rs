@@ -102,32 +102,31 @@ impl SliceMoves {
         // Before the move the mover was to move: the other half of the slice.
         let before = if black_to_move { 0 } else { self.half };
         if black_to_move {
-            let mut kings = self.squares(white);
-            while kings != 0 {
-                let king = kings & kings.wrapping_neg();
-                kings &= kings - 1;
-                let mut from = layout::king_reach(self.variant, king, empty);
-                while from != 0 {
-                    let square = from & from.wrapping_neg();
-                    from &= from - 1;
-                    let moved = white ^ self.slot(king) ^ self.slot(square);
-                    let black_rank = rank_set(squeeze(black, moved));
-                    f(before + rank_set(moved) * self.black_configs + black_rank);
-                }
-            }
+            self.for_each_move_back(white, empty, |moved| {
+                let black_rank = rank_set(squeeze(black, moved));
+                f(before + rank_set(moved) * self.black_configs + black_rank);
+            });
         } else {
             let base = before + white_rank * self.black_configs;
-            let mut kings = self.squares(black);
-            while kings != 0 {
-                let king = kings & kings.wrapping_neg();
-                kings &= kings - 1;
-                let mut from = layout::king_reach(self.variant, king, empty);
-                while from != 0 {
-                    let square = from & from.wrapping_neg();
-                    from &= from - 1;
-                    let moved = black ^ self.slot(king) ^ self.slot(square);
-                    f(base + rank_set(squeeze(moved, white)));
-                }
+            self.for_each_move_back(black, empty, |moved| {
+                f(base + rank_set(squeeze(moved, white)));
+            });
+        }
+    }
+
+    /// Calls `f` with the slots of `kings` (one side's) after each quiet move of one of them
+    /// back over the `empty` squares.
+    #[inline(always)]
+    fn for_each_move_back(&self, kings: u64, empty: u64, mut f: impl FnMut(u64)) {
+        let mut rest = self.squares(kings);
+        while rest != 0 {
+            let king = rest & rest.wrapping_neg();
+            rest &= rest - 1;
+            let mut from = layout::king_reach(self.variant, king, empty);
+            while from != 0 {
+                let square = from & from.wrapping_neg();
+                from &= from - 1;
+                f(kings ^ self.slot(king) ^ self.slot(square));
             }
         }
     }

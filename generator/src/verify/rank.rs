@@ -12,35 +12,7 @@
 use rafle_probe::{Color, Position, PositionIndex, Role};
 use rafle_probe::{Material, Variant};
 
-/// Most pieces of one kind an index holds, as in `PositionIndex`.
-const MAX_K: usize = 12;
-
-/// `C(n, k)` for `n < 64` and `k <= MAX_K`.
-static BINOMIAL: [[u64; MAX_K + 1]; 64] = binomials();
-
-const fn binomials() -> [[u64; MAX_K + 1]; 64] {
-    let mut table = [[0u64; MAX_K + 1]; 64];
-    let mut n = 0;
-    while n < 64 {
-        table[n][0] = 1;
-        let mut k = 1;
-        while k <= MAX_K {
-            table[n][k] = if n == 0 {
-                0
-            } else {
-                table[n - 1][k - 1] + table[n - 1][k]
-            };
-            k += 1;
-        }
-        n += 1;
-    }
-    table
-}
-
-#[inline]
-pub(super) fn binomial(n: u32, k: u32) -> u64 {
-    BINOMIAL[n as usize][k as usize]
-}
+pub(super) use rafle_probe::binomial;
 
 /// The colex rank of `set` once its squares are squeezed past `occupied` (which `set` avoids):
 /// each square counts only the free squares below it.
