@@ -164,12 +164,13 @@ pub(super) fn read_codes(
             (i - block_first) as usize,
             (block_end - block_first) as usize,
         );
-        let at = (i - first) as usize - from;
+        // Position `j` of the block is `k = j - from + at` of the range.
+        let at = (i - first) as usize;
         // One loop per width, so that the width is not tested for every position.
         match header.bits {
-            2 => (from..to).for_each(|j| put(at + j, read_code(&data, 2, j))),
-            8 => (from..to).for_each(|j| put(at + j, read_code(&data, 8, j))),
-            _ => (from..to).for_each(|j| put(at + j, read_code(&data, 16, j))),
+            2 => (from..to).for_each(|j| put(j - from + at, read_code(&data, 2, j))),
+            8 => (from..to).for_each(|j| put(j - from + at, read_code(&data, 8, j))),
+            _ => (from..to).for_each(|j| put(j - from + at, read_code(&data, 16, j))),
         }
         i = block_end;
     }
