@@ -417,6 +417,24 @@ fn win_draw_loss_alone() {
         );
         assert_eq!(a.dtw_bytes, 0);
     }
+    // probe_wdl answers from the win/draw/loss tables alone, as from the full set.
+    let (alone, full_set) = (
+        Tablebase::open(dir.path()).unwrap(),
+        Tablebase::open(shared_tables()).unwrap(),
+    );
+    for fen in [
+        "W:WK1,K2:BK28",
+        "B:W29:B25,22",
+        "W:W10,11:B25",
+        "B:WK3:B20,21",
+    ] {
+        let p = pos(v, fen);
+        assert_eq!(
+            alone.probe_wdl(&p).unwrap(),
+            full_set.probe_wdl(&p).unwrap(),
+            "{fen}"
+        );
+    }
     // Run again: nothing reads the values any more, so everything is reused.
     let again = generate(&wdl_plan(3), &NoProgress).unwrap();
     assert!(again.iter().all(|s| s.reused));

@@ -370,6 +370,15 @@ fn total_row(summaries: &[MaterialSummary]) -> [String; COLUMNS] {
         sum(|s| s.dtw_bytes),
         sum(|s| s.draw_rules_bytes),
     );
+    // With --tables wdl the rule counts and the other tables' sizes mean nothing.
+    let all_solved = summaries.iter().all(|s| s.rules_solved);
+    let rules_solved_or_dash = |n: u64| {
+        if all_solved {
+            n.to_string()
+        } else {
+            "-".to_string()
+        }
+    };
     let bits = |bytes: u64| {
         if positions == 0 {
             0.0
@@ -387,8 +396,8 @@ fn total_row(summaries: &[MaterialSummary]) -> [String; COLUMNS] {
         sum(|s| s.wins).to_string(),
         sum(|s| s.draws).to_string(),
         sum(|s| s.losses).to_string(),
-        sum(|s| s.cursed_wins).to_string(),
-        sum(|s| s.blessed_losses).to_string(),
+        rules_solved_or_dash(sum(|s| s.cursed_wins)),
+        rules_solved_or_dash(sum(|s| s.blessed_losses)),
         summaries
             .iter()
             .map(|s| s.longest_win)
@@ -399,12 +408,16 @@ fn total_row(summaries: &[MaterialSummary]) -> [String; COLUMNS] {
         bytes.to_string(),
         dtw_bytes.to_string(),
         draw_rules_bytes.to_string(),
-        format!(
-            "{:.3} bits/position, dtw {:.3}, rules {:.3}",
-            bits(bytes),
-            bits(dtw_bytes),
-            bits(draw_rules_bytes)
-        ),
+        if all_solved {
+            format!(
+                "{:.3} bits/position, dtw {:.3}, rules {:.3}",
+                bits(bytes),
+                bits(dtw_bytes),
+                bits(draw_rules_bytes)
+            )
+        } else {
+            format!("{:.3} bits/position", bits(bytes))
+        },
     ]
 }
 
