@@ -10,7 +10,8 @@ use rafle_probe::{Material, ProbeError, Variant};
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum GenerateError {
-    /// The request's largest slice needs more memory than the budget.
+    /// The request's largest slice (with the least cache of decompressed blocks) needs more
+    /// memory than the budget.
     NotEnoughMemory {
         /// The board.
         variant: Variant,
@@ -35,6 +36,14 @@ pub enum GenerateError {
         path: PathBuf,
         /// The cause.
         source: io::Error,
+    },
+    /// A work file of a finished material (see [`crate::WORK_DIR`]) is damaged: it was
+    /// changed after it was written. The next run checks it again and rebuilds it.
+    DamagedWorkFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
     },
     /// The variant has no such material.
     NoSuchMaterial {
@@ -68,7 +77,7 @@ impl fmt::Display for GenerateError {
         match self {
             GenerateError::NotEnoughMemory { variant, pieces, needed, available } => write!(
                 f,
-                "{variant} up to {pieces} pieces needs at least {} of memory (its largest slice), but only {} is available",
+                "{variant} up to {pieces} pieces needs at least {} of memory (its largest slice and the least cache), but only {} is available",
                 human_bytes(*needed),
                 human_bytes(*available)
             ),
@@ -76,6 +85,9 @@ impl fmt::Display for GenerateError {
                 write!(f, "{requested} pieces requested; rafle generates at most {max}")
             }
             GenerateError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            GenerateError::DamagedWorkFile { path, reason } => {
+                write!(f, "work file {} is damaged: {reason}", path.display())
+            }
             GenerateError::NoSuchMaterial { variant, material } => {
                 write!(f, "{variant} has no material {material}")
             }

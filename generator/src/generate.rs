@@ -11,12 +11,13 @@ use rafle_probe::format::TableKind;
 use rafle_probe::{Material, PositionIndex, Table};
 use rayon::prelude::*;
 
-use crate::load::load_existing;
-use crate::plan::{MaterialPlan, Plan, Tables};
+use crate::load::{load_existing, LoadError};
+use crate::packed::{self, PackedValues};
+use crate::plan::{MaterialPlan, Plan, Tables, LEAST_CACHE_BYTES};
 use crate::solve::{bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::{Journal, ValuesFile, WorkPaths};
+use crate::values::{packed_identity, Journal, ValuesFile, WorkPaths};
 use crate::write::{write_tables, Writing, Written};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
@@ -104,15 +105,16 @@ pub fn generate(
     }
     let (solved, needed) = work_to_do(plan, &found);
     let last_reader = last_readers(plan, &solved, &needed);
-    let mut store = Store::new();
+    let mut store = Store::new(LEAST_CACHE_BYTES);
     let mut summaries = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
         progress.material_started(plan.variant, m.material, m.positions);
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
+        store.set_cache_budget(plan.cache_bytes(&index));
         let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
         let reused = if solved[j] {
-            Err(None)
+            Err(NotReused::Solve(None))
         } else {
             reuse(
                 plan, m, &found[j], &index, needed[j], &paths, &store, progress,
@@ -120,28 +122,30 @@ pub fn generate(
         };
         let done = match reused {
             Ok(done) => done,
-            Err(because) => {
+            Err(NotReused::Failed(e)) => return Err(e),
+            Err(NotReused::Solve(because)) => {
                 // A reused table that turns out damaged rebuilds all three kinds.
                 let because = because.or_else(|| found[j].why());
                 let rules_only =
                     matches!(found[j], Found::RulesOnly(_)) && because == found[j].why();
-                let mut done = solve_material(plan, m, &index, &mut store, rules_only, progress)?;
+                let mut done =
+                    solve_material(plan, m, &index, &mut store, rules_only, needed[j], progress)?;
                 done.rebuilt_because = because;
                 done
             }
         };
         if needed[j] {
-            let values = ValuesFile::open(&paths.values, m.positions, false)?;
-            store.insert(index, values);
+            let packed = PackedValues::open(&paths.packed, &identity(plan, m), m.positions)?;
+            store.insert_packed(index, packed);
         } else {
-            remove(&paths.values);
+            paths.remove_all();
         }
         // Values no later material reads are dropped.
         for &d in &m.reads {
             if last_reader[d] == Some(j) {
                 let dep = plan.materials[d].material;
                 store.remove(dep);
-                remove(&WorkPaths::new(&plan.dir, plan.variant, dep, plan.tables).values);
+                WorkPaths::new(&plan.dir, plan.variant, dep, plan.tables).remove_all();
             }
         }
         let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
@@ -151,8 +155,9 @@ pub fn generate(
     Ok(summaries)
 }
 
-/// How often a material being solved records its progress (and gives back the pages of the
-/// work files it read): a stopped run loses at most this much work, plus the band under way.
+/// How often a material being solved records its progress (and gives back the pages of its
+/// raw work file it read): a stopped run loses at most this much work, plus the band under
+/// way.
 const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What was done for a material, before timing.
@@ -310,9 +315,17 @@ fn last_readers(plan: &Plan, solved: &[bool], needed: &[bool]) -> Vec<Option<usi
     last
 }
 
+/// Why a material's tables are not reused.
+enum NotReused {
+    /// The material is solved again (why, if there is something to say).
+    Solve(Option<String>),
+    /// The values of a material it reads cannot be read back: the run stops.
+    Failed(GenerateError),
+}
+
 /// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts read
-/// from the summary written with them (or counted again), and its values rebuilt if a later
-/// material reads them and they are gone. `Err` says why the material must be solved again.
+/// from the summary written with them (or counted again), and its packed values rebuilt if a
+/// later material reads them and they are gone or damaged.
 #[allow(clippy::too_many_arguments)]
 fn reuse(
     plan: &Plan,
@@ -323,13 +336,14 @@ fn reuse(
     paths: &WorkPaths,
     store: &Store,
     progress: &dyn Progress,
-) -> Result<Done, Option<String>> {
+) -> Result<Done, NotReused> {
+    let solve = |why: String| NotReused::Solve(Some(why));
     progress.advance(m.positions);
     if matches!(found, Found::WdlOnly) {
         // Checked by `Found::look`, and not needed: nothing reads its values.
         let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::Wdl);
-        let written = table_sizes(m, Tables::Wdl).map_err(Some)?;
-        let counts = summary.read(&written).ok_or(None)?;
+        let written = table_sizes(m, Tables::Wdl).map_err(solve)?;
+        let counts = summary.read(&written).ok_or(NotReused::Solve(None))?;
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
         return Ok(Done {
             counts,
@@ -340,17 +354,24 @@ fn reuse(
             rules_solved: false,
         });
     }
-    let written = table_sizes(m, Tables::All).map_err(Some)?;
+    let written = table_sizes(m, Tables::All).map_err(solve)?;
     let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All);
     let mut counts = summary.read(&written);
-    let have_values = paths.values.exists() || adopt_finished(plan, m, paths);
-    if counts.is_none() || (needed && !have_values) {
-        let loaded = load_existing(m, index, store, progress)?;
+    let identity = identity(plan, m);
+    let have_values = !needed
+        || usable_packed(paths, &identity, m.positions)
+        || adopt_finished(plan, m, paths, &identity).map_err(NotReused::Failed)?;
+    if counts.is_none() || !have_values {
+        let loaded = match load_existing(m, index, store, progress) {
+            Ok(loaded) => loaded,
+            Err(LoadError::Table(why)) => return Err(solve(why)),
+            Err(LoadError::Work(e)) => return Err(NotReused::Failed(e)),
+        };
         counts = Some(Counts::of_loaded(&loaded));
-        if needed && !have_values {
+        if !have_values {
             loaded
-                .write_values(&paths.values)
-                .map_err(|e| Some(e.to_string()))?;
+                .pack(&paths.packed, &identity)
+                .map_err(|e| solve(e.to_string()))?;
         }
     }
     let counts = counts.unwrap_or_default();
@@ -366,9 +387,42 @@ fn reuse(
     })
 }
 
-/// A work file left complete by a run stopped after writing the tables: it becomes the
-/// material's values. Returns whether there was one.
-fn adopt_finished(plan: &Plan, m: &MaterialPlan, paths: &WorkPaths) -> bool {
+/// What the packed values of a material are of in this run (see [`packed_identity`]).
+fn identity(plan: &Plan, m: &MaterialPlan) -> String {
+    packed_identity(plan.variant, m.material, m.positions, m.limits, plan.tables)
+}
+
+/// Whether a packed file an earlier run left holds this run's values of the material, every
+/// block checked (it was written whole, but may have been damaged since). One that does not
+/// is removed.
+fn usable_packed(paths: &WorkPaths, identity: &str, positions: u64) -> bool {
+    if !paths.packed.exists() {
+        return false;
+    }
+    let usable = PackedValues::open(&paths.packed, identity, positions)
+        .and_then(|packed| packed.check())
+        .is_ok();
+    if !usable {
+        remove(&paths.packed);
+    }
+    usable
+}
+
+/// A raw work file left complete by a run stopped after writing the tables: packed, it becomes
+/// the material's values. Returns whether there was one.
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if it cannot be packed.
+fn adopt_finished(
+    plan: &Plan,
+    m: &MaterialPlan,
+    paths: &WorkPaths,
+    identity: &str,
+) -> Result<bool, GenerateError> {
+    if !paths.journal.exists() || !paths.partial.exists() {
+        return Ok(false);
+    }
     let index = PositionIndex::new(plan.variant, m.material);
     let Ok((journal, true)) = Journal::open(
         &paths.journal,
@@ -377,11 +431,20 @@ fn adopt_finished(plan: &Plan, m: &MaterialPlan, paths: &WorkPaths) -> bool {
         m.positions,
         m.limits,
     ) else {
-        return false;
+        return Ok(false);
     };
-    journal.bands.len() == bands(&index).len()
-        && std::fs::rename(&paths.partial, &paths.values).is_ok()
-        && std::fs::remove_file(&paths.journal).is_ok()
+    if journal.bands.len() != bands(&index).len() {
+        return Ok(false);
+    }
+    let Ok(values) = ValuesFile::open(&paths.partial, m.positions, false) else {
+        return Ok(false);
+    };
+    packed::pack(&values, &paths.packed, identity)?;
+    drop(values);
+    // The journal first: a raw file without one is never taken for finished.
+    remove(&paths.journal);
+    remove(&paths.partial);
+    Ok(true)
 }
 
 /// Checks every block checksum of one of a material's tables. Returns its size.
@@ -421,13 +484,16 @@ fn wdl_written(wdl: u64) -> Written {
 }
 
 /// Solves a material (resuming its work file where a stopped run left it) and writes its
-/// tables: all three, or the rule table alone when `rules_only`.
+/// tables: all three, or the rule table alone when `rules_only`; then packs its values if a
+/// later material reads them (`needed`).
+#[allow(clippy::too_many_arguments)]
 fn solve_material(
     plan: &Plan,
     m: &MaterialPlan,
     index: &PositionIndex,
     store: &mut Store,
     rules_only: bool,
+    needed: bool,
     progress: &dyn Progress,
 ) -> Result<Done, GenerateError> {
     let started = Instant::now();
@@ -442,7 +508,7 @@ fn solve_material(
     if !resumed {
         remove(&paths.partial);
     }
-    store.insert(
+    store.insert_raw(
         index.clone(),
         ValuesFile::open(&paths.partial, m.positions, true)?,
     );
@@ -455,7 +521,7 @@ fn solve_material(
     let rules = plan.tables == Tables::All;
     let solver = MaterialSolver::new(index, store, values, m.limits, rules);
     let mut checkpoint = Instant::now();
-    // Past this, the pages of the work files read are given back before the next band.
+    // Past this, the pages of the raw work file read are given back before the next band.
     let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
     for band in bands.iter().skip(journal.bands.len()) {
         journal.finish_band(solver.solve_band(band, progress)?);
@@ -479,12 +545,15 @@ fn solve_material(
     let (written, counts) = write_tables(plan, m, values, longest, writing)?;
     let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, plan.tables);
     summary.write(&counts, &written)?;
+    if needed {
+        // Durable before the raw file goes: a stop before it is complete resumes from the raw
+        // file (see `adopt_finished`).
+        packed::pack(values, &paths.packed, &identity(plan, m))?;
+    }
     store.remove(m.material);
-    std::fs::rename(&paths.partial, &paths.values).map_err(|source| GenerateError::Io {
-        path: paths.values.clone(),
-        source,
-    })?;
+    // The journal first: a raw file without one is never taken for finished.
     remove(&paths.journal);
+    remove(&paths.partial);
     Ok(Done {
         counts,
         written,

@@ -23,10 +23,12 @@
 
 #![warn(missing_docs)]
 
+mod block_cache;
 mod engine;
 mod error;
 mod generate;
 mod load;
+mod packed;
 mod plan;
 mod progress;
 mod solve;

@@ -8,12 +8,13 @@ use rafle_probe::format::TableKind;
 use rafle_probe::walk::{unpack, Captures, Walk};
 use rafle_probe::{Position, ProbeError, RuleValue, Table};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::packed::{self, BLOCK_POSITIONS};
 use crate::plan::MaterialPlan;
 use crate::store::{Distances, Store};
 use crate::summary::Counts;
-use crate::values::{distance_code, rule_value, ValuesFile, CAPTURE};
+use crate::values::{distance_code, rule_value, CAPTURE};
 use crate::{GenerateError, Progress};
 
 /// A material's win/draw/loss and distance tables read back, with its rule table if that one
@@ -21,10 +22,13 @@ use crate::{GenerateError, Progress};
 pub(crate) struct Loaded {
     pub(crate) distances: Distances,
     pub(crate) captures: Captures,
-    /// The rule codes and the file's size, or why the rule table must be computed again
-    /// (`None`: there was none).
-    pub(crate) rules: Result<(Vec<u8>, u64), Option<String>>,
+    /// The rule codes, or why not.
+    pub(crate) rules: RuleCodes,
 }
+
+/// The rule codes and the rule table's size, or why the rule table must be computed again
+/// (`None`: there was none).
+pub(crate) type RuleCodes = Result<(Vec<u8>, u64), Option<String>>;
 
 impl Loaded {
     /// The rule codes, if the rule table was read back.
@@ -32,26 +36,21 @@ impl Loaded {
         self.rules.as_ref().ok().map(|(codes, _)| codes.as_slice())
     }
 
-    /// Writes the values read back as the material's work file (see [`crate::values`]).
+    /// Writes the values read back as the material's packed work file (see
+    /// [`crate::packed`]) of the request `identity` names.
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Io`]; [`GenerateError::Check`]-free: a missing rule table is an
-    /// [`GenerateError::Io`] of kind `NotFound`.
-    pub(crate) fn write_values(&self, path: &Path) -> Result<(), GenerateError> {
+    /// [`GenerateError::Io`]: a missing rule table is one of kind `NotFound`.
+    pub(crate) fn pack(&self, path: &Path, identity: &str) -> Result<(), GenerateError> {
         let rules = self.rule_codes().ok_or_else(|| GenerateError::Io {
             path: path.to_path_buf(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no valid rule table"),
         })?;
-        let n = self.distances.len();
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".partial");
-        let tmp = PathBuf::from(tmp);
-        let file = ValuesFile::open(&tmp, n as u64, true)?;
-        const CHUNK: usize = 1 << 20;
-        for start in (0..n).step_by(CHUNK) {
-            let end = (start + CHUNK).min(n);
-            let codes: Vec<u16> = (start..end)
+        let n = self.distances.len() as u64;
+        packed::write(path, identity, n, |b, len, out| {
+            let start = (b * BLOCK_POSITIONS) as usize;
+            let codes: Vec<u16> = (start..start + len)
                 .map(|i| {
                     let capture = if self.captures.contains(i) {
                         CAPTURE
@@ -61,13 +60,24 @@ impl Loaded {
                     distance_code(self.distances.get(i)) | capture
                 })
                 .collect();
-            file.write_range(start as u64, &codes, &rules[start..end])?;
-        }
-        file.sync()?;
-        std::fs::rename(&tmp, path).map_err(|source| GenerateError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+            packed::raw_block(&codes, &rules[start..start + len], out);
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+/// Why a material's values could not be read back from its tables.
+pub(crate) enum LoadError {
+    /// Its tables are missing or damaged (as this says): it is solved again.
+    Table(String),
+    /// The values of a material its positions reach could not be read: the run stops.
+    Work(GenerateError),
+}
+
+impl From<ProbeError> for LoadError {
+    fn from(e: ProbeError) -> LoadError {
+        LoadError::Table(e.to_string())
     }
 }
 
@@ -91,74 +101,82 @@ pub(crate) fn load_existing(
     index: &rafle_probe::PositionIndex,
     store: &Store,
     progress: &dyn Progress,
-) -> Result<Loaded, String> {
+) -> Result<Loaded, LoadError> {
     let (variant, material) = (index.variant(), m.material);
-    let open = |path, kind| Table::open(path, kind, variant, material).map_err(|e| e.to_string());
+    let open = |path, kind| Table::open(path, kind, variant, material);
     let wdl_table = open(&m.path, TableKind::Wdl)?;
-    let wdl = wdl_table.read_all().map_err(|e| e.to_string())?;
+    let wdl = wdl_table.read_all()?;
     let dtw_table = open(&m.dtw_path, TableKind::Dtw)?;
-    let bytes = dtw_table.read_all().map_err(|e| e.to_string())?;
+    let bytes = dtw_table.read_all()?;
     let walk = Walk::new(index, &wdl, Some(m.limits), &m.dtw_path);
-    let outside = |pos: &Position| Ok::<_, ProbeError>(store.dtw(pos));
+    let outside = |pos: &Position| store.dtw(pos).map_err(LoadError::Work);
     let advance = |n| progress.advance(2 * n);
     let (distances, captures) = if dtw_table.header().bits == 8 {
         let mut codes = bytes;
-        let captures = walk
-            .complete::<DtwCodec, u8, _>(&mut codes, 8, outside, &advance)
-            .map_err(|e| e.to_string())?;
+        let captures = walk.complete::<DtwCodec, u8, _>(&mut codes, 8, outside, &advance)?;
         (Distances::Narrow(codes), captures)
     } else {
         let mut codes: Vec<u16> = unpack(&bytes, 16, index.size() as usize);
         drop(bytes);
-        let captures = walk
-            .complete::<DtwCodec, u16, _>(&mut codes, 16, outside, &advance)
-            .map_err(|e| e.to_string())?;
+        let captures = walk.complete::<DtwCodec, u16, _>(&mut codes, 16, outside, &advance)?;
         (Distances::Wide(codes), captures)
     };
     Ok(Loaded {
         distances,
         captures,
-        rules: load_draw_rules(m, &walk, store, progress),
+        rules: load_draw_rules(m, &walk, store, progress)?,
     })
 }
 
 /// A valid rule table of the plan's limits, read back complete; else why not (`None` when
 /// there is no file).
+///
+/// # Errors
+///
+/// [`LoadError::Work`] alone: what is wrong with the rule table is the inner error.
 fn load_draw_rules(
     m: &MaterialPlan,
     walk: &Walk,
     store: &Store,
     progress: &dyn Progress,
-) -> Result<(Vec<u8>, u64), Option<String>> {
+) -> Result<RuleCodes, LoadError> {
     if !m.draw_rules_path.exists() {
-        return Err(None);
+        return Ok(Err(None));
     }
     let (variant, material) = (walk.index.variant(), m.material);
-    let table = Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material)
-        .map_err(|e| Some(e.to_string()))?;
+    let rejected = |e: ProbeError| Ok(Err(Some(e.to_string())));
+    let table = match Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material) {
+        Ok(table) => table,
+        Err(e) => return rejected(e),
+    };
     if table.header().limits != Some(m.limits) {
-        return Err(Some(format!(
+        return Ok(Err(Some(format!(
             "{} was computed with other draw-rule limits",
             m.draw_rules_path.display()
-        )));
+        ))));
     }
-    let mut codes = table.read_all().map_err(|e| Some(e.to_string()))?;
+    let mut codes = match table.read_all() {
+        Ok(codes) => codes,
+        Err(e) => return rejected(e),
+    };
     if let Some(bad) = codes.iter().find(|&&c| RuleValue::from_code(c).is_none()) {
-        return Err(Some(format!(
+        return Ok(Err(Some(format!(
             "{}: invalid rule value code {bad}",
             m.draw_rules_path.display()
-        )));
+        ))));
     }
     let walk = Walk {
         path: &m.draw_rules_path,
         ..*walk
     };
-    walk.complete::<DrawRulesCodec, u8, _>(
+    match walk.complete::<DrawRulesCodec, u8, _>(
         &mut codes,
         8,
-        |pos: &Position| Ok::<_, ProbeError>(store.rule(pos)),
+        |pos: &Position| store.rule(pos).map_err(LoadError::Work),
         &|n| progress.advance(n),
-    )
-    .map_err(|e| Some(e.to_string()))?;
-    Ok((codes, table.file_len()))
+    ) {
+        Ok(_) => Ok(Ok((codes, table.file_len()))),
+        Err(LoadError::Table(e)) => Ok(Err(Some(e))),
+        Err(work) => Err(work),
+    }
 }

@@ -1,11 +1,15 @@
 //! What a generation request will do, and the memory it needs: the state of the slices being
-//! solved, plus the pages of the work files they read, which a budget bounds.
+//! solved, the pages of the material's own raw work file they read back, and the cache of
+//! decompressed blocks of the packed work files of the materials they read, which a budget
+//! bounds.
 
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
 use rafle_probe::{table_path, Limits, Material, PositionIndex, Variant};
 
+use crate::block_cache::ENTRY_OVERHEAD;
+use crate::packed::BLOCK_POSITIONS;
 use crate::values::BYTES_PER_POSITION;
 use crate::GenerateError;
 
@@ -65,10 +69,11 @@ pub struct Plan {
     /// In dependency order.
     pub materials: Vec<MaterialPlan>,
     /// Peak bytes of memory the generation holds with no budget: the state of the slices
-    /// solved at once, and every page of the work files read (the tables are written from
-    /// the work files, a block at a time).
+    /// solved at once, every page of the material's own raw work file, and a cache holding
+    /// every block of the packed work files of the materials it reads (the tables are
+    /// written from the raw work file, a block at a time).
     pub peak_bytes: u64,
-    /// The least memory it can work in: the state of its largest slice.
+    /// The least memory it can work in: the state of its largest slice and the least cache.
     pub least_bytes: u64,
     /// The memory budget, if one was set ([`Plan::with_budget`]).
     pub budget: Option<u64>,
@@ -169,23 +174,20 @@ impl Plan {
     ) -> Plan {
         let mut largest_slice = 0u64;
         let mut peak_material = 0u64;
-        for (j, m) in materials.iter().enumerate() {
+        for m in &materials {
             let index = PositionIndex::new(variant, m.material);
-            let slice = 2 * index.king_placements();
-            largest_slice = largest_slice.max(slice);
-            // What the material's moves read: its own work file and those below it.
-            let read: u64 = materials[..=j]
+            largest_slice = largest_slice.max(2 * index.king_placements());
+            // What the material's moves read: its own raw work file, and the blocks of the
+            // materials it reads, decompressed in the cache.
+            let cached: u64 = m
+                .reads
                 .iter()
-                .filter(|d| {
-                    d.material == m.material
-                        || d.material.pieces() < m.material.pieces()
-                        || d.material.men() < m.material.men()
-                })
-                .map(|d| d.positions * BYTES_PER_POSITION)
+                .map(|&d| cached_bytes(materials[d].positions))
                 .sum();
-            peak_material = peak_material.max(working_bytes(slice) * SLICES_IN_FLIGHT + read);
+            let own = m.positions * BYTES_PER_POSITION;
+            peak_material = peak_material.max(slices_bytes(&index) + own + cached);
         }
-        let floor = working_bytes(largest_slice) + OVERHEAD;
+        let floor = working_bytes(largest_slice) + LEAST_CACHE_BYTES + OVERHEAD;
         Plan {
             variant,
             max_pieces,
@@ -213,12 +215,23 @@ impl Plan {
     }
 
     /// The most memory the generation will hold: the plan's peak, or the budget if that is
-    /// smaller (the pages of work files read are then given back whenever the budget is
-    /// reached).
+    /// smaller (the cache of decompressed blocks is then kept smaller, and the pages of the
+    /// raw work file read are given back whenever the budget is reached).
     pub fn planned_bytes(&self) -> u64 {
         self.budget.map_or(self.peak_bytes, |b| {
             b.min(self.peak_bytes).max(self.least_bytes)
         })
+    }
+
+    /// Bytes the cache of decompressed blocks may hold while the material of `index` is
+    /// solved: what the planned memory leaves after the state of its slices, the overhead,
+    /// and room for the pages of its own raw work file (up to half the least memory, past
+    /// which they are given back); at least [`LEAST_CACHE_BYTES`].
+    pub(crate) fn cache_bytes(&self, index: &PositionIndex) -> u64 {
+        let own = (index.size() * BYTES_PER_POSITION).min(self.least_bytes / 2);
+        self.planned_bytes()
+            .saturating_sub(slices_bytes(index) + own + OVERHEAD)
+            .max(LEAST_CACHE_BYTES)
     }
 
     /// The same plan with other draw-rule limits for the rule tables.
@@ -260,6 +273,21 @@ const OVERHEAD: u64 = 256 << 20;
 /// Slices of one band that may be under way at once (rayon's threads steal other slices while
 /// they wait inside one).
 const SLICES_IN_FLIGHT: u64 = 8;
+
+/// The least the cache of decompressed blocks holds, however tight the budget: enough for the
+/// blocks a band keeps returning to.
+pub(crate) const LEAST_CACHE_BYTES: u64 = 64 << 20;
+
+/// Bytes the slices of the material of `index` solved at once hold: [`SLICES_IN_FLIGHT`] of
+/// them, or as many as it has (a material of kings alone is one slice).
+fn slices_bytes(index: &PositionIndex) -> u64 {
+    working_bytes(2 * index.king_placements()) * SLICES_IN_FLIGHT.min(index.men_placements())
+}
+
+/// Bytes the cache holds with every block of a material of `positions` positions.
+fn cached_bytes(positions: u64) -> u64 {
+    positions * BYTES_PER_POSITION + positions.div_ceil(BLOCK_POSITIONS) * ENTRY_OVERHEAD as u64
+}
 
 /// Bytes a slice of `positions` positions holds while it is solved: the state of one or two
 /// propagations (4 bytes a position each, see [`crate::solve`]), the lists of positions due
@@ -365,7 +393,8 @@ mod tests {
     fn plans_in_dependency_order_with_memory() {
         let plan = Plan::new(Variant::Brazilian, 3, Path::new("data")).unwrap();
         assert_eq!(plan.materials.len(), 9);
-        assert!(plan.peak_bytes > plan.least_bytes);
+        // So small that its peak is the least cache's.
+        assert_eq!(plan.peak_bytes, plan.least_bytes);
         assert!(plan.check_memory(plan.least_bytes).is_ok());
         assert!(matches!(
             plan.check_memory(1 << 20),
@@ -380,6 +409,26 @@ mod tests {
             parse_memory("8X").is_err() && parse_memory("").is_err() && parse_memory("0").is_err()
         );
         assert!(plan.materials[0].path.ends_with("brazilian/KvK.wdl"));
+        // Without a budget every material's cache holds all it reads; with the least budget,
+        // what its slices leave, or the least cache.
+        let plan = Plan::new(Variant::Brazilian, 5, Path::new("data")).unwrap();
+        assert!(plan.peak_bytes > plan.least_bytes);
+        let least = plan.clone().with_budget(plan.least_bytes);
+        for m in &plan.materials {
+            let index = PositionIndex::new(plan.variant, m.material);
+            let reads: u64 = m
+                .reads
+                .iter()
+                .map(|&d| cached_bytes(plan.materials[d].positions))
+                .sum();
+            assert!(plan.cache_bytes(&index) >= reads, "{}", m.material);
+            let cache = least.cache_bytes(&index);
+            assert!(
+                cache == LEAST_CACHE_BYTES
+                    || (cache > LEAST_CACHE_BYTES
+                        && slices_bytes(&index) + cache + OVERHEAD <= least.planned_bytes())
+            );
+        }
         // KMvM: White's man crowned (KKvM), Black's man crowned (KMvK), White's king or man
         // captured (MvM, KvM), White's man captured by a man crowned on the way (KvK); not
         // MMvM, which has more men.

@@ -106,7 +106,8 @@ impl<'a> MaterialSolver<'a> {
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Io`] if the work file cannot be written.
+    /// [`GenerateError::Io`] if the work file cannot be written, and as [`Store::value`] if
+    /// the values of a finished material cannot be read.
     pub(crate) fn solve_band(
         &self,
         band: &[u64],
@@ -127,7 +128,7 @@ impl<'a> MaterialSolver<'a> {
         let together = n <= TOGETHER;
         let mut distances = Propagation::with_len(n as usize);
         let mut rules = (self.rules && together).then(|| Propagation::with_len(n as usize));
-        self.seed_slice(&slice, &captures, Some(&mut distances), rules.as_mut());
+        self.seed_slice(&slice, &captures, Some(&mut distances), rules.as_mut())?;
         progress.advance(n);
         distances.run(&moves, u16::MAX);
         let captured = |x: usize| captures[x / 64].load(Ordering::Relaxed) & (1 << (x % 64)) != 0;
@@ -154,7 +155,7 @@ impl<'a> MaterialSolver<'a> {
                 Some(rules) => rules,
                 None => {
                     let mut rules = Propagation::with_len(n as usize);
-                    self.seed_slice(&slice, &captures, None, Some(&mut rules));
+                    self.seed_slice(&slice, &captures, None, Some(&mut rules))?;
                     rules
                 }
             };
@@ -186,13 +187,17 @@ impl<'a> MaterialSolver<'a> {
 
     /// One pass over the moves of every position of a slice: seeds the propagations given,
     /// and marks the positions that must capture.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
     fn seed_slice(
         &self,
         slice: &KingSlice,
         captures: &[AtomicU64],
         distances: Option<&mut Propagation>,
         rules: Option<&mut Propagation>,
-    ) {
+    ) -> Result<(), GenerateError> {
         let n = slice.len();
         let kings = self.index.king_placements();
         // Ranges of local numbers that each lie in one half (one side to move).
@@ -215,7 +220,7 @@ impl<'a> MaterialSolver<'a> {
                 for x in range.clone() {
                     let pos = cursor.position();
                     cursor.advance();
-                    let (distance, rule, capture) = self.seed(&pos);
+                    let (distance, rule, capture) = self.seed(&pos)?;
                     let at = x as usize;
                     if capture {
                         captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
@@ -229,9 +234,9 @@ impl<'a> MaterialSolver<'a> {
                 }
                 dues.0.retain(|(due, _)| *due != Due::Nothing);
                 dues.1.retain(|(due, _)| *due != Due::Nothing);
-                dues
+                Ok(dues)
             })
-            .collect();
+            .collect::<Result<_, GenerateError>>()?;
         let (d_dues, r_dues): (Vec<_>, Vec<_>) = dues.into_iter().unzip();
         if let Some(p) = distances {
             p.schedule(d_dues.into_iter().flatten());
@@ -239,14 +244,19 @@ impl<'a> MaterialSolver<'a> {
         if let Some(p) = rules {
             p.schedule(r_dues.into_iter().flatten());
         }
+        Ok(())
     }
 
     /// The seeds of a position for distances and for rule-aware values, and whether it must
     /// capture.
-    fn seed(&self, pos: &Position) -> (Seed, Seed, bool) {
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    fn seed(&self, pos: &Position) -> Result<(Seed, Seed, bool), GenerateError> {
         let moves = pos.legal_moves();
         let Some(first) = moves.first() else {
-            return (Seed::Lost(0), Seed::Lost(0), false);
+            return Ok((Seed::Lost(0), Seed::Lost(0), false));
         };
         let capture = first.is_capture();
         let kings = pos.pieces(pos.turn(), Role::King);
@@ -261,7 +271,7 @@ impl<'a> MaterialSolver<'a> {
                 continue;
             }
             let next = pos.play(mv);
-            let (dtw, value) = self.store.value(&next);
+            let (dtw, value) = self.store.value(&next)?;
             match dtw {
                 Dtw::Loss(d) => distance.win(d + 1),
                 Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),
@@ -283,11 +293,11 @@ impl<'a> MaterialSolver<'a> {
                 None => rule.escapes = true,
             }
         }
-        (
+        Ok((
             distance.seed(capture, inside),
             rule.seed(capture, inside),
             capture,
-        )
+        ))
     }
 }
 

@@ -1,13 +1,16 @@
 //! The values of solved materials as the materials solved after them read them: from their
-//! work files, memory-mapped; and a material's distances in memory when its tables are read
-//! back.
+//! packed work files through a bounded cache, or the raw work file of the material being
+//! solved; and a material's distances in memory when its tables are read back.
 
 use std::sync::Arc;
 
 use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
+use crate::block_cache::BlockCache;
+use crate::packed::PackedValues;
 use crate::values::{distance, rule_value, ValuesFile};
+use crate::GenerateError;
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
 /// the largest value of the width marks a draw.
@@ -47,19 +50,29 @@ impl Distances {
     }
 }
 
-/// One solved material's work file.
+/// One solved material's values: the raw work file of the material being solved, or the
+/// packed file of a finished one.
+#[derive(Debug)]
+enum Values {
+    Raw(ValuesFile),
+    Packed(PackedValues),
+}
+
+/// One solved material's values and index.
 #[derive(Debug)]
 struct Held {
     index: PositionIndex,
-    values: ValuesFile,
+    values: Values,
 }
 
-/// The values of the solved materials a material reads, from their work files (see
-/// [`crate::values`]), looked up by material; the material being solved is among them, for its
-/// finished slices.
+/// The values of the solved materials a material reads, looked up by material: finished ones
+/// from their packed files (see [`crate::packed`]) through a cache of decompressed blocks
+/// bounded in bytes, and the material being solved from its raw work file, for its finished
+/// slices.
 #[derive(Debug)]
 pub(crate) struct Store {
     slots: Vec<Option<Arc<Held>>>,
+    cache: BlockCache,
 }
 
 fn slot(m: Material) -> usize {
@@ -70,61 +83,104 @@ fn slot(m: Material) -> usize {
 }
 
 impl Store {
-    pub(crate) fn new() -> Store {
+    /// An empty store whose cache holds at most `cache_bytes`.
+    pub(crate) fn new(cache_bytes: u64) -> Store {
         Store {
             slots: vec![None; 1 << 16],
+            cache: BlockCache::new(cache_bytes),
         }
     }
 
-    /// Makes the values of `index`'s material readable.
-    pub(crate) fn insert(&mut self, index: PositionIndex, values: ValuesFile) {
+    /// Sets the most bytes the cache of decompressed blocks holds.
+    pub(crate) fn set_cache_budget(&self, bytes: u64) {
+        self.cache.set_budget(bytes);
+    }
+
+    /// Makes the values of the material being solved readable from its raw work file.
+    pub(crate) fn insert_raw(&mut self, index: PositionIndex, values: ValuesFile) {
+        self.insert(index, Values::Raw(values));
+    }
+
+    /// Makes the values of a finished material readable from its packed file.
+    pub(crate) fn insert_packed(&mut self, index: PositionIndex, values: PackedValues) {
+        self.insert(index, Values::Packed(values));
+    }
+
+    fn insert(&mut self, index: PositionIndex, values: Values) {
         let key = slot(index.material());
+        self.remove(index.material());
         self.slots[key] = Some(Arc::new(Held { index, values }));
     }
 
-    /// Forgets a material's values (its work file can then be removed).
+    /// Forgets a material's values (its work file can then be removed), and drops its blocks
+    /// from the cache.
     pub(crate) fn remove(&mut self, material: Material) {
-        self.slots[slot(material)] = None;
+        if let Some(held) = self.slots[slot(material)].take() {
+            if let Values::Packed(packed) = &held.values {
+                self.cache.forget(packed.id());
+            }
+        }
     }
 
-    /// The work file of a material, if held.
+    /// The raw work file of a material, if held.
     pub(crate) fn values(&self, material: Material) -> Option<&ValuesFile> {
-        self.slots[slot(material)].as_ref().map(|held| &held.values)
+        match &self.slots[slot(material)].as_ref()?.values {
+            Values::Raw(values) => Some(values),
+            Values::Packed(_) => None,
+        }
     }
 
     /// Value and distance to win, and rule-aware value, of any position of a solved material,
     /// or of a position where the side to move has no piece left (lost in 0).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] or [`GenerateError::DamagedWorkFile`] if a packed file cannot be
+    /// read back as written.
     ///
     /// # Panics
     ///
     /// If the position's material is not held: generation follows dependency order, so this
     /// is a bug.
     #[inline]
-    pub(crate) fn value(&self, pos: &Position) -> (Dtw, RuleValue) {
+    pub(crate) fn value(&self, pos: &Position) -> Result<(Dtw, RuleValue), GenerateError> {
         if pos.side_pieces(pos.turn()).is_empty() {
-            return (Dtw::Loss(0), RuleValue::loss(0));
+            return Ok((Dtw::Loss(0), RuleValue::loss(0)));
         }
         let (held, i) = self.locate(pos);
-        (
-            distance(held.values.distance_code(i)),
-            rule_value(held.values.rule_code(i)),
-        )
+        let (distance_code, rule_code) = match &held.values {
+            Values::Raw(values) => (values.distance_code(i), values.rule_code(i)),
+            Values::Packed(values) => values.codes(i, &self.cache)?,
+        };
+        Ok((distance(distance_code), rule_value(rule_code)))
     }
 
     /// The distance to win of [`Store::value`].
-    pub(crate) fn dtw(&self, pos: &Position) -> Dtw {
-        self.value(pos).0
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    pub(crate) fn dtw(&self, pos: &Position) -> Result<Dtw, GenerateError> {
+        Ok(self.value(pos)?.0)
     }
 
     /// The rule-aware value of [`Store::value`].
-    pub(crate) fn rule(&self, pos: &Position) -> RuleValue {
-        self.value(pos).1
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    pub(crate) fn rule(&self, pos: &Position) -> Result<RuleValue, GenerateError> {
+        Ok(self.value(pos)?.1)
     }
 
-    /// Gives the pages read so far back to the system (see [`ValuesFile::release`]).
+    /// Gives the pages of the raw work files read so far back to the system (see
+    /// [`ValuesFile::release`]); the packed ones are read through the cache, which its budget
+    /// bounds.
     pub(crate) fn release(&self) {
         for held in self.slots.iter().flatten() {
-            held.values.release();
+            if let Values::Raw(values) = &held.values {
+                values.release();
+            }
         }
     }
 

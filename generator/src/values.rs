@@ -4,9 +4,10 @@
 //!
 //! A material being solved writes each finished slice into `<material>.partial` and records
 //! each finished band of slices in `<material>.journal`, so a run that is stopped starts again
-//! at the first band not recorded. Once every band is done the file becomes
-//! `<material>.values`, read (memory-mapped) by the materials solved after it, and removed when
-//! the last of them is done.
+//! at the first band not recorded; it reads its own finished slices back from the file
+//! (memory-mapped). Once every band is done and its tables are written, the file is packed
+//! into `<material>.packed` (see [`crate::packed`]) if a later material reads it, then removed
+//! with the journal; the packed file is removed when the last of its readers is done.
 //!
 //! Layout, for `n` positions in index order: `n` little-endian `u16` (the distance in plies,
 //! [`DRAW`] for a draw, plus [`CAPTURE`] when the side to move must capture), then `n` bytes of
@@ -54,7 +55,10 @@ pub(crate) fn distance(code: u16) -> Dtw {
 pub(crate) struct WorkPaths {
     pub(crate) partial: PathBuf,
     pub(crate) journal: PathBuf,
-    pub(crate) values: PathBuf,
+    pub(crate) packed: PathBuf,
+    /// The raw values of a finished material as versions before packed files kept them:
+    /// nothing reads it, it is only removed.
+    pub(crate) legacy: PathBuf,
 }
 
 impl WorkPaths {
@@ -71,9 +75,40 @@ impl WorkPaths {
         WorkPaths {
             partial: work.join(format!("{stem}.partial")),
             journal: work.join(format!("{stem}.journal")),
-            values: work.join(format!("{stem}.values")),
+            packed: work.join(format!("{stem}.packed")),
+            legacy: work.join(format!("{stem}.values")),
         }
     }
+
+    /// Removes every work file of the material but its summary: its values are no longer
+    /// read, and whatever a stopped run left of them is of no use.
+    pub(crate) fn remove_all(&self) {
+        let temporary = crate::packed::temporary_path(&self.packed);
+        for path in [
+            &self.journal,
+            &self.partial,
+            &self.packed,
+            &temporary,
+            &self.legacy,
+        ] {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// What a finished material's packed values must be of: the request whose solving wrote them
+/// (a packed file of another one is not taken).
+pub(crate) fn packed_identity(
+    variant: Variant,
+    material: Material,
+    positions: u64,
+    limits: Limits,
+    tables: Tables,
+) -> String {
+    format!(
+        "rafle values {variant} {material} {positions} {limits} {}",
+        tables.name()
+    )
 }
 
 /// The name work files of `material` start with in a run writing `tables`.

@@ -504,3 +504,120 @@ fn one_material_alone_from_finished_tables() {
     assert_eq!(kvk.materials.len(), 1);
     assert_eq!(kvk.unit.map(|m| m.to_string()).as_deref(), Some("KvK"));
 }
+
+/// Stops a run as a kill would (unwinding, without the noise of a panic message), when
+/// material `material` starts (`after == 0`) or at the `after`th report of progress inside it.
+struct StopAt {
+    material: &'static str,
+    after: u64,
+    inside: std::sync::atomic::AtomicBool,
+    reports: std::sync::atomic::AtomicU64,
+}
+
+impl StopAt {
+    fn new(material: &'static str, after: u64) -> StopAt {
+        StopAt {
+            material,
+            after,
+            inside: Default::default(),
+            reports: Default::default(),
+        }
+    }
+
+    fn stop(&self) {
+        std::panic::resume_unwind(Box::new(format!("stopped in {}", self.material)));
+    }
+}
+
+impl rafle_generator::Progress for StopAt {
+    fn material_started(&self, _: Variant, material: Material, _: u64) {
+        let inside = material.to_string() == self.material;
+        self.inside
+            .store(inside, std::sync::atomic::Ordering::SeqCst);
+        if inside && self.after == 0 {
+            self.stop();
+        }
+    }
+
+    fn advance(&self, _: u64) {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.inside.load(SeqCst) && self.reports.fetch_add(1, SeqCst) + 1 == self.after {
+            self.stop();
+        }
+    }
+}
+
+/// The work files of a directory's Brazilian tables, by name.
+fn work_files(dir: &Path) -> Vec<String> {
+    let work = dir.join("brazilian").join(rafle_generator::WORK_DIR);
+    let mut names: Vec<String> = std::fs::read_dir(work)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn work_files_resume_after_a_stop_anywhere() {
+    use rafle_generator::GenerateError;
+    let dir = tempfile::tempdir().unwrap();
+    let v = Variant::Brazilian;
+    let plan = Plan::new(v, 3, dir.path()).unwrap();
+    let stopped = |progress: &StopAt| {
+        let run = std::panic::AssertUnwindSafe(|| generate(&plan, progress));
+        assert!(std::panic::catch_unwind(run).is_err());
+    };
+    let work = dir.path().join("brazilian").join(rafle_generator::WORK_DIR);
+    // Stopped between materials: the finished ones a later one reads are packed, nothing of
+    // the raw files is left.
+    stopped(&StopAt::new("KMvM", 0));
+    let names = work_files(dir.path());
+    assert!(names.iter().any(|n| n.ends_with(".packed")), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with(".partial")), "{names:?}");
+    // Stopped while packing KMvM, its tables written: the packing fails (a directory holds
+    // its temporary name), which leaves what a kill would, its raw file and journal whole.
+    let tmp = work.join("KMvM.packed.tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let err = generate(&plan, &NoProgress).unwrap_err();
+    assert!(matches!(err, GenerateError::Io { .. }), "{err}");
+    assert!(dir.path().join("brazilian/KMvM.rules").exists());
+    std::fs::remove_dir(&tmp).unwrap();
+    std::fs::write(&tmp, b"half a packed file").unwrap();
+    let names = work_files(dir.path());
+    assert!(names.contains(&"KMvM.journal".to_string()), "{names:?}");
+    assert!(!names.contains(&"KMvM.packed".to_string()), "{names:?}");
+    // Packed files damaged since they were written: found and rebuilt from the tables.
+    let packed: Vec<String> = names
+        .into_iter()
+        .filter(|n| n.ends_with(".packed"))
+        .collect();
+    assert!(!packed.is_empty());
+    for (k, name) in packed.iter().enumerate() {
+        let path = work.join(name);
+        let mut bytes = std::fs::read(&path).unwrap();
+        if k == 0 {
+            bytes.pop();
+        } else {
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 0x55;
+        }
+        std::fs::write(&path, bytes).unwrap();
+    }
+    // Stopped inside a material: it starts again, KMvM's finished raw file is packed.
+    stopped(&StopAt::new("MMvM", 2));
+    let names = work_files(dir.path());
+    assert!(names.contains(&"MMvM.partial".to_string()), "{names:?}");
+    assert!(!names.contains(&"KMvM.partial".to_string()), "{names:?}");
+    // The last run finishes with the bytes of a run never stopped, and leaves only the
+    // counts behind.
+    let summaries = generate(&plan, &NoProgress).unwrap();
+    assert!(summaries.iter().any(|s| s.reused));
+    let shared: Vec<(String, Vec<u8>)> = files(shared_tables())
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("brazilian/"))
+        .collect();
+    assert_eq!(files(dir.path()), shared);
+    let names = work_files(dir.path());
+    assert!(names.iter().all(|n| n.ends_with(".summary")), "{names:?}");
+}

@@ -42,8 +42,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "LIMITS")]
     limits: Option<String>,
     /// Memory budget, like 8G or 512M [default: the memory free, less a tenth (at least
-    /// 512 MiB)]. Generation keeps to it; a budget below what the largest slice needs is
-    /// refused.
+    /// 512 MiB)]. Generation keeps to it; a budget below what the largest slice needs (with
+    /// the least cache of decompressed blocks, 64 MiB) is refused.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
     /// Which tables: all (win/draw/loss, distance to win, draw rules) or wdl (win/draw/loss

@@ -1,0 +1,491 @@
+//! Packed work files: the values of a finished material, compressed, as the materials solved
+//! after it read them (through a [`BlockCache`]).
+//!
+//! A finished material's raw work file (3 bytes a position, see [`crate::values`]) is packed
+//! into `<material>.packed` and removed: the raw files of the materials still read would not
+//! fit on disk for the largest sets. The positions are cut into blocks of [`BLOCK_POSITIONS`];
+//! each block holds the distance codes of its positions (little-endian `u16`) then their rule
+//! codes, the layout of a raw work file restricted to the block, compressed with zstd at
+//! [`LEVEL`].
+//!
+//! Layout (little-endian): the magic [`MAGIC`], the format version (`u32`), positions a block
+//! (`u32`), positions (`u64`), the length of the request's identity (`u32`) and the identity
+//! (which variant, material, positions, limits and tables the values are of); then for each
+//! block the offset just past its compressed bytes (`u64`) and the crc32 of its decompressed
+//! bytes (`u32`); the crc32 of everything before it (`u32`); then the compressed blocks.
+//!
+//! A file is written under a temporary name, synced, then renamed: a file under the packed
+//! name is complete. Every block is checked (its length and checksum) when it is read; a
+//! damaged file is a [`GenerateError::DamagedWorkFile`], never a wrong value.
+
+use std::cell::RefCell;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rayon::prelude::*;
+
+use crate::block_cache::{block_key, BlockCache};
+use crate::values::{ValuesFile, BYTES_PER_POSITION};
+use crate::GenerateError;
+
+/// Positions a block holds. Measured on the work files of the Brazilian materials up to 5
+/// pieces (zstd level 3): 16,384 positions pack into 0.56 bytes a position (4,096: 0.59;
+/// 65,536: 0.55), and a block decompresses in about 60 µs (4,096: 20 µs) on the project's
+/// machine: small enough that reading the few positions a move reaches costs little when the
+/// cache has dropped its block, large enough that the index and the cache's bookkeeping stay
+/// small.
+pub(crate) const BLOCK_POSITIONS: u64 = 1 << 14;
+
+/// zstd level of the blocks. Measured on the same files: level 3 packs 4% smaller than level
+/// 1 and decompresses about 10% faster (what every block read from disk pays), compressing
+/// (once a material) at much the same speed; level 2 packs worse than either.
+pub(crate) const LEVEL: i32 = 3;
+
+/// The first bytes of a packed file.
+pub(crate) const MAGIC: [u8; 8] = *b"RAFLEPK\x1a";
+
+/// The version of the layout.
+const VERSION: u32 = 1;
+
+/// Bytes of an index entry: the block's end offset and its checksum.
+const ENTRY_LEN: usize = 12;
+
+/// Blocks compressed together while writing: bounds the memory writing takes.
+const BATCH: u64 = 256;
+
+/// Numbers packed files apart in the cache, for the life of the process.
+static NEXT_FILE: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    /// A decompression context for each thread: making one costs more than a block.
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// The positions of block `block` of a file of `positions` positions.
+fn block_len(positions: u64, block: u64) -> usize {
+    (positions - block * BLOCK_POSITIONS).min(BLOCK_POSITIONS) as usize
+}
+
+fn damaged(path: &Path, reason: impl Into<String>) -> GenerateError {
+    GenerateError::DamagedWorkFile {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+fn io_error(path: &Path) -> impl Fn(io::Error) -> GenerateError + '_ {
+    move |source| GenerateError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The bytes before the index: magic, version, block size, positions and identity.
+fn preamble(positions: u64, identity: &str) -> Vec<u8> {
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(BLOCK_POSITIONS as u32).to_le_bytes());
+    bytes.extend_from_slice(&positions.to_le_bytes());
+    bytes.extend_from_slice(&(identity.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(identity.as_bytes());
+    bytes
+}
+
+/// Writes a packed file of `positions` positions at `path`, block `b`'s raw bytes (distance
+/// codes, then rule codes) given by `block(b, len, out)`. Returns the file's size.
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if writing fails (the temporary file is then removed), or what
+/// `block` returns.
+pub(crate) fn write(
+    path: &Path,
+    identity: &str,
+    positions: u64,
+    block: impl Fn(u64, usize, &mut Vec<u8>) -> Result<(), GenerateError> + Sync,
+) -> Result<u64, GenerateError> {
+    let tmp = temporary_path(path);
+    let result = write_at(&tmp, identity, positions, block).and_then(|len| {
+        fs::rename(&tmp, path).map_err(io_error(path))?;
+        // Make the rename durable before the raw file it replaces goes; not every platform
+        // can open a directory, so this is best effort.
+        if let Some(dir) = path.parent().and_then(|dir| File::open(dir).ok()) {
+            let _ = dir.sync_all();
+        }
+        Ok(len)
+    });
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// [`write`], under the name `path`, synced; without the rename.
+fn write_at(
+    path: &Path,
+    identity: &str,
+    positions: u64,
+    block: impl Fn(u64, usize, &mut Vec<u8>) -> Result<(), GenerateError> + Sync,
+) -> Result<u64, GenerateError> {
+    let io = io_error(path);
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(io_error(dir))?;
+    }
+    let blocks = positions.div_ceil(BLOCK_POSITIONS);
+    let preamble = preamble(positions, identity);
+    let index_len = blocks as usize * ENTRY_LEN + 4;
+    let mut index = Vec::with_capacity(index_len);
+    let mut offset = (preamble.len() + index_len) as u64;
+    let file = File::create(path).map_err(&io)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    // The index is written last, once the blocks' sizes are known.
+    out.write_all(&preamble).map_err(&io)?;
+    out.write_all(&vec![0; index_len]).map_err(&io)?;
+    for first in (0..blocks).step_by(BATCH as usize) {
+        let batch: Vec<(Vec<u8>, u32)> = (first..(first + BATCH).min(blocks))
+            .into_par_iter()
+            .map_init(
+                || (Vec::new(), zstd::bulk::Compressor::new(LEVEL)),
+                |(raw, compressor), b| {
+                    raw.clear();
+                    block(b, block_len(positions, b), raw)?;
+                    let compressor = compressor.as_mut().map_err(|e| io(clone_error(e)))?;
+                    let compressed = compressor.compress(raw).map_err(&io)?;
+                    Ok((compressed, crc32fast::hash(raw)))
+                },
+            )
+            .collect::<Result<_, GenerateError>>()?;
+        for (compressed, crc) in batch {
+            out.write_all(&compressed).map_err(&io)?;
+            offset += compressed.len() as u64;
+            index.extend_from_slice(&offset.to_le_bytes());
+            index.extend_from_slice(&crc.to_le_bytes());
+        }
+    }
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&preamble);
+    hasher.update(&index);
+    index.extend_from_slice(&hasher.finalize().to_le_bytes());
+    let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+    file.write_all_at(&index, preamble.len() as u64)
+        .map_err(&io)?;
+    file.sync_all().map_err(&io)?;
+    Ok(offset)
+}
+
+/// An `io::Error` like `e`, which cannot be cloned.
+fn clone_error(e: &io::Error) -> io::Error {
+    io::Error::new(e.kind(), e.to_string())
+}
+
+/// Packs a finished raw work file into a packed file at `path`. Returns the packed size.
+///
+/// # Errors
+///
+/// As [`write`].
+pub(crate) fn pack(values: &ValuesFile, path: &Path, identity: &str) -> Result<u64, GenerateError> {
+    write(path, identity, values.positions(), |b, len, out| {
+        let (distances, rules) = values.read_range(b * BLOCK_POSITIONS, len)?;
+        raw_block(&distances, &rules, out);
+        Ok(())
+    })
+}
+
+/// Appends a block's raw bytes: its distance codes, then its rule codes.
+pub(crate) fn raw_block(distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
+    out.reserve(distances.len() * BYTES_PER_POSITION as usize);
+    out.extend(distances.iter().flat_map(|d| d.to_le_bytes()));
+    out.extend_from_slice(rules);
+}
+
+/// The name a packed file is written under before it is complete.
+pub(crate) fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    PathBuf::from(name)
+}
+
+/// A packed file opened for reading, its index in memory.
+#[derive(Debug)]
+pub(crate) struct PackedValues {
+    path: PathBuf,
+    file: File,
+    /// Its number in the cache's keys.
+    id: u32,
+    positions: u64,
+    /// Where the first block starts.
+    data_start: u64,
+    /// The offset just past each block's compressed bytes.
+    ends: Vec<u64>,
+    /// The crc32 of each block's decompressed bytes.
+    crcs: Vec<u32>,
+}
+
+impl PackedValues {
+    /// Opens the packed file at `path`, which must hold `positions` positions of the request
+    /// `identity` names; its index checked.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be read, [`GenerateError::DamagedWorkFile`] if it is
+    /// not a complete packed file of this request.
+    pub(crate) fn open(
+        path: &Path,
+        identity: &str,
+        positions: u64,
+    ) -> Result<PackedValues, GenerateError> {
+        let io = io_error(path);
+        let file = File::open(path).map_err(&io)?;
+        let len = file.metadata().map_err(&io)?.len();
+        let preamble = preamble(positions, identity);
+        let blocks = positions.div_ceil(BLOCK_POSITIONS);
+        let index_len = blocks as usize * ENTRY_LEN + 4;
+        let data_start = (preamble.len() + index_len) as u64;
+        if len < data_start {
+            return Err(damaged(path, format!("{len} bytes, too short")));
+        }
+        let mut head = vec![0; data_start as usize];
+        file.read_exact_at(&mut head, 0).map_err(&io)?;
+        let (found, index) = head.split_at(preamble.len());
+        if found[..MAGIC.len()] != MAGIC {
+            return Err(damaged(path, "not a packed work file"));
+        }
+        if found != preamble {
+            return Err(damaged(
+                path,
+                format!("not the values of {identity} with this version and block size"),
+            ));
+        }
+        let (index, crc) = index.split_at(index_len - 4);
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(found);
+        hasher.update(index);
+        if hasher.finalize().to_le_bytes() != crc {
+            return Err(damaged(path, "index checksum mismatch"));
+        }
+        let mut ends = Vec::with_capacity(blocks as usize);
+        let mut crcs = Vec::with_capacity(blocks as usize);
+        for entry in index.chunks_exact(ENTRY_LEN) {
+            let (end, crc) = entry.split_at(8);
+            ends.push(u64::from_le_bytes(end.try_into().expect("8 bytes")));
+            crcs.push(u32::from_le_bytes(crc.try_into().expect("4 bytes")));
+        }
+        let ordered = ends
+            .iter()
+            .try_fold(data_start, |start, &end| (end >= start).then_some(end));
+        if ordered != Some(len) {
+            return Err(damaged(path, "index does not match the file's length"));
+        }
+        Ok(PackedValues {
+            path: path.to_path_buf(),
+            file,
+            id: NEXT_FILE.fetch_add(1, Ordering::Relaxed),
+            positions,
+            data_start,
+            ends,
+            crcs,
+        })
+    }
+
+    /// Its number in the cache's keys.
+    pub(crate) fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The distance code and rule code of position `i`, its block read through `cache`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] or [`GenerateError::DamagedWorkFile`] if its block cannot be
+    /// read back as written.
+    #[inline]
+    pub(crate) fn codes(&self, i: u64, cache: &BlockCache) -> Result<(u16, u8), GenerateError> {
+        let b = i / BLOCK_POSITIONS;
+        let at = (i % BLOCK_POSITIONS) as usize;
+        let key = block_key(self.id, b as u32);
+        let read = |block: &[u8]| {
+            let n = block.len() / BYTES_PER_POSITION as usize;
+            (
+                u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
+                block[2 * n + at],
+            )
+        };
+        if let Some(codes) = cache.read(key, read) {
+            return Ok(codes);
+        }
+        let block = self.read_block(b)?;
+        let codes = read(&block);
+        cache.insert(key, block);
+        Ok(codes)
+    }
+
+    /// Block `b` decompressed, its length and checksum checked.
+    ///
+    /// # Errors
+    ///
+    /// As [`PackedValues::codes`].
+    pub(crate) fn read_block(&self, b: u64) -> Result<Vec<u8>, GenerateError> {
+        let start = match b {
+            0 => self.data_start,
+            b => self.ends[b as usize - 1],
+        };
+        let mut compressed = vec![0; (self.ends[b as usize] - start) as usize];
+        self.file
+            .read_exact_at(&mut compressed, start)
+            .map_err(io_error(&self.path))?;
+        let len = block_len(self.positions, b) * BYTES_PER_POSITION as usize;
+        let block = DECOMPRESSOR.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let decompressor = match &mut *cell {
+                Some(d) => d,
+                empty => {
+                    empty.insert(zstd::bulk::Decompressor::new().map_err(io_error(&self.path))?)
+                }
+            };
+            decompressor
+                .decompress(&compressed, len)
+                .map_err(|e| damaged(&self.path, format!("block {b}: {e}")))
+        })?;
+        if block.len() != len || crc32fast::hash(&block) != self.crcs[b as usize] {
+            return Err(damaged(&self.path, format!("block {b} checksum mismatch")));
+        }
+        Ok(block)
+    }
+
+    /// Reads every block, in parallel, to check it.
+    ///
+    /// # Errors
+    ///
+    /// The first block that does not read back as written.
+    pub(crate) fn check(&self) -> Result<(), GenerateError> {
+        (0..self.ends.len() as u64)
+            .into_par_iter()
+            .try_for_each(|b| self.read_block(b).map(drop))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A raw work file of `positions` positions with varied codes, like a solved material's.
+    fn raw(dir: &Path, positions: u64) -> ValuesFile {
+        let values = ValuesFile::open(&dir.join("m.partial"), positions, true).unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let (distances, rules): (Vec<u16>, Vec<u8>) = (0..positions)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Mostly draws and short distances, as in the tables.
+                let d = if state % 3 == 0 {
+                    0x7fff
+                } else {
+                    (state >> 8) as u16 % 40
+                };
+                (d | (state >> 20) as u16 & 0x8000, (state >> 32) as u8 % 90)
+            })
+            .unzip();
+        values.write_range(0, &distances, &rules).unwrap();
+        values
+    }
+
+    fn all_codes(
+        packed: &PackedValues,
+        cache: &BlockCache,
+    ) -> Result<Vec<(u16, u8)>, GenerateError> {
+        (0..packed.positions)
+            .map(|i| packed.codes(i, cache))
+            .collect()
+    }
+
+    #[test]
+    fn round_trip_with_a_bounded_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 2 * BLOCK_POSITIONS + 1000;
+        let values = raw(dir.path(), n);
+        let path = dir.path().join("m.packed");
+        let len = pack(&values, &path, "m").unwrap();
+        assert_eq!(len, fs::metadata(&path).unwrap().len());
+        assert!(!temporary_path(&path).exists());
+        let packed = PackedValues::open(&path, "m", n).unwrap();
+        packed.check().unwrap();
+        let expected: Vec<(u16, u8)> = (0..n)
+            .map(|i| (values.distance_code(i), values.rule_code(i)))
+            .collect();
+        // Room for one block in each shard: blocks keep replacing one another.
+        let block = (BLOCK_POSITIONS * BYTES_PER_POSITION) as usize;
+        let budget = 64 * (block + crate::block_cache::ENTRY_OVERHEAD) as u64;
+        let cache = BlockCache::new(budget);
+        for _ in 0..2 {
+            assert_eq!(all_codes(&packed, &cache).unwrap(), expected);
+            assert!(cache.bytes() <= budget);
+        }
+        // Another request's values, or other positions, are not taken.
+        for (identity, positions) in [("other", n), ("m", n + 1)] {
+            assert!(matches!(
+                PackedValues::open(&path, identity, positions),
+                Err(GenerateError::DamagedWorkFile { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn damage_is_a_typed_error_never_a_wrong_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = BLOCK_POSITIONS + 3000;
+        let values = raw(dir.path(), n);
+        let path = dir.path().join("m.packed");
+        pack(&values, &path, "m").unwrap();
+        let expected: Vec<(u16, u8)> = (0..n)
+            .map(|i| (values.distance_code(i), values.rule_code(i)))
+            .collect();
+        let good = fs::read(&path).unwrap();
+        let damaged_path = dir.path().join("damaged.packed");
+        // Every few bytes of the file flipped in turn, header, index and blocks alike.
+        let (mut refused, mut caught) = (0, 0);
+        for at in (0..good.len()).step_by(37) {
+            let mut bytes = good.clone();
+            bytes[at] ^= 0x10;
+            fs::write(&damaged_path, &bytes).unwrap();
+            let Ok(packed) = PackedValues::open(&damaged_path, "m", n) else {
+                refused += 1;
+                continue;
+            };
+            let cache = BlockCache::new(64 << 20);
+            match all_codes(&packed, &cache) {
+                // A bit zstd does not use.
+                Ok(codes) => assert_eq!(codes, expected, "byte {at}"),
+                Err(e) => {
+                    assert!(matches!(e, GenerateError::DamagedWorkFile { .. }), "{e}");
+                    assert!(packed.check().is_err());
+                    caught += 1;
+                }
+            }
+        }
+        assert!(refused > 0 && caught > refused, "{refused} {caught}");
+        // Cut short: refused when opened.
+        fs::write(&damaged_path, &good[..good.len() - 1]).unwrap();
+        let err = PackedValues::open(&damaged_path, "m", n).unwrap_err();
+        assert!(err.to_string().contains("damaged.packed"), "{err}");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.packed");
+        let failing = |b: u64, _: usize, _: &mut Vec<u8>| {
+            if b == 1 {
+                Err(damaged(&path, "source failed"))
+            } else {
+                Ok(())
+            }
+        };
+        assert!(write(&path, "m", 3 * BLOCK_POSITIONS, failing).is_err());
+        assert!(!path.exists() && !temporary_path(&path).exists());
+    }
+}
