@@ -33,7 +33,7 @@ const CHUNK: u64 = 1 << 12;
 /// Slices up to this many positions seed distances and rule values in one pass over their
 /// moves; larger ones (kings-only materials) make a pass for each, so that only one
 /// propagation's state (4 bytes a position) is held at a time.
-pub(crate) const TOGETHER: u64 = 1 << 24;
+pub(crate) const TOGETHER: u64 = 1 << 26;
 
 /// The men placements of a material in the order their slices are solved: bands of equal
 /// advancement, the most advanced first, each in index order.

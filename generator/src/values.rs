@@ -18,7 +18,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use memmap2::{Advice, Mmap, MmapOptions};
+use memmap2::{Advice, MmapOptions, MmapRaw};
 use rafle_probe::{Dtw, Limits, Material, RuleValue, Variant};
 
 use crate::plan::Tables;
@@ -126,12 +126,21 @@ fn io_error(path: &Path) -> impl Fn(io::Error) -> GenerateError + '_ {
     }
 }
 
-/// A work file, mapped for reading and written by ranges.
+/// Ranges of fewer positions than this are written through the mapping, larger ones by a
+/// system call: a material of many men has millions of slices of a few positions each, and a
+/// system call apiece cost more than solving them; a large slice written through the mapping
+/// would hold all its pages in this process's memory until the band ends.
+const MAPPED_WRITE: usize = 1 << 16;
+
+/// A work file, mapped, and written by ranges.
 #[derive(Debug)]
 pub(crate) struct ValuesFile {
     path: PathBuf,
     file: File,
-    map: Mmap,
+    /// Shared and writable; read and written only through [`ValuesFile::distance_code`],
+    /// [`ValuesFile::rule_code`] and [`ValuesFile::write_range`], whose callers never touch
+    /// a range another thread is writing.
+    map: MmapRaw,
     positions: u64,
 }
 
@@ -167,10 +176,10 @@ impl ValuesFile {
                 format!("{actual} bytes where {len} were expected"),
             )));
         }
-        // SAFETY: the work directory is rafle's own; the file is only ever written through
-        // `write_range` of this process, to ranges no reader is reading at the time (a slice is
-        // read only once it is finished).
-        let map = unsafe { MmapOptions::new().map(&file) }.map_err(&io)?;
+        // Writes through the mapping must not meet a full disk (the process would die of
+        // SIGBUS): the file's blocks are reserved now, where a full disk is an error.
+        reserve(&file, len).map_err(&io)?;
+        let map = MmapOptions::new().map_raw(&file).map_err(&io)?;
         let _ = map.advise(Advice::Random);
         Ok(ValuesFile {
             path: path.to_path_buf(),
@@ -185,17 +194,53 @@ impl ValuesFile {
         self.positions
     }
 
+    /// The byte at offset `at` of the file.
+    ///
+    /// # Panics
+    ///
+    /// If `at` is past the end.
+    #[inline]
+    fn byte(&self, at: usize) -> u8 {
+        assert!(at < self.map.len(), "offset {at} past the work file");
+        // SAFETY: in bounds (checked above); the mapping lives as long as `self`. A position is
+        // read only once the slice holding it is finished, so no thread writes it meanwhile.
+        unsafe { self.map.as_ptr().add(at).read() }
+    }
+
     /// Distance code of position `i`.
     #[inline]
     pub(crate) fn distance_code(&self, i: u64) -> u16 {
         let at = 2 * i as usize;
-        u16::from_le_bytes([self.map[at], self.map[at + 1]])
+        u16::from_le_bytes([self.byte(at), self.byte(at + 1)])
     }
 
     /// Rule code of position `i`.
     #[inline]
     pub(crate) fn rule_code(&self, i: u64) -> u8 {
-        self.map[(2 * self.positions + i) as usize]
+        self.byte((2 * self.positions + i) as usize)
+    }
+
+    /// Copies `bytes` into the mapping at offset `at`.
+    ///
+    /// # Panics
+    ///
+    /// If the range is past the end.
+    fn write_mapped(&self, at: u64, bytes: &[u8]) {
+        let at = at as usize;
+        assert!(
+            at + bytes.len() <= self.map.len(),
+            "write past the work file"
+        );
+        // SAFETY: in bounds (checked above), and the file's blocks are reserved (see
+        // `reserve`), so no write meets a full disk. Each slice is written once, by the one
+        // thread that solved it, and read only after: no other access overlaps the range.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                self.map.as_mut_ptr().add(at),
+                bytes.len(),
+            );
+        }
     }
 
     /// Writes the codes of the positions from `start` on.
@@ -209,12 +254,16 @@ impl ValuesFile {
         distances: &[u16],
         rules: &[u8],
     ) -> Result<(), GenerateError> {
-        let io = io_error(&self.path);
         let bytes: Vec<u8> = distances.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let rules_at = 2 * self.positions + start;
+        if distances.len() < MAPPED_WRITE {
+            self.write_mapped(2 * start, &bytes);
+            self.write_mapped(rules_at, rules);
+            return Ok(());
+        }
+        let io = io_error(&self.path);
         self.file.write_all_at(&bytes, 2 * start).map_err(&io)?;
-        self.file
-            .write_all_at(rules, 2 * self.positions + start)
-            .map_err(&io)
+        self.file.write_all_at(rules, rules_at).map_err(&io)
     }
 
     /// Reads the codes of `len` positions from `start`, without mapping them.
@@ -249,18 +298,39 @@ impl ValuesFile {
     ///
     /// [`GenerateError::Io`].
     pub(crate) fn sync(&self) -> Result<(), GenerateError> {
-        self.file.sync_data().map_err(io_error(&self.path))
+        let io = io_error(&self.path);
+        self.map.flush().map_err(&io)?;
+        self.file.sync_data().map_err(&io)
     }
 
     /// Gives the pages read so far back to the system: they stay in its cache, but no longer
     /// count in this process's memory.
     pub(crate) fn release(&self) {
-        // SAFETY: the mapping is read-only and backed by the file: dropped pages are read back
-        // from it (or the page cache) on the next access, with the same bytes.
+        // SAFETY: the mapping is shared and backed by the file: what was written through it
+        // stays in the page cache (and goes to the file), and dropped pages are read back from
+        // there on the next access, with the same bytes.
         let _ = unsafe {
             self.map
                 .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
         };
+    }
+}
+
+/// Reserves the blocks of the first `len` bytes of `file`, so that writing them never meets a
+/// full disk.
+///
+/// # Errors
+///
+/// The system's, e.g. no space left on the device.
+fn reserve(file: &File, len: u64) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let len = libc::off_t::try_from(len).map_err(|_| io::Error::other("work file too large"))?;
+    // SAFETY: a plain system call on an open descriptor that `file` keeps alive.
+    match unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len) } {
+        0 => Ok(()),
+        // A file system without reservations: nothing to reserve, its writes fail as usual.
+        libc::EOPNOTSUPP => Ok(()),
+        e => Err(io::Error::from_raw_os_error(e)),
     }
 }
 
