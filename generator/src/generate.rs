@@ -140,12 +140,16 @@ pub fn generate(
         } else {
             paths.remove_all();
         }
-        // Values no later material reads are dropped.
+        // Values no later material reads are dropped; a unit's dependencies keep their
+        // packed files, which the other units read too (rebuilt from the tables, they would
+        // cost each unit more than solving it).
         for &d in &m.reads {
             if last_reader[d] == Some(j) {
                 let dep = plan.materials[d].material;
                 store.remove(dep);
-                WorkPaths::new(&plan.dir, plan.variant, dep, plan.tables).remove_all();
+                if plan.unit.is_none() {
+                    WorkPaths::new(&plan.dir, plan.variant, dep, plan.tables).remove_all();
+                }
             }
         }
         let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
