@@ -137,6 +137,8 @@ pub fn generate(
         if needed[j] {
             let packed = PackedValues::open(&paths.packed, &identity(plan, m), m.positions)?;
             store.insert_packed(index, packed);
+            // Nothing reads a raw file an older version left: the packed one replaces it.
+            remove(&paths.legacy);
         } else {
             paths.remove_all();
         }

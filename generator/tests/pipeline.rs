@@ -478,6 +478,10 @@ fn one_material_alone_from_finished_tables() {
     for kind in ["wdl", "dtw", "rules"] {
         std::fs::remove_file(dir.path().join(format!("brazilian/KKvM.{kind}"))).unwrap();
     }
+    // A raw file an older version left is removed once the packed values replace it.
+    let work = dir.path().join("brazilian").join(rafle_generator::WORK_DIR);
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("KvK.values"), b"old raw values").unwrap();
     // Either orientation names it; only it is solved, with the bytes of a whole run.
     let summaries = generate(&unit("MvKK"), &NoProgress).unwrap();
     let solved: Vec<String> = summaries
@@ -487,7 +491,7 @@ fn one_material_alone_from_finished_tables() {
         .collect();
     assert_eq!(solved, ["KKvM"]);
     // What it read stays packed for the units after it; nothing of its own is left.
-    let work = dir.path().join("brazilian").join(rafle_generator::WORK_DIR);
+    assert!(!work.join("KvK.values").exists());
     for name in ["KvK", "KvM", "KKvK"] {
         assert!(work.join(format!("{name}.packed")).is_file(), "{name}");
     }
