@@ -23,7 +23,6 @@
 
 #![warn(missing_docs)]
 
-mod block_cache;
 mod engine;
 mod error;
 mod generate;

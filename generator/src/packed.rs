@@ -27,9 +27,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
-use crate::block_cache::{block_key, BlockCache};
 use crate::values::{ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
+use rafle_probe::cache::{block_key, BlockCache};
 
 /// Positions a block holds. Measured on the work files of the Brazilian materials up to 5
 /// pieces (zstd level 3): 16,384 positions pack into 0.56 bytes a position (4,096: 0.59;
@@ -417,9 +417,9 @@ mod tests {
         let expected: Vec<(u16, u8)> = (0..n)
             .map(|i| (values.distance_code(i), values.rule_code(i)))
             .collect();
-        // Room for one block in each shard: blocks keep replacing one another.
+        // Room for one block: blocks keep replacing one another.
         let block = (BLOCK_POSITIONS * BYTES_PER_POSITION) as usize;
-        let budget = 64 * (block + crate::block_cache::ENTRY_OVERHEAD) as u64;
+        let budget = block + rafle_probe::cache::ENTRY_OVERHEAD;
         let cache = BlockCache::new(budget);
         for _ in 0..2 {
             assert_eq!(all_codes(&packed, &cache).unwrap(), expected);

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use rafle_probe::format::TableKind;
 use rafle_probe::{table_path, Limits, Material, PositionIndex, Variant};
 
-use crate::block_cache::ENTRY_OVERHEAD;
 use crate::packed::BLOCK_POSITIONS;
 use crate::values::BYTES_PER_POSITION;
 use crate::GenerateError;
+use rafle_probe::cache::ENTRY_OVERHEAD;
 
 /// The most pieces rafle generates (the index handles more; memory does not).
 pub const MAX_PIECES: u32 = 8;

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
-use crate::block_cache::BlockCache;
 use crate::packed::PackedValues;
 use crate::values::{distance, rule_value, ValuesFile};
 use crate::GenerateError;
+use rafle_probe::cache::BlockCache;
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
 /// the largest value of the width marks a draw.
@@ -75,6 +75,11 @@ pub(crate) struct Store {
     cache: BlockCache,
 }
 
+/// A byte count as the cache takes it (more than the address space holds is all of it).
+fn usize_bytes(bytes: u64) -> usize {
+    usize::try_from(bytes).unwrap_or(usize::MAX)
+}
+
 fn slot(m: Material) -> usize {
     usize::from(m.white_men)
         | usize::from(m.white_kings) << 4
@@ -87,13 +92,13 @@ impl Store {
     pub(crate) fn new(cache_bytes: u64) -> Store {
         Store {
             slots: vec![None; 1 << 16],
-            cache: BlockCache::new(cache_bytes),
+            cache: BlockCache::new(usize_bytes(cache_bytes)),
         }
     }
 
     /// Sets the most bytes the cache of decompressed blocks holds.
     pub(crate) fn set_cache_budget(&self, bytes: u64) {
-        self.cache.set_budget(bytes);
+        self.cache.set_budget(usize_bytes(bytes));
     }
 
     /// Makes the values of the material being solved readable from its raw work file.

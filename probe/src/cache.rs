@@ -1,4 +1,5 @@
-//! A bounded cache of decompressed blocks, shared by all tables of a [`crate::Tablebase`].
+//! A bounded cache of decompressed blocks, shared by all tables of a [`crate::Tablebase`], and
+//! by the threads of the generator for the packed values of finished materials.
 //!
 //! The cache is split into shards, each behind its own lock (and on its own cache line, so two
 //! threads probing different shards never touch the same line); a probe copies the few bits it
@@ -15,6 +16,7 @@
 use std::collections::hash_map::HashMap;
 use std::collections::VecDeque;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Most shards; fewer when the budget is small, so that a shard still holds several blocks.
@@ -25,13 +27,14 @@ const LARGEST_BLOCK: usize = 128 << 10;
 
 /// Bytes counted for each kept block on top of its data: its map entry (key, pointer, length,
 /// flag, with the map's spare room), its place on the clock, and the allocator's header.
-pub(crate) const ENTRY_OVERHEAD: usize = 96;
+pub const ENTRY_OVERHEAD: usize = 96;
 
-/// Which block of which table: the table's slot in the high half, the block in the low half.
-pub(crate) type BlockKey = u64;
+/// Which block of which file: the file's number in the high half, the block in the low half.
+pub type BlockKey = u64;
 
-pub(crate) fn block_key(table: u32, block: u32) -> BlockKey {
-    u64::from(table) << 32 | u64::from(block)
+/// The key of block `block` of file `file`.
+pub fn block_key(file: u32, block: u32) -> BlockKey {
+    u64::from(file) << 32 | u64::from(block)
 }
 
 /// Keys are already well spread integers: one multiplication mixes them enough.
@@ -88,13 +91,15 @@ impl Shard {
                     entry.referenced = false;
                     self.clock.push_back(key);
                 }
-                Some(_) => {
-                    if let Some(gone) = self.blocks.remove(&key) {
-                        self.bytes -= gone.data.len() + ENTRY_OVERHEAD;
-                    }
-                }
+                Some(_) => self.drop_block(key),
                 None => {}
             }
+        }
+    }
+
+    fn drop_block(&mut self, key: BlockKey) {
+        if let Some(gone) = self.blocks.remove(&key) {
+            self.bytes -= gone.data.len() + ENTRY_OVERHEAD;
         }
     }
 }
@@ -107,16 +112,17 @@ struct PaddedShard(Mutex<Shard>);
 
 /// Decompressed blocks kept up to a byte budget.
 #[derive(Debug)]
-pub(crate) struct BlockCache {
+pub struct BlockCache {
     shards: Box<[PaddedShard]>,
     /// `shards.len() - 1`; the count is a power of two.
     mask: usize,
-    shard_budget: usize,
+    /// The budget of each shard ([`BlockCache::set_budget`] changes it).
+    shard_budget: AtomicUsize,
 }
 
 impl BlockCache {
     /// A cache that never holds more than `budget` bytes (blocks and their bookkeeping).
-    pub(crate) fn new(budget: usize) -> BlockCache {
+    pub fn new(budget: usize) -> BlockCache {
         // Enough shards to spread the threads, few enough that each holds four of the largest
         // blocks; a small budget gets one shard, so that its blocks are not cut off from it.
         let mut count = MAX_SHARDS;
@@ -126,23 +132,28 @@ impl BlockCache {
         BlockCache {
             shards: (0..count).map(|_| PaddedShard::default()).collect(),
             mask: count - 1,
-            shard_budget: budget / count,
+            shard_budget: AtomicUsize::new(budget / count),
+        }
+    }
+
+    /// Changes the budget (the shards stay as [`BlockCache::new`] made them), dropping blocks
+    /// at once if they no longer fit.
+    pub fn set_budget(&self, budget: usize) {
+        let per_shard = budget / self.shards.len();
+        self.shard_budget.store(per_shard, Ordering::Relaxed);
+        for shard in self.shards.iter() {
+            lock(shard).make_room(0, per_shard);
         }
     }
 
     fn shard(&self, key: BlockKey) -> MutexGuard<'_, Shard> {
         let spread = (key ^ key >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
-        // A poisoned lock only means another thread panicked while holding it; every update
-        // of a shard leaves it consistent, so its contents are still good.
-        self.shards[spread as usize & self.mask]
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.shards[spread as usize & self.mask])
     }
 
     /// What `read` makes of a cached block, if the block is cached.
     #[inline]
-    pub(crate) fn read<T>(&self, key: BlockKey, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    pub fn read<T>(&self, key: BlockKey, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
         let mut shard = self.shard(key);
         let entry = shard.blocks.get_mut(&key)?;
         // Written only when it changes, so that a block read over and over does not dirty its
@@ -155,16 +166,18 @@ impl BlockCache {
 
     /// Keeps a block, first dropping other blocks of its shard until it fits. A block bigger
     /// than the shard's whole part of the budget is not kept.
-    pub(crate) fn insert(&self, key: BlockKey, block: Vec<u8>) {
+    pub fn insert(&self, key: BlockKey, block: Vec<u8>) {
         let cost = block.len() + ENTRY_OVERHEAD;
-        if cost > self.shard_budget {
+        let budget = self.shard_budget.load(Ordering::Relaxed);
+        if cost > budget {
             return;
         }
         let mut shard = self.shard(key);
         if shard.blocks.contains_key(&key) {
+            // Another thread decompressed it too, at the same time.
             return;
         }
-        shard.make_room(cost, self.shard_budget);
+        shard.make_room(cost, budget);
         shard.bytes += cost;
         shard.blocks.insert(
             key,
@@ -176,13 +189,35 @@ impl BlockCache {
         shard.clock.push_back(key);
     }
 
-    /// Bytes counted against the budget: kept blocks and their bookkeeping.
-    pub(crate) fn bytes(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.0.lock().unwrap_or_else(PoisonError::into_inner).bytes)
-            .sum()
+    /// Drops every block of file `file`: nothing will read them again.
+    pub fn forget(&self, file: u32) {
+        for shard in self.shards.iter() {
+            let mut shard = lock(shard);
+            let gone: Vec<BlockKey> = shard
+                .blocks
+                .keys()
+                .copied()
+                .filter(|&key| (key >> 32) as u32 == file)
+                .collect();
+            for key in gone {
+                shard.drop_block(key);
+            }
+            // The clock skips keys no longer kept, but they would take room in it.
+            let Shard { clock, blocks, .. } = &mut *shard;
+            clock.retain(|key| blocks.contains_key(key));
+        }
     }
+
+    /// Bytes counted against the budget: kept blocks and their bookkeeping.
+    pub fn bytes(&self) -> usize {
+        self.shards.iter().map(|s| lock(s).bytes).sum()
+    }
+}
+
+/// Locks a shard. A poisoned lock only means another thread panicked while holding it; every
+/// update of a shard leaves it consistent, so its contents are still good.
+fn lock(shard: &PaddedShard) -> MutexGuard<'_, Shard> {
+    shard.0.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]
@@ -228,6 +263,28 @@ mod tests {
         }
         assert!(cache.read(block_key(1, 3), |_| ()).is_some());
         assert!(cache.read(block_key(1, 4), |_| ()).is_none());
+    }
+
+    #[test]
+    fn a_smaller_budget_and_forgotten_files_drop_blocks_at_once() {
+        let budget = 64 * 4 * (300 + ENTRY_OVERHEAD);
+        let cache = BlockCache::new(budget);
+        let hot = block_key(1, 0);
+        cache.insert(hot, vec![7; 300]);
+        for i in 0..2000 {
+            cache.insert(block_key(0, i), vec![i as u8; 300]);
+            assert!(cache.bytes() <= budget);
+        }
+        assert!(cache.bytes() > budget / 2);
+        cache.set_budget(budget / 4);
+        assert!(cache.bytes() <= budget / 4);
+        cache.insert(block_key(0, 5000), vec![1; 300]);
+        assert!(cache.bytes() <= budget / 4);
+        cache.forget(0);
+        assert!(cache.read(block_key(0, 5000), |b| b[0]).is_none());
+        cache.forget(1);
+        assert_eq!(cache.bytes(), 0);
+        assert_eq!(cache.read(hot, |b| b[0]), None);
     }
 
     #[test]

@@ -35,7 +35,7 @@
 
 #![warn(missing_docs)]
 
-mod cache;
+pub mod cache;
 pub mod codec;
 mod dtw;
 mod error;
