@@ -130,8 +130,22 @@ impl<'a> IntoIterator for &'a MoveList {
 pub(crate) fn generate(pos: &Position, list: &mut MoveList) {
     list.0.clear();
     match pos.variant {
-        Variant::International => generate_for::<Ten>(pos, list),
-        Variant::Brazilian => generate_for::<Eight>(pos, list),
+        Variant::International => {
+            generate_for::<Ten, false>(pos, list);
+        }
+        Variant::Brazilian => {
+            generate_for::<Eight, false>(pos, list);
+        }
+    }
+}
+
+/// Fills `list` (cleared first) with the legal moves of `pos` but the quiet moves of its kings,
+/// and returns how many of those there are.
+pub(crate) fn generate_counting_king_moves(pos: &Position, list: &mut MoveList) -> u32 {
+    list.0.clear();
+    match pos.variant {
+        Variant::International => generate_for::<Ten, true>(pos, list),
+        Variant::Brazilian => generate_for::<Eight, true>(pos, list),
     }
 }
 
@@ -156,7 +170,7 @@ fn perft_for<G: Geometry>(pos: &Position, depth: u32) -> u64 {
         return 1;
     }
     let mut list = MoveList::new();
-    generate_for::<G>(pos, &mut list);
+    generate_for::<G, false>(pos, &mut list);
     if depth == 1 {
         return list.len() as u64;
     }
@@ -226,7 +240,9 @@ fn has_capture_for<G: Geometry>(pos: &Position) -> bool {
     false
 }
 
-fn generate_for<G: Geometry>(pos: &Position, list: &mut MoveList) {
+/// Fills `list` with the legal moves; with `COUNT_KINGS`, the kings' quiet moves are only
+/// counted, and their number returned (else 0).
+fn generate_for<G: Geometry, const COUNT_KINGS: bool>(pos: &Position, list: &mut MoveList) -> u32 {
     let s = sides::<G>(pos);
     let mut search = CaptureSearch::<G> {
         opp: s.opp,
@@ -256,12 +272,16 @@ fn generate_for<G: Geometry>(pos: &Position, list: &mut MoveList) {
         }
     }
     if !search.list.is_empty() {
-        return;
+        return 0;
     }
-    quiet_moves::<G>(pos, &s, list);
+    quiet_moves::<G, COUNT_KINGS>(pos, &s, list)
 }
 
-fn quiet_moves<G: Geometry>(pos: &Position, s: &Sides, list: &mut MoveList) {
+fn quiet_moves<G: Geometry, const COUNT_KINGS: bool>(
+    pos: &Position,
+    s: &Sides,
+    list: &mut MoveList,
+) -> u32 {
     let variant = G::VARIANT;
     let forward = match pos.turn {
         Color::White => [Dir::UpLeft, Dir::UpRight],
@@ -280,17 +300,23 @@ fn quiet_moves<G: Geometry>(pos: &Position, s: &Sides, list: &mut MoveList) {
         }
     }
     let mut kings = s.own_kings;
+    let mut counted = 0;
     while kings != 0 {
         let from = kings & kings.wrapping_neg();
         kings &= kings - 1;
         for d in Dir::ALL {
             let mut to = G::step(from, d) & s.empty;
             while to != 0 {
-                list.push(Move::new(variant, from, to, 0));
+                if COUNT_KINGS {
+                    counted += 1;
+                } else {
+                    list.push(Move::new(variant, from, to, 0));
+                }
                 to = G::step(to, d) & s.empty;
             }
         }
     }
+    counted
 }
 
 /// Depth-first search of the capture sequences of one piece, keeping only the longest.
@@ -545,5 +571,38 @@ mod tests {
     fn no_legal_move_when_blocked() {
         assert_eq!(moves(INTL, "B:W50:B45"), []);
         assert_eq!(moves(INTL, "W:W:B1"), []);
+    }
+
+    #[test]
+    fn counting_king_moves_leaves_the_other_moves_as_they_are() {
+        let mut checked = 0;
+        let mut counted = 0;
+        for (variant, fen) in [
+            (INTL, "W:W31,32,33,K46,K50:B17,18,19,K5,K1"),
+            (INTL, "W:W28,K50:B23,24,K44"),
+            (Variant::Brazilian, "W:W21,22,K29,K32:B9,10,K1,K4"),
+            (Variant::Brazilian, "B:W21,K32:B10,K1,K4"),
+        ] {
+            let mut frontier = vec![Position::from_fen(variant, fen).unwrap()];
+            for _ in 0..4 {
+                let mut next = Vec::new();
+                for pos in &frontier {
+                    let legal = pos.legal_moves();
+                    let mut list = super::MoveList::new();
+                    let kings = pos.legal_moves_counting_king_moves(&mut list);
+                    let king_quiet = |m: &&super::Move| {
+                        !m.is_capture() && pos.piece_at(m.from()).unwrap().role == Role::King
+                    };
+                    let others: Vec<_> = legal.iter().filter(|m| !king_quiet(m)).collect();
+                    assert_eq!(list.iter().collect::<Vec<_>>(), others, "{pos:?}");
+                    assert_eq!(kings as usize, legal.iter().filter(king_quiet).count());
+                    counted += kings;
+                    checked += 1;
+                    next.extend(legal.iter().map(|m| pos.play(m)));
+                }
+                frontier = next;
+            }
+        }
+        assert!(checked > 1000 && counted > 10_000, "{checked} {counted}");
     }
 }

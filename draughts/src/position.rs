@@ -226,6 +226,14 @@ impl Position {
         list
     }
 
+    /// Fills `list` (cleared first) with the legal moves, as [`Position::legal_moves`] gives
+    /// them, but for the quiet moves of the kings: those are only counted, and their number
+    /// returned. For retrograde analysis, where a king move stays among positions solved
+    /// together and only how many there are matters.
+    pub fn legal_moves_counting_king_moves(&self, list: &mut MoveList) -> u32 {
+        movegen::generate_counting_king_moves(self, list)
+    }
+
     /// Whether the side to move must capture.
     pub fn must_capture(&self) -> bool {
         movegen::has_capture(self)

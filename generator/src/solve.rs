@@ -17,7 +17,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rafle_probe::{
-    Category, Color, Dtw, KingSlice, Limits, Material, Position, PositionIndex, Role, RuleClass,
+    Category, Color, Dtw, MoveList, KingSlice, Limits, Material, Position, PositionIndex, Role, RuleClass,
     RuleValue, SliceMoves, Wdl,
 };
 use rayon::prelude::*;
@@ -25,10 +25,14 @@ use rayon::prelude::*;
 use crate::engine::{Due, Outcome, Predecessors, Propagation, Seed};
 use crate::store::Store;
 use crate::values::{distance, distance_code, ValuesFile, CAPTURE, DRAW};
-use crate::{GenerateError, Progress};
+use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
 /// Positions seeded per unit of parallel work.
 const CHUNK: u64 = 1 << 12;
+
+/// Slices of fewer positions than this are solved in groups of about this many positions (one
+/// unit of parallel work, one progress report).
+const GROUP_POSITIONS: u64 = 1 << 14;
 
 /// Slices up to this many positions seed distances and rule values in one pass over their
 /// moves; larger ones (kings-only materials) make a pass for each, so that only one
@@ -113,15 +117,34 @@ impl<'a> MaterialSolver<'a> {
         band: &[u64],
         progress: &dyn Progress,
     ) -> Result<u16, GenerateError> {
-        band.par_iter()
-            .map(|&men| self.solve_slice(men, progress))
+        let n = 2 * self.index.king_placements();
+        // Materials of many men have millions of slices of a few positions: solved one by one
+        // in a group, with progress reported once for the group.
+        let group = (GROUP_POSITIONS / n).max(1) as usize;
+        band.par_chunks(group)
+            .map(|slices| {
+                let mut longest = 0;
+                for &men in slices {
+                    longest = longest.max(self.solve_slice(men, progress)?);
+                }
+                if n < GROUP_POSITIONS {
+                    progress.advance(UNITS_PER_POSITION * n * slices.len() as u64);
+                }
+                Ok(longest)
+            })
             .try_reduce(|| 0, |a, b| Ok(a.max(b)))
     }
 
-    /// Solves one slice and writes it. Returns the longest win found.
+    /// Solves one slice and writes it. Returns the longest win found. Large slices report
+    /// their progress as they go, small ones leave it to their group.
     fn solve_slice(&self, men: u64, progress: &dyn Progress) -> Result<u16, GenerateError> {
         let slice = self.index.slice(men);
         let n = slice.len();
+        let progress = if n >= GROUP_POSITIONS {
+            progress
+        } else {
+            &NoProgress
+        };
         let kings = self.index.king_placements();
         let moves = slice.king_moves();
         let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
@@ -212,31 +235,38 @@ impl<'a> MaterialSolver<'a> {
             })
             .collect();
         let (d, r) = (distances.as_deref(), rules.as_deref());
-        let dues: Vec<(Dues, Dues)> = ranges
-            .par_iter()
-            .map(|range| {
-                let mut dues = (Vec::new(), Vec::new());
-                let mut cursor = self.index.cursor(slice.global(range.start));
-                for x in range.clone() {
-                    let pos = cursor.position();
-                    cursor.advance();
-                    let (distance, rule, capture) = self.seed(&pos)?;
-                    let at = x as usize;
-                    if capture {
-                        captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
-                    }
-                    if let Some(p) = d {
-                        dues.0.push((p.seed(at, distance), x as u32));
-                    }
-                    if let Some(p) = r {
-                        dues.1.push((p.seed(at, rule), x as u32));
-                    }
+        let seed_range = |range: &Range<u64>| {
+            let mut dues = (Vec::new(), Vec::new());
+            let mut cursor = self.index.cursor(slice.global(range.start));
+            let mut moves = MoveList::new();
+            for x in range.clone() {
+                let pos = cursor.position();
+                cursor.advance();
+                let (distance, rule, capture) = self.seed(&pos, &mut moves)?;
+                let at = x as usize;
+                if capture {
+                    captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
                 }
-                dues.0.retain(|(due, _)| *due != Due::Nothing);
-                dues.1.retain(|(due, _)| *due != Due::Nothing);
-                Ok(dues)
-            })
-            .collect::<Result<_, GenerateError>>()?;
+                if let Some(p) = d {
+                    dues.0.push((p.seed(at, distance), x as u32));
+                }
+                if let Some(p) = r {
+                    dues.1.push((p.seed(at, rule), x as u32));
+                }
+            }
+            dues.0.retain(|(due, _)| *due != Due::Nothing);
+            dues.1.retain(|(due, _)| *due != Due::Nothing);
+            Ok(dues)
+        };
+        // A small slice is seeded on this thread: its band keeps the others busy.
+        let dues: Vec<(Dues, Dues)> = if n <= CHUNK {
+            ranges.iter().map(seed_range).collect::<Result<_, _>>()?
+        } else {
+            ranges
+                .par_iter()
+                .map(seed_range)
+                .collect::<Result<_, GenerateError>>()?
+        };
         let (d_dues, r_dues): (Vec<_>, Vec<_>) = dues.into_iter().unzip();
         if let Some(p) = distances {
             p.schedule(d_dues.into_iter().flatten());
@@ -253,23 +283,24 @@ impl<'a> MaterialSolver<'a> {
     /// # Errors
     ///
     /// As [`Store::value`].
-    fn seed(&self, pos: &Position) -> Result<(Seed, Seed, bool), GenerateError> {
-        let moves = pos.legal_moves();
-        let Some(first) = moves.first() else {
+    fn seed(
+        &self,
+        pos: &Position,
+        moves: &mut MoveList,
+    ) -> Result<(Seed, Seed, bool), GenerateError> {
+        // The king moves stay in the slice: only their number matters here.
+        let king_moves = pos.legal_moves_counting_king_moves(moves);
+        let capture = moves.first().is_some_and(|m| m.is_capture());
+        if moves.is_empty() && king_moves == 0 {
             return Ok((Seed::Lost(0), Seed::Lost(0), false));
-        };
-        let capture = first.is_capture();
-        let kings = pos.pieces(pos.turn(), Role::King);
+        }
+        // Fewer than 256 moves: a king has at most 17 quiet moves, a side at most 12 kings.
+        let inside = king_moves as u8;
         let variant = self.index.variant();
         let material = self.index.material();
-        let mut inside = 0u8;
         let mut distance = Exits::default();
         let mut rule = Exits::default();
-        for mv in &moves {
-            if !capture && kings.contains(mv.from()) {
-                inside += 1;
-                continue;
-            }
+        for mv in moves.iter() {
             let next = pos.play(mv);
             let (dtw, value) = self.store.value(&next)?;
             match dtw {
