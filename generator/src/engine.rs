@@ -16,7 +16,7 @@
 //! material) spreads over rayon's threads, and the outcome is the same whatever the thread
 //! count: every level depends only on the levels before it.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU16, Ordering};
 
 use rayon::prelude::*;
 
@@ -43,7 +43,7 @@ const GATHER: usize = 8;
 /// Asks the processor to bring `cell` into its cache ahead of use; a hint, with no effect on
 /// what the program computes.
 #[inline(always)]
-fn prefetch(cell: &AtomicU32) {
+fn prefetch(cell: &AtomicU16) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -122,18 +122,19 @@ pub(crate) trait Predecessors: Sync {
     fn for_each(&self, x: u32, f: impl FnMut(u32));
 }
 
-/// A position's cell: its state, its count of open moves and its level in one word, so that
-/// walking back touches one place in memory per predecessor.
+/// A position's cell: its state and its count of open moves in one half-word, what walking
+/// back reads and updates at every predecessor. Its level, needed only when it is decided,
+/// lies apart, so that the cells walking back reaches take half the memory (and the cache).
 #[derive(Clone, Copy)]
-struct Cell(u32);
+struct Cell(u16);
 
 impl Cell {
-    /// One open move, as counted in the word.
-    const ONE_OPEN: u32 = 1 << 8;
+    /// One open move, as counted in the half-word.
+    const ONE_OPEN: u16 = 1 << 8;
 
     #[inline]
-    fn new(state: u8, open: u8, level: u16) -> Cell {
-        Cell(u32::from(state) | u32::from(open) << 8 | u32::from(level) << 16)
+    fn new(state: u8, open: u8) -> Cell {
+        Cell(u16::from(state) | u16::from(open) << 8)
     }
 
     #[inline]
@@ -146,15 +147,14 @@ impl Cell {
         (self.0 >> 8) as u8
     }
 
-    #[inline]
-    fn level(self) -> u16 {
-        (self.0 >> 16) as u16
-    }
 }
 
 /// The state of a set being solved.
 pub(crate) struct Propagation {
-    cells: Vec<AtomicU32>,
+    cells: Vec<AtomicU16>,
+    /// Each position's level: where it was decided, else its pending win's level or its floor.
+    /// Written only by the thread that decides the position (or seeds it).
+    levels: Vec<AtomicU16>,
     /// `due[l]`: positions decided at level `l`, to walk back.
     due: Vec<Vec<u32>>,
     /// `pending[l]`: positions whose win through a move out falls due at level `l + 1`.
@@ -186,7 +186,8 @@ impl Propagation {
     /// [`Propagation::seed`] and the seeds' [`Due`] handed to [`Propagation::schedule`].
     pub(crate) fn with_len(n: usize) -> Propagation {
         Propagation {
-            cells: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            cells: (0..n).map(|_| AtomicU16::new(0)).collect(),
+            levels: (0..n).map(|_| AtomicU16::new(0)).collect(),
             due: Vec::new(),
             pending: Vec::new(),
         }
@@ -217,7 +218,8 @@ impl Propagation {
             Seed::Open { open, floor, .. } => (OPEN, open, floor, Due::Nothing),
             Seed::Settled => (SETTLED, 0, 0, Due::Nothing),
         };
-        self.cells[x].store(Cell::new(state, open, level).0, Ordering::Relaxed);
+        self.cells[x].store(Cell::new(state, open).0, Ordering::Relaxed);
+        self.levels[x].store(level, Ordering::Relaxed);
         due
     }
 
@@ -262,7 +264,8 @@ impl Propagation {
                 let c = Cell(cell.load(Ordering::Relaxed));
                 // A quicker win may have come first.
                 if c.state() == PENDING {
-                    cell.store(Cell::new(WON, c.open(), next).0, Ordering::Relaxed);
+                    cell.store(Cell::new(WON, c.open()).0, Ordering::Relaxed);
+                    self.levels[x as usize].store(next, Ordering::Relaxed);
                     push(&mut self.due, next, x);
                 }
             }
@@ -324,9 +327,12 @@ impl Propagation {
             // A pending win is never quicker than this one (it would have been decided
             // already); of the threads that reach an open position, one decides it.
             while c.state() == OPEN || c.state() == PENDING {
-                let won = Cell::new(WON, c.open(), next);
+                let won = Cell::new(WON, c.open());
                 match cell.compare_exchange_weak(c.0, won.0, Ordering::Relaxed, Ordering::Relaxed) {
-                    Ok(_) => return Some(next),
+                    Ok(_) => {
+                        self.levels[p as usize].store(next, Ordering::Relaxed);
+                        return Some(next);
+                    }
                     Err(now) => c = Cell(now),
                 }
             }
@@ -335,8 +341,10 @@ impl Propagation {
             // only while the position is still open, on one thread.
             let before = Cell(cell.fetch_sub(Cell::ONE_OPEN, Ordering::Relaxed));
             if before.open() == 1 {
-                let longest = before.level().max(next);
-                cell.store(Cell::new(LOST, 0, longest).0, Ordering::Relaxed);
+                let level = &self.levels[p as usize];
+                let longest = level.load(Ordering::Relaxed).max(next);
+                cell.store(Cell::new(LOST, 0).0, Ordering::Relaxed);
+                level.store(longest, Ordering::Relaxed);
                 return Some(longest);
             }
         }
@@ -346,9 +354,10 @@ impl Propagation {
     /// The outcome of position `x`.
     pub(crate) fn outcome(&self, x: usize) -> Outcome {
         let c = Cell(self.cells[x].load(Ordering::Relaxed));
+        let level = self.levels[x].load(Ordering::Relaxed);
         match c.state() {
-            WON => Outcome::Won(c.level()),
-            LOST => Outcome::Lost(c.level()),
+            WON => Outcome::Won(level),
+            LOST => Outcome::Lost(level),
             _ => Outcome::Undecided,
         }
     }
