@@ -146,7 +146,6 @@ impl Cell {
     fn open(self) -> u8 {
         (self.0 >> 8) as u8
     }
-
 }
 
 /// The state of a set being solved.

@@ -17,8 +17,8 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rafle_probe::{
-    Category, Color, Dtw, MoveList, KingSlice, Limits, Material, Position, PositionIndex, Role, RuleClass,
-    RuleValue, SliceMoves, Wdl,
+    Category, Color, Dtw, KingSlice, Limits, Material, MoveList, Position, PositionIndex, Role,
+    RuleClass, RuleValue, SliceMoves, Wdl,
 };
 use rayon::prelude::*;
 
@@ -120,14 +120,16 @@ impl<'a> MaterialSolver<'a> {
         let n = 2 * self.index.king_placements();
         // Materials of many men have millions of slices of a few positions: solved one by one
         // in a group, with progress reported once for the group.
+        let grouped = n < GROUP_POSITIONS;
         let group = (GROUP_POSITIONS / n).max(1) as usize;
+        let slice_progress: &dyn Progress = if grouped { &NoProgress } else { progress };
         band.par_chunks(group)
             .map(|slices| {
                 let mut longest = 0;
                 for &men in slices {
-                    longest = longest.max(self.solve_slice(men, progress)?);
+                    longest = longest.max(self.solve_slice(men, slice_progress)?);
                 }
-                if n < GROUP_POSITIONS {
+                if grouped {
                     progress.advance(UNITS_PER_POSITION * n * slices.len() as u64);
                 }
                 Ok(longest)
@@ -135,16 +137,11 @@ impl<'a> MaterialSolver<'a> {
             .try_reduce(|| 0, |a, b| Ok(a.max(b)))
     }
 
-    /// Solves one slice and writes it. Returns the longest win found. Large slices report
-    /// their progress as they go, small ones leave it to their group.
+    /// Solves one slice and writes it, reporting its progress as it goes. Returns the longest
+    /// win found.
     fn solve_slice(&self, men: u64, progress: &dyn Progress) -> Result<u16, GenerateError> {
         let slice = self.index.slice(men);
         let n = slice.len();
-        let progress = if n >= GROUP_POSITIONS {
-            progress
-        } else {
-            &NoProgress
-        };
         let kings = self.index.king_placements();
         let moves = slice.king_moves();
         let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
