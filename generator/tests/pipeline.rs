@@ -631,3 +631,47 @@ fn work_files_resume_after_a_stop_anywhere() {
     let names = work_files(dir.path());
     assert!(names.iter().all(|n| n.ends_with(".summary")), "{names:?}");
 }
+
+/// Progress adds up to the units of each material, whether its slices report one by one (KKvK:
+/// one slice of 29,760 positions) or in groups (materials with men: slices of a few hundred).
+#[test]
+fn progress_adds_up_to_every_materials_units() {
+    use rafle_generator::{MaterialSummary, Progress, UNITS_PER_POSITION};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Counted {
+        units: AtomicU64,
+        expected: AtomicU64,
+        wrong: Mutex<Vec<String>>,
+    }
+    impl Progress for Counted {
+        fn material_started(&self, _: Variant, _: Material, positions: u64) {
+            self.units.store(0, Ordering::Relaxed);
+            self.expected
+                .store(UNITS_PER_POSITION * positions, Ordering::Relaxed);
+        }
+        fn advance(&self, units: u64) {
+            self.units.fetch_add(units, Ordering::Relaxed);
+        }
+        fn material_finished(&self, summary: &MaterialSummary) {
+            let (units, expected) = (
+                self.units.load(Ordering::Relaxed),
+                self.expected.load(Ordering::Relaxed),
+            );
+            if units != expected {
+                let line = format!("{}: {units} of {expected}", summary.material);
+                self.wrong.lock().unwrap().push(line);
+            }
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let counted = Counted::default();
+    let plan = Plan::new(Variant::Brazilian, 3, dir.path()).unwrap();
+    let summaries = generate(&plan, &counted).unwrap();
+    assert_eq!(summaries.len(), 9);
+    assert!(summaries.iter().all(|s| !s.reused));
+    assert_eq!(counted.wrong.into_inner().unwrap(), Vec::<String>::new());
+}
