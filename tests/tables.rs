@@ -507,15 +507,22 @@ fn generate_rebuilds_exactly_the_damaged_tables() {
     let before = files(dir.path());
     std::fs::remove_file(table(&dir, "brazilian", "MMvM")).unwrap();
     corrupt(&table(&dir, "brazilian", "KKvK"));
-    // A leftover of an interrupted run is cleaned up.
-    let leftover = dir.path().join("brazilian").join("KMvK.wdl.tmp");
+    // A leftover of an interrupted run is cleaned up; files and directories that only look
+    // temporary are someone else's.
+    let b = dir.path().join("brazilian");
+    let leftover = rafle_generator::temporary_path(&b.join("KMvK.wdl"));
     std::fs::write(&leftover, b"partial").unwrap();
+    std::fs::write(b.join("notes.tmp"), b"hi").unwrap();
+    std::fs::create_dir(b.join("x.tmp")).unwrap();
     let (summary, notes) = generate_in(dir.path(), "brazilian", &[]);
     assert!(
-        notes.starts_with("removed 1 temporary file left in "),
+        notes.contains("removed 1 temporary file left in "),
         "{notes}"
     );
     assert!(!leftover.exists());
+    assert_eq!(std::fs::read(b.join("notes.tmp")).unwrap(), b"hi");
+    assert!(b.join("x.tmp").is_dir());
+    std::fs::remove_file(b.join("notes.tmp")).unwrap();
     for row in summary_rows(&summary)
         .iter()
         .filter(|r| r.material != "total")

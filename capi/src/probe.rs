@@ -537,10 +537,9 @@ pub unsafe extern "C" fn rafle_best_move(
         // SAFETY: the caller's promises.
         let (tables, (pos, out)) = unsafe { (handle(tb)?, io(pos, out)?) };
         let Some((mv, value)) = tables.best_move(&pos)? else {
-            let over = if pos.side_pieces(pos.turn().opposite()).is_empty() {
-                Dtw::Win(0)
-            } else {
-                Dtw::Loss(0)
+            let over = match pos.game_over() {
+                Some(end) if end.side_to_move_wins() => Dtw::Win(0),
+                _ => Dtw::Loss(0),
             };
             *out = RafleMove {
                 wdl: wdl_code(over.wdl()),

@@ -430,3 +430,69 @@ fn threads_share_a_handle_within_its_budget() {
         }
     });
 }
+
+#[test]
+fn finished_games_answer_alike_everywhere_before_any_table() {
+    let dir = tables();
+    let tb = Handle::open(dir.path(), 0);
+    let white_kings: Vec<String> = (1..=32).map(|s| format!("K{s}")).collect();
+    let all_kings = format!("W:W{}:B", white_kings.join(","));
+    // The side to move without pieces has lost, even on an empty board; the side whose
+    // opponent has none has won, however many pieces it has; a blocked side has lost, beyond
+    // the tables too (3 pieces here).
+    let cases = [
+        (RAFLE_BRAZILIAN, "W:W:B", RAFLE_LOSS),
+        (RAFLE_BRAZILIAN, "B:W:B", RAFLE_LOSS),
+        (RAFLE_BRAZILIAN, all_kings.as_str(), RAFLE_WIN),
+        (RAFLE_INTERNATIONAL, "W:W6,16:B1,7,11,17", RAFLE_LOSS),
+    ];
+    for (variant, fen, expected) in cases {
+        let text = CString::new(fen).expect("no NUL");
+        let mut pos = RaflePosition::default();
+        // SAFETY (the calls below): valid pointers and a live handle.
+        unsafe {
+            assert_eq!(
+                rafle_position_from_fen(variant, text.as_ptr(), &mut pos),
+                RAFLE_OK
+            );
+            let mut wdl = 0;
+            assert_eq!(
+                rafle_probe_wdl(tb.0, &pos, &mut wdl),
+                RAFLE_OK,
+                "{fen}: {}",
+                last_error()
+            );
+            assert_eq!(wdl, expected, "{fen}");
+            let mut plies = -1;
+            assert_eq!(
+                rafle_probe_dtw(tb.0, &pos, &mut wdl, &mut plies),
+                RAFLE_OK,
+                "{fen}"
+            );
+            assert_eq!((wdl, plies), (expected, 0), "{fen}");
+            let mut rules = RafleRules::default();
+            assert_eq!(
+                rafle_probe_rules(tb.0, &pos, null(), &mut rules),
+                RAFLE_OK,
+                "{fen}: {}",
+                last_error()
+            );
+            assert_eq!((rules.result, rules.count), (expected, 0), "{fen}");
+            let mut best = RafleMove::default();
+            let code = rafle_best_move(tb.0, &pos, &mut best);
+            assert_eq!(best.wdl, expected, "{fen}");
+            // Only the won side with pieces on a board has moves left; the game is over all the same.
+            if expected == RAFLE_LOSS {
+                assert_eq!(code, RAFLE_NO_MOVE, "{fen}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_empty_directory_path_is_named() {
+    let empty = CString::new("").expect("no NUL");
+    // SAFETY: a valid NUL-terminated string.
+    assert!(unsafe { rafle_open(empty.as_ptr(), 0) }.is_null());
+    assert_eq!(last_error(), "the table directory is an empty path");
+}

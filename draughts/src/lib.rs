@@ -47,7 +47,7 @@ pub use fen::{FenError, FenErrorKind};
 pub use material::{BadMaterialName, Material};
 pub use movegen::{Move, MoveList};
 pub use notation::MoveError;
-pub use position::{Color, Piece, PlacementError, Position, Role};
+pub use position::{Color, GameOver, Piece, PlacementError, Position, Role};
 pub use square::{parse_square, Square, SquareError, SquareIter, SquareSet, SquareStyle};
 pub use variant::{UnknownVariant, Variant, VariantRules};
 

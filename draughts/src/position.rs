@@ -234,6 +234,23 @@ impl Position {
         movegen::generate_counting_king_moves(self, list)
     }
 
+    /// Whether the game is over, and how, for the side to move: the one definition every
+    /// probe, the move chooser and the C library answer by, before any table is read.
+    ///
+    /// A side without pieces is checked first, so on an empty board the side to move has
+    /// lost. The legal moves are generated only when both sides have pieces.
+    pub fn game_over(&self) -> Option<GameOver> {
+        if self.side(self.turn) == 0 {
+            Some(GameOver::NoPiece)
+        } else if self.side(self.turn.opposite()) == 0 {
+            Some(GameOver::OpponentGone)
+        } else if self.legal_moves().is_empty() {
+            Some(GameOver::Blocked)
+        } else {
+            None
+        }
+    }
+
     /// Whether the side to move must capture.
     pub fn must_capture(&self) -> bool {
         movegen::has_capture(self)
@@ -350,6 +367,25 @@ impl Position {
             turn,
             variant,
         })
+    }
+}
+
+/// How a game has ended, seen from the side to move ([`Position::game_over`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameOver {
+    /// The side to move has no piece left: it has lost.
+    NoPiece,
+    /// The opponent has no piece left: the side to move has won. Only a position set up by
+    /// hand is so, since the game ends as the last piece is taken.
+    OpponentGone,
+    /// The side to move has pieces but no legal move: it has lost.
+    Blocked,
+}
+
+impl GameOver {
+    /// Whether the side to move is the winner.
+    pub fn side_to_move_wins(self) -> bool {
+        self == GameOver::OpponentGone
     }
 }
 

@@ -42,13 +42,13 @@ impl Square {
     pub fn column(self, variant: Variant) -> u8 {
         let per_row = variant.squares_per_row();
         let index = (self.0 - 1) % per_row;
-        2 * index + u8::from(self.row(variant) % 2 == 0)
+        2 * index + u8::from(self.row(variant).is_multiple_of(2))
     }
 
     /// The dark square at a column and row (both 0-based from White's top left), if any.
     pub fn from_coordinates(variant: Variant, column: u8, row: u8) -> Option<Square> {
         let size = variant.board_size();
-        if column >= size || row >= size || (column + row) % 2 == 0 {
+        if column >= size || row >= size || (column + row).is_multiple_of(2) {
             return None;
         }
         Some(Square(row * variant.squares_per_row() + column / 2 + 1))

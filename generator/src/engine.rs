@@ -387,7 +387,7 @@ mod tests {
         p.run(&Line, u16::MAX);
         for x in 0..n {
             let from_end = (n - 1 - x) as u16;
-            let expected = if from_end % 2 == 0 {
+            let expected = if from_end.is_multiple_of(2) {
                 Outcome::Lost(from_end)
             } else {
                 Outcome::Won(from_end)

@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use rafle_probe::{Material, ProbeError, Variant};
+use rafle_probe::{Limits, Material, ProbeError, Variant};
 
 /// Why a generation stopped.
 #[derive(Debug)]
@@ -61,6 +61,32 @@ pub enum GenerateError {
         /// Each material whose tables are missing or damaged, with why.
         missing: Vec<(Material, String)>,
     },
+    /// The run would write rule tables with other draw-rule limits than those the directory
+    /// keeps for materials beyond the run, leaving a set the prober refuses.
+    LimitsWouldMix {
+        /// The variant's table directory.
+        dir: PathBuf,
+        /// The largest material whose rule table keeps other limits.
+        material: Material,
+        /// Its limits.
+        found: Limits,
+        /// The run's limits.
+        requested: Limits,
+        /// How many more materials keep other limits.
+        others: usize,
+        /// Most pieces of the run.
+        max_pieces: u32,
+    },
+    /// Another generation is writing the same directory (or, for a unit of work, the same
+    /// material); only one may at a time.
+    Busy {
+        /// The variant's table directory.
+        dir: PathBuf,
+        /// The other generation's process, if it says.
+        pid: Option<u32>,
+        /// The material, when the other generation is a unit of work on the same one.
+        material: Option<Material>,
+    },
     /// A freshly written table did not read back the same.
     Check {
         /// The board.
@@ -100,6 +126,30 @@ impl fmt::Display for GenerateError {
                     write!(f, " {m} ({why});")?;
                 }
                 write!(f, " generate them first")
+            }
+            GenerateError::LimitsWouldMix { dir, material, found, requested, others, max_pieces } => {
+                let more = match others {
+                    0 => String::new(),
+                    1 => " and 1 more".to_string(),
+                    n => format!(" and {n} more"),
+                };
+                write!(
+                    f,
+                    "{} keeps rule tables with limits {found} ({material}.rules{more}), beyond the {max_pieces} pieces of this run; writing {requested} would leave the directory with both, which the prober refuses. Recompute them all (--pieces {} --limits {requested}) or use another --data directory",
+                    dir.display(),
+                    material.pieces(),
+                )
+            }
+            GenerateError::Busy { dir, pid, material } => {
+                write!(f, "another rafle generate")?;
+                if let Some(pid) = pid {
+                    write!(f, " (pid {pid})")?;
+                }
+                write!(f, " is writing ")?;
+                if let Some(material) = material {
+                    write!(f, "{material} in ")?;
+                }
+                write!(f, "{}", dir.display())
             }
             GenerateError::Check { variant, material, source } => {
                 write!(f, "the {variant} {material} table failed its read-back check: {source}")

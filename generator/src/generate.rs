@@ -11,6 +11,7 @@ use rafle_probe::format::TableKind;
 use rafle_probe::{Material, PositionIndex, Table};
 use rayon::prelude::*;
 
+use crate::files::WriterLock;
 use crate::load::{load_existing, LoadError};
 use crate::packed::{self, PackedValues};
 use crate::plan::{MaterialPlan, Plan, Tables, LEAST_CACHE_BYTES};
@@ -68,12 +69,23 @@ pub struct MaterialSummary {
 ///
 /// # Errors
 ///
-/// [`GenerateError::Io`] when a file cannot be written, [`GenerateError::Check`] when a written
-/// table does not read back the same.
+/// [`GenerateError::Busy`] when another generation writes the directory (a whole run) or
+/// the same material (a unit of work), [`GenerateError::Io`] when a file cannot be written,
+/// [`GenerateError::Check`] when a written table does not read back the same.
 pub fn generate(
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<Vec<MaterialSummary>, GenerateError> {
+    let dir = plan.dir.join(plan.variant.name());
+    let lock = match plan.unit {
+        Some(material) => WriterLock::unit(&dir, material)?,
+        None => WriterLock::whole(&dir)?,
+    };
+    plan.check_limits_agree()?;
+    let removed = lock.remove_leftovers()?;
+    if removed > 0 {
+        progress.leftovers_removed(&dir, removed);
+    }
     progress.variant_started(plan);
     let found: Vec<Found> = plan
         .materials
@@ -572,31 +584,4 @@ fn solve_material(
         },
         rules_solved: rules,
     })
-}
-
-/// Removes temporary files a previous, interrupted run left in `dir`.
-///
-/// # Errors
-///
-/// [`GenerateError::Io`] if the directory cannot be read.
-pub fn remove_leftovers(dir: &Path) -> Result<usize, GenerateError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(0);
-    };
-    let mut removed = 0;
-    for entry in entries {
-        let entry = entry.map_err(|source| GenerateError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "tmp") {
-            std::fs::remove_file(&path).map_err(|source| GenerateError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            removed += 1;
-        }
-    }
-    Ok(removed)
 }

@@ -25,6 +25,7 @@
 
 mod engine;
 mod error;
+mod files;
 mod generate;
 mod load;
 mod packed;
@@ -38,7 +39,8 @@ mod verify;
 mod write;
 
 pub use error::{human_bytes, GenerateError};
-pub use generate::{generate, remove_leftovers, MaterialSummary};
+pub use files::temporary_path;
+pub use generate::{generate, MaterialSummary};
 pub use plan::{
     available_memory, parse_memory, peak_resident_memory, resident_memory, MaterialPlan, Plan,
     Tables, MAX_PIECES,
@@ -46,4 +48,4 @@ pub use plan::{
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 pub use values::WORK_DIR;
 pub use verify::{verify_table, Verifier, VerifyReport};
-pub use write::{temporary_path, COMPRESSION_LEVEL};
+pub use write::COMPRESSION_LEVEL;

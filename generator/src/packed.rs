@@ -108,7 +108,7 @@ pub(crate) fn write(
     positions: u64,
     block: impl Fn(u64, usize, &mut Vec<u8>) -> Result<(), GenerateError> + Sync,
 ) -> Result<u64, GenerateError> {
-    let tmp = temporary_path(path);
+    let tmp = crate::temporary_path(path);
     let result = write_at(&tmp, identity, positions, block).and_then(|len| {
         fs::rename(&tmp, path).map_err(io_error(path))?;
         // Make the rename durable before the raw file it replaces goes; not every platform
@@ -202,13 +202,6 @@ pub(crate) fn raw_block(distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(rules);
 }
 
-/// The name a packed file is written under before it is complete.
-pub(crate) fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".tmp");
-    PathBuf::from(name)
-}
-
 /// A packed file opened for reading, its index in memory.
 #[derive(Debug)]
 pub(crate) struct PackedValues {
@@ -239,7 +232,7 @@ impl PackedValues {
         positions: u64,
     ) -> Result<PackedValues, GenerateError> {
         let io = io_error(path);
-        let file = File::open(path).map_err(&io)?;
+        let file = rafle_probe::open_regular(path).map_err(&io)?;
         let len = file.metadata().map_err(&io)?.len();
         let preamble = preamble(positions, identity);
         let blocks = positions.div_ceil(BLOCK_POSITIONS);
@@ -382,7 +375,7 @@ mod tests {
                 state ^= state >> 7;
                 state ^= state << 17;
                 // Mostly draws and short distances, as in the tables.
-                let d = if state % 3 == 0 {
+                let d = if state.is_multiple_of(3) {
                     0x7fff
                 } else {
                     (state >> 8) as u16 % 40
@@ -411,7 +404,7 @@ mod tests {
         let path = dir.path().join("m.packed");
         let len = pack(&values, &path, "m").unwrap();
         assert_eq!(len, fs::metadata(&path).unwrap().len());
-        assert!(!temporary_path(&path).exists());
+        assert_eq!(files_in(dir.path()), ["m.packed", "m.partial"]);
         let packed = PackedValues::open(&path, "m", n).unwrap();
         packed.check().unwrap();
         let expected: Vec<(u16, u8)> = (0..n)
@@ -486,6 +479,15 @@ mod tests {
             }
         };
         assert!(write(&path, "m", 3 * BLOCK_POSITIONS, failing).is_err());
-        assert!(!path.exists() && !temporary_path(&path).exists());
+        assert!(files_in(dir.path()).is_empty());
+    }
+
+    fn files_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
     }
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{table_path, Limits, Material, PositionIndex, Variant};
+use rafle_probe::{table_path, Limits, Material, PositionIndex, Table, Variant};
 
 use crate::packed::BLOCK_POSITIONS;
 use crate::values::BYTES_PER_POSITION;
@@ -246,6 +246,60 @@ impl Plan {
     /// Total positions of all materials.
     pub fn positions(&self) -> u64 {
         self.materials.iter().map(|m| m.positions).sum()
+    }
+
+    /// Refuses a run that would leave its directory with rule tables of two sets of limits:
+    /// the rule tables of materials beyond the plan stay as they are, so they must already
+    /// have the plan's limits (the prober refuses a directory that mixes them). A unit of
+    /// work needs its dependencies with the plan's limits anyway, and a win/draw/loss-only run
+    /// writes no rule table.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::LimitsWouldMix`], naming the largest such material.
+    pub fn check_limits_agree(&self) -> Result<(), GenerateError> {
+        if self.unit.is_some() || self.tables == Tables::Wdl {
+            return Ok(());
+        }
+        let dir = self.dir.join(self.variant.name());
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(());
+        };
+        let planned: std::collections::HashSet<Material> =
+            self.materials.iter().map(|m| m.material).collect();
+        let mut kept: Vec<(Material, Limits)> = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".rules")) else {
+                continue;
+            };
+            let Ok(material) = stem.parse::<Material>() else {
+                continue;
+            };
+            if !material.is_canonical() || planned.contains(&material) {
+                continue;
+            }
+            // A table that does not open is no valid set of limits: the prober refuses it
+            // for its own fault.
+            let opened = Table::open(&entry.path(), TableKind::DrawRules, self.variant, material);
+            if let Some(limits) = opened.ok().and_then(|t| t.header().limits) {
+                if limits != self.limits {
+                    kept.push((material, limits));
+                }
+            }
+        }
+        kept.sort_by_key(|(m, _)| (m.pieces(), m.to_string()));
+        match kept.last() {
+            None => Ok(()),
+            Some(&(material, found)) => Err(GenerateError::LimitsWouldMix {
+                dir,
+                material,
+                found,
+                requested: self.limits,
+                others: kept.len() - 1,
+                max_pieces: self.max_pieces,
+            }),
+        }
     }
 
     /// Refuses a plan whose largest slice does not fit in `available` bytes.

@@ -11,6 +11,8 @@ use crate::MaterialSummary;
 pub trait Progress: Sync {
     /// A variant's generation starts: the plan of what will be done.
     fn variant_started(&self, _plan: &crate::Plan) {}
+    /// `count` temporary files that a killed run left in `dir` were removed.
+    fn leftovers_removed(&self, _dir: &std::path::Path, _count: usize) {}
     /// A material starts: `positions` positions to solve (or to check, if a table exists).
     fn material_started(&self, _variant: Variant, _material: Material, _positions: u64) {}
     /// `units` more units of work are done in the current material.

@@ -88,7 +88,7 @@ impl SummaryFile {
 
     /// The counts kept for tables of these sizes, if any.
     pub(crate) fn read(&self, written: &Written) -> Option<Counts> {
-        let text = std::fs::read_to_string(&self.path).ok()?;
+        let text = std::io::read_to_string(rafle_probe::open_regular(&self.path).ok()?).ok()?;
         let numbers: Vec<u64> = text
             .split_whitespace()
             .map(str::parse)

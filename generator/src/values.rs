@@ -83,14 +83,7 @@ impl WorkPaths {
     /// Removes every work file of the material but its summary: its values are no longer
     /// read, and whatever a stopped run left of them is of no use.
     pub(crate) fn remove_all(&self) {
-        let temporary = crate::packed::temporary_path(&self.packed);
-        for path in [
-            &self.journal,
-            &self.partial,
-            &self.packed,
-            &temporary,
-            &self.legacy,
-        ] {
+        for path in [&self.journal, &self.partial, &self.packed, &self.legacy] {
             let _ = fs::remove_file(path);
         }
     }
@@ -367,7 +360,7 @@ impl Journal {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
-        if let Ok(file) = File::open(path) {
+        if let Ok(file) = rafle_probe::open_regular(path) {
             let mut lines = BufReader::new(file).lines();
             if lines.next().and_then(Result::ok).as_deref() == Some(identity.as_str()) {
                 let mut bands = Vec::new();

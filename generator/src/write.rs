@@ -3,7 +3,7 @@
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use std::sync::Mutex;
 
@@ -216,7 +216,7 @@ pub(crate) fn write_table(
     let index_crc = crc32fast::hash(&index);
     index.extend_from_slice(&index_crc.to_le_bytes());
 
-    let tmp = temporary_path(path);
+    let tmp = crate::temporary_path(path);
     let result = write_file(
         &tmp,
         &header.encode(),
@@ -263,13 +263,6 @@ pub(crate) fn header(
         bits,
         limits,
     }
-}
-
-/// The temporary name a table is written under before it is checked.
-pub fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
 }
 
 fn write_file<'a>(

@@ -288,13 +288,12 @@ fn an_interrupted_generation_resumes() {
     let last = flipped.len() - 1;
     flipped[last] ^= 1;
     std::fs::write(b.join("MMvM.wdl"), &flipped).unwrap();
-    std::fs::write(b.join("KKvK.wdl.tmp"), b"half a table").unwrap();
+    let leftover = rafle_generator::temporary_path(&b.join("KKvK.wdl"));
+    std::fs::write(&leftover, b"half a table").unwrap();
     // A rule table cut short, and a distance table missing.
     let cut = std::fs::read(b.join("KKvK.rules")).unwrap();
     std::fs::write(b.join("KKvK.rules"), &cut[..cut.len() - 3]).unwrap();
     std::fs::remove_file(b.join("KMvM.dtw")).unwrap();
-    rafle_generator::remove_leftovers(&b).unwrap();
-
     let summaries = generate(
         &Plan::new(Variant::Brazilian, 3, dir.path()).unwrap(),
         &NoProgress,
@@ -311,7 +310,7 @@ fn an_interrupted_generation_resumes() {
         .iter()
         .filter(|s| !s.reused)
         .all(|s| s.material.to_string() == "KKvM" || s.rebuilt_because.is_some()));
-    assert!(!b.join("KKvK.wdl.tmp").exists());
+    assert!(!leftover.exists());
     assert_eq!(files(dir.path()), files(shared_tables()));
     // Reused tables report the same counts as generated ones.
     let fresh = generate(
@@ -358,8 +357,15 @@ fn other_limits_recompute_only_the_rule_tables() {
     // The other variant's tables keep the real limits; one tight table among them is refused.
     let b = Variant::Brazilian;
     assert_eq!(tb.limits(b).unwrap(), Some(Limits::fmjd(b)));
+    let tight_b = tempfile::tempdir().unwrap();
+    let plan = Plan::new(b, 2, tight_b.path()).unwrap();
+    generate(
+        &plan.with_limits(Limits::parse(b, "6.4=3").unwrap()),
+        &NoProgress,
+    )
+    .unwrap();
     std::fs::copy(
-        dir.path().join("international/KvK.rules"),
+        tight_b.path().join("brazilian/KvK.rules"),
         dir.path().join("brazilian/KvK.rules"),
     )
     .unwrap();
@@ -368,6 +374,18 @@ fn other_limits_recompute_only_the_rule_tables() {
         tb.limits(b),
         Err(rafle_probe::ProbeError::MixedLimits { .. })
     ));
+    // A rule table of the other variant in its place is named as such, whatever its limits.
+    std::fs::copy(
+        dir.path().join("international/KvK.rules"),
+        dir.path().join("brazilian/KvK.rules"),
+    )
+    .unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let err = tb.limits(b).unwrap_err();
+    assert!(
+        matches!(err, rafle_probe::ProbeError::WrongTable { .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -586,13 +604,15 @@ fn work_files_resume_after_a_stop_anywhere() {
     assert!(names.iter().any(|n| n.ends_with(".packed")), "{names:?}");
     assert!(!names.iter().any(|n| n.ends_with(".partial")), "{names:?}");
     // Stopped while packing KMvM, its tables written: the packing fails (a directory holds
-    // its temporary name), which leaves what a kill would, its raw file and journal whole.
-    let tmp = work.join("KMvM.packed.tmp");
-    std::fs::create_dir(&tmp).unwrap();
+    // its name), which leaves what a kill would, its raw file and journal whole, and a
+    // temporary file half written.
+    let blocked = work.join("KMvM.packed");
+    std::fs::create_dir(&blocked).unwrap();
     let err = generate(&plan, &NoProgress).unwrap_err();
     assert!(matches!(err, GenerateError::Io { .. }), "{err}");
     assert!(dir.path().join("brazilian/KMvM.rules").exists());
-    std::fs::remove_dir(&tmp).unwrap();
+    std::fs::remove_dir(&blocked).unwrap();
+    let tmp = rafle_generator::temporary_path(&blocked);
     std::fs::write(&tmp, b"half a packed file").unwrap();
     let names = work_files(dir.path());
     assert!(names.contains(&"KMvM.journal".to_string()), "{names:?}");
@@ -629,7 +649,13 @@ fn work_files_resume_after_a_stop_anywhere() {
         .collect();
     assert_eq!(files(dir.path()), shared);
     let names = work_files(dir.path());
-    assert!(names.iter().all(|n| n.ends_with(".summary")), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.ends_with(".summary") || n == "writer.lock"),
+        "{names:?}"
+    );
+    assert!(!tmp.exists());
 }
 
 /// Progress adds up to the units of each material, whether its slices report one by one (KKvK:

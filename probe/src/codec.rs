@@ -263,7 +263,7 @@ pub fn read_code(block: &[u8], bits: u8, i: usize) -> u16 {
 fn write_code(block: &mut Vec<u8>, bits: u8, i: usize, code: u16) {
     match bits {
         2 => {
-            if i % 4 == 0 {
+            if i.is_multiple_of(4) {
                 block.push(0);
             }
             block[i / 4] |= (code as u8 & 3) << (2 * (i % 4));

@@ -149,6 +149,7 @@ impl fmt::Display for ProbeError {
                 second.0.display(),
                 second.1
             ),
+            ProbeError::Io { path, source } if path.as_os_str().is_empty() => write!(f, "{source}"),
             ProbeError::Io { path, source } => write!(f, "{}: {source}", path.display()),
         }
     }

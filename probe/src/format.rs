@@ -235,7 +235,7 @@ impl Header {
         if !header.kind.allows_bits(header.bits) {
             return Err(HeaderError::Field("bits per position"));
         }
-        if header.positions_per_block == 0 || header.positions_per_block % 4 != 0 {
+        if header.positions_per_block == 0 || !header.positions_per_block.is_multiple_of(4) {
             return Err(HeaderError::Field("positions per block"));
         }
         let needed = header

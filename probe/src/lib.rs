@@ -39,6 +39,7 @@ pub mod cache;
 pub mod codec;
 mod dtw;
 mod error;
+mod file;
 pub mod format;
 mod index;
 mod rule_value;
@@ -54,13 +55,14 @@ mod wdl;
 pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
     parse_square, perft, resets_counter, BadLimits, BadMaterialName, Category, Color, Counters,
-    FenError, FenErrorKind, Limits, Material, Move, MoveError, MoveList, Piece, PlacementError,
-    Position, Role, Square, SquareError, SquareIter, SquareSet, SquareStyle, UnknownVariant,
-    Variant, MAX_LIMIT,
+    FenError, FenErrorKind, GameOver, Limits, Material, Move, MoveError, MoveList, Piece,
+    PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet, SquareStyle,
+    UnknownVariant, Variant, MAX_LIMIT,
 };
 
 pub use dtw::Dtw;
 pub use error::ProbeError;
+pub use file::open_regular;
 pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use slice_moves::SliceMoves;

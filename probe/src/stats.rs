@@ -81,6 +81,11 @@ pub fn material_stats(
     let rules_table = limits
         .map(|_| tables.table_of(TableKind::DrawRules, variant, material))
         .transpose()?;
+    // The walk skips the blocks whose positions follow from other tables; their damage must
+    // not go unseen.
+    for table in [wdl_table, dtw_table].into_iter().chain(rules_table) {
+        table.check_checksums()?;
+    }
     let header = dtw_table.header();
     for table in std::iter::once(wdl_table).chain(rules_table) {
         let other = table.header();

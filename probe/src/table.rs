@@ -1,7 +1,6 @@
 //! One opened table file: memory-mapped, header and block index checked, blocks decompressed
 //! on demand with their checksums verified.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -38,7 +37,7 @@ impl Table {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io)?;
+        let file = crate::open_regular(path).map_err(io)?;
         // SAFETY: the mapping is read-only and rafle never writes a table in place (it writes a
         // temporary file and renames it over). Another process truncating the file while it is
         // mapped could still fault; that is the usual caveat of memory-mapped readers.
@@ -94,15 +93,7 @@ impl Table {
             path: self.path.clone(),
             reason,
         };
-        let entry = self
-            .blocks
-            .get(block as usize)
-            .ok_or_else(|| corrupted(format!("block {block} is past the index")))?;
-        let start = entry.offset as usize;
-        let bytes = &self.map[start..start + entry.len as usize];
-        if crc32fast::hash(bytes) != entry.crc {
-            return Err(corrupted(format!("block {block} checksum mismatch")));
-        }
+        let bytes = self.checked_block(block)?;
         let expected = Header::block_len(self.header.positions_in_block(block), self.header.bits);
         let data = zstd::bulk::decompress(bytes, expected)
             .map_err(|e| corrupted(format!("block {block} does not decompress: {e}")))?;
@@ -122,6 +113,34 @@ impl Table {
     /// The first [`ProbeError::Corrupted`] met.
     pub fn check_all_blocks(&self) -> Result<(), ProbeError> {
         (0..self.header.blocks).try_for_each(|b| self.read_block(b).map(drop))
+    }
+
+    /// The compressed bytes of block `block`, their checksum checked.
+    fn checked_block(&self, block: u32) -> Result<&[u8], ProbeError> {
+        let corrupted = |reason: String| ProbeError::Corrupted {
+            path: self.path.clone(),
+            reason,
+        };
+        let entry = self
+            .blocks
+            .get(block as usize)
+            .ok_or_else(|| corrupted(format!("block {block} is past the index")))?;
+        let start = entry.offset as usize;
+        let bytes = &self.map[start..start + entry.len as usize];
+        if crc32fast::hash(bytes) != entry.crc {
+            return Err(corrupted(format!("block {block} checksum mismatch")));
+        }
+        Ok(bytes)
+    }
+
+    /// Checks every block's checksum, without decompressing: for readers that walk a table
+    /// but may skip blocks whose positions follow from elsewhere.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Corrupted`] for the first block whose checksum is wrong.
+    pub fn check_checksums(&self) -> Result<(), ProbeError> {
+        (0..self.header.blocks).try_for_each(|b| self.checked_block(b).map(|_| ()))
     }
 
     /// The decompressed contents of every block, back to back, every checksum checked: the
@@ -179,19 +198,10 @@ impl Checked<'_> {
         variant: Variant,
         material: Material,
     ) -> Result<(), ProbeError> {
-        if header.kind == kind && header.variant == variant && header.material == material {
-            return Ok(());
+        match wrong_table(self.path, header, kind, variant, material) {
+            Some(err) => Err(err),
+            None => Ok(()),
         }
-        Err(ProbeError::WrongTable {
-            path: self.path.to_path_buf(),
-            expected: format!("{} {variant} {material}", kind.extension()),
-            found: format!(
-                "{} {} {}",
-                header.kind.extension(),
-                header.variant,
-                header.material
-            ),
-        })
     }
 
     /// The block index, its checksum checked, every block where the index says and the file
@@ -228,4 +238,28 @@ impl Checked<'_> {
         }
         Ok(blocks)
     }
+}
+
+/// The error for a file at `path` whose header says it holds another table than the `kind` of
+/// `variant` and `material` its place in the directory stands for; `None` if it is that one.
+pub(crate) fn wrong_table(
+    path: &Path,
+    header: &Header,
+    kind: TableKind,
+    variant: Variant,
+    material: Material,
+) -> Option<ProbeError> {
+    if header.kind == kind && header.variant == variant && header.material == material {
+        return None;
+    }
+    Some(ProbeError::WrongTable {
+        path: path.to_path_buf(),
+        expected: format!("{} {variant} {material}", kind.extension()),
+        found: format!(
+            "{} {} {}",
+            header.kind.extension(),
+            header.variant,
+            header.material
+        ),
+    })
 }

@@ -76,7 +76,8 @@ impl Tablebase {
     ///
     /// # Errors
     ///
-    /// [`ProbeError::Io`] if `dir` cannot be read.
+    /// [`ProbeError::Io`] if `dir` is empty or cannot be read, or if a variant's place in it
+    /// (`<dir>/brazilian`, say) holds something else than a directory.
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
         Tablebase::open_with_cache(dir, DEFAULT_CACHE_BYTES)
     }
@@ -85,7 +86,8 @@ impl Tablebase {
     ///
     /// # Errors
     ///
-    /// [`ProbeError::Io`] if `dir` cannot be read.
+    /// [`ProbeError::Io`] if `dir` is empty or cannot be read, or if a variant's place in it
+    /// (`<dir>/brazilian`, say) holds something else than a directory.
     pub fn open_with_cache(
         dir: impl AsRef<Path>,
         cache_bytes: usize,
@@ -95,6 +97,15 @@ impl Tablebase {
             path: path.to_path_buf(),
             source,
         };
+        if dir.as_os_str().is_empty() {
+            return Err(io(
+                &dir,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the table directory is an empty path",
+                ),
+            ));
+        }
         let meta = std::fs::metadata(&dir).map_err(|e| io(&dir, e))?;
         if !meta.is_dir() {
             return Err(io(&dir, std::io::Error::other("not a directory")));
@@ -105,8 +116,17 @@ impl Tablebase {
                 available.insert((kind, variant), BTreeSet::new());
             }
             let sub = dir.join(variant.name());
-            if !sub.is_dir() {
-                continue;
+            match std::fs::metadata(&sub) {
+                Ok(meta) if meta.is_dir() => {}
+                // A file where a variant's directory belongs is a broken layout, not a
+                // directory without tables of that variant.
+                Ok(_) => {
+                    return Err(io(
+                        &sub,
+                        std::io::Error::other("not a directory, where the variant's tables belong"),
+                    ))
+                }
+                Err(_) => continue,
             }
             for entry in std::fs::read_dir(&sub).map_err(|e| io(&sub, e))? {
                 let entry = entry.map_err(|e| io(&sub, e))?;
@@ -167,15 +187,25 @@ impl Tablebase {
     ///
     /// # Errors
     ///
-    /// [`ProbeError::MixedLimits`] if the tables do not all have the same limits.
+    /// [`ProbeError::MixedLimits`] if the tables do not all have the same limits,
+    /// [`ProbeError::WrongTable`] if a file in a rule table's place holds another table.
     pub fn limits(&self, variant: Variant) -> Result<Option<Limits>, ProbeError> {
         match self.limits.get(&variant) {
             None => Ok(None),
-            Some(Ok((_, limits))) => Ok(Some(*limits)),
-            Some(Err((first, second))) => Err(ProbeError::MixedLimits {
+            Some(FoundLimits::Agreed(_, limits)) => Ok(Some(*limits)),
+            Some(FoundLimits::Mixed(first, second)) => Err(ProbeError::MixedLimits {
                 variant,
                 first: first.clone(),
                 second: second.clone(),
+            }),
+            Some(FoundLimits::Misplaced {
+                path,
+                expected,
+                found,
+            }) => Err(ProbeError::WrongTable {
+                path: path.clone(),
+                expected: expected.clone(),
+                found: found.clone(),
             }),
         }
     }
@@ -216,6 +246,34 @@ impl Tablebase {
     /// Most pieces of any win/draw/loss table of the variant (0 if there is none).
     pub fn max_pieces(&self, variant: Variant) -> u32 {
         self.max_pieces_of(TableKind::Wdl, variant)
+    }
+
+    /// The tables a complete set of the variant would hold and this directory lacks, each
+    /// with where it was looked for: every material up to the most pieces of any table has a
+    /// win/draw/loss table, and a distance and a rule table if the directory has any of
+    /// those kinds for the variant (a win/draw/loss-only set, or one made before rule tables
+    /// existed, lacks the kind throughout).
+    pub fn missing_tables(&self, variant: Variant) -> Vec<(Material, TableKind, PathBuf)> {
+        let most = TableKind::ALL
+            .iter()
+            .map(|&kind| self.max_pieces_of(kind, variant))
+            .max()
+            .unwrap_or(0);
+        let mut missing = Vec::new();
+        for material in Material::all_up_to(variant, most) {
+            for kind in TableKind::ALL {
+                let kept = &self.available[&(kind, variant)];
+                let expected = kind == TableKind::Wdl || !kept.is_empty();
+                if expected && !kept.contains(&material) {
+                    missing.push((
+                        material,
+                        kind,
+                        table_path(&self.dir, variant, material, kind),
+                    ));
+                }
+            }
+        }
+        missing
     }
 
     /// Most pieces of any table of `kind` of the variant (0 if there is none).
@@ -269,9 +327,13 @@ impl Tablebase {
     }
 
     /// The limits of the rule tables a position is probed in, checking first that they reach
-    /// that far.
+    /// that far (a finished game needs no table, only the limits it is answered under).
     fn rule_limits_for(&self, pos: &Position) -> Result<Limits, ProbeError> {
-        self.check_pieces(TableKind::DrawRules, pos)?;
+        if pos.piece_count() > self.max_pieces_of(TableKind::DrawRules, pos.variant())
+            && pos.game_over().is_none()
+        {
+            self.check_pieces(TableKind::DrawRules, pos)?;
+        }
         self.limits(pos.variant())?
             .ok_or_else(|| self.missing_rule_table(pos))
     }
@@ -422,7 +484,7 @@ impl Tablebase {
         let path = table_path(&self.dir, entry.variant, entry.material, entry.kind);
         let opened = Table::open(&path, entry.kind, entry.variant, entry.material)?;
         if let Some(limits) = opened.header().limits {
-            if let Some(Ok((first, expected))) = self.limits.get(&entry.variant) {
+            if let Some(FoundLimits::Agreed(first, expected)) = self.limits.get(&entry.variant) {
                 if limits != *expected {
                     return Err(ProbeError::MixedLimits {
                         variant: entry.variant,
@@ -457,9 +519,21 @@ pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableK
         .join(format!("{material}.{}", kind.extension()))
 }
 
-/// The limits of a variant's rule tables with the file they were read from, or two files whose
-/// limits differ.
-type FoundLimits = Result<(PathBuf, Limits), ((PathBuf, Limits), (PathBuf, Limits))>;
+/// What the headers of a variant's rule tables say about their draw-rule limits.
+#[derive(Debug, Clone)]
+enum FoundLimits {
+    /// All agree: the limits, with one file they were read from.
+    Agreed(PathBuf, Limits),
+    /// Two files disagree.
+    Mixed((PathBuf, Limits), (PathBuf, Limits)),
+    /// A file in a rule table's place holds another table (of the other variant, say): that,
+    /// not its limits, is what is wrong.
+    Misplaced {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
+}
 
 /// The limits recorded in the headers of a variant's rule tables; `None` without any.
 /// Unreadable headers are left for opening the table to report.
@@ -470,22 +544,38 @@ fn rule_limits(
 ) -> Option<FoundLimits> {
     use std::io::Read;
     let mut first: Option<(PathBuf, Limits)> = None;
+    let mut mixed = None;
     for &material in materials {
         let path = table_path(dir, variant, material, TableKind::DrawRules);
         let mut bytes = [0u8; crate::format::HEADER_LEN];
-        let read = std::fs::File::open(&path).and_then(|mut f| f.read_exact(&mut bytes));
-        let Some(limits) = read
-            .ok()
-            .and_then(|()| Header::decode(&bytes).ok())
-            .and_then(|h| h.limits)
-        else {
+        let read = crate::open_regular(&path).and_then(|mut f| f.read_exact(&mut bytes));
+        let Some(header) = read.ok().and_then(|()| Header::decode(&bytes).ok()) else {
+            continue;
+        };
+        let wrong =
+            crate::table::wrong_table(&path, &header, TableKind::DrawRules, variant, material);
+        if let Some(ProbeError::WrongTable {
+            path,
+            expected,
+            found,
+        }) = wrong
+        {
+            return Some(FoundLimits::Misplaced {
+                path,
+                expected,
+                found,
+            });
+        }
+        let Some(limits) = header.limits else {
             continue;
         };
         match &first {
             None => first = Some((path, limits)),
             Some((_, seen)) if *seen == limits => {}
-            Some(seen) => return Some(Err((seen.clone(), (path, limits)))),
+            Some(seen) => {
+                mixed.get_or_insert_with(|| FoundLimits::Mixed(seen.clone(), (path, limits)));
+            }
         }
     }
-    first.map(Ok)
+    mixed.or(first.map(|(path, limits)| FoundLimits::Agreed(path, limits)))
 }

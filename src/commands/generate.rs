@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
-    available_memory, generate, human_bytes, parse_memory, peak_resident_memory, remove_leftovers,
-    GenerateError, MaterialSummary, Plan, Progress, Tables, UNITS_PER_POSITION,
+    available_memory, generate, human_bytes, parse_memory, peak_resident_memory, GenerateError,
+    MaterialSummary, Plan, Progress, Tables, UNITS_PER_POSITION,
 };
 use rafle_probe::{Limits, Material, Variant};
 
@@ -116,6 +116,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         if let Some(budget) = plan.budget {
             plan.check_memory(budget).map_err(failure)?;
         }
+        plan.check_limits_agree().map_err(failure)?;
     }
     for plan in &plans {
         let what = match (plan.unit, plan.materials.last()) {
@@ -148,15 +149,6 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         .map_err(other)?;
     let mut out = io::stdout().lock();
     for (i, plan) in plans.iter().enumerate() {
-        let dir = plan.dir.join(plan.variant.name());
-        let removed = remove_leftovers(&dir).map_err(failure)?;
-        if removed > 0 {
-            let files = if removed == 1 { "file" } else { "files" };
-            note(&format!(
-                "removed {removed} temporary {files} left in {} by an interrupted run",
-                dir.display()
-            ));
-        }
         let summaries = {
             let bars = Bars::new(plan);
             pool.install(|| generate(plan, &bars))
@@ -178,7 +170,8 @@ fn failure(err: GenerateError) -> Failure {
         GenerateError::NotEnoughMemory { .. }
         | GenerateError::TooManyPieces { .. }
         | GenerateError::NoSuchMaterial { .. }
-        | GenerateError::MissingTables { .. } => input(err),
+        | GenerateError::MissingTables { .. }
+        | GenerateError::LimitsWouldMix { .. } => input(err),
         err => other(err),
     }
 }
@@ -240,6 +233,16 @@ fn style(template: &str) -> ProgressStyle {
 }
 
 impl Progress for Bars {
+    fn leftovers_removed(&self, dir: &std::path::Path, count: usize) {
+        let files = if count == 1 { "file" } else { "files" };
+        self.multi.suspend(|| {
+            note(&format!(
+                "removed {count} temporary {files} left in {} by an interrupted run",
+                dir.display()
+            ))
+        });
+    }
+
     fn material_started(&self, _variant: Variant, material: Material, positions: u64) {
         self.material.reset();
         self.material.set_length(UNITS_PER_POSITION * positions);

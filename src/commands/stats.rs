@@ -86,7 +86,18 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         .progress_chars("=> "),
     );
     let mut out = io::stdout().lock();
+    let mut missing = 0;
     for (i, (&variant, limits)) in chosen.iter().zip(limits).enumerate() {
+        // Counted without them, the totals would look complete: each is named, and the run
+        // fails at the end.
+        for (material, _, path) in tables.missing_tables(variant) {
+            let _ = writeln!(
+                io::stderr(),
+                "{variant} {material} missing: {}",
+                path.display()
+            );
+            missing += 1;
+        }
         let materials = tables.materials(variant);
         let mut rows = Vec::with_capacity(materials.len());
         for &material in &materials {
@@ -127,7 +138,13 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         }
         out.flush()?;
     }
-    Ok(())
+    match missing {
+        0 => Ok(()),
+        1 => Err(other("1 table is missing; the totals leave it out")),
+        n => Err(other(format!(
+            "{n} tables are missing; the totals leave them out"
+        ))),
+    }
 }
 
 /// Which columns are numbers, aligned right.

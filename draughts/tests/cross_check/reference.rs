@@ -166,7 +166,7 @@ impl Board {
         let per_row = self.size / 2;
         let row = (number - 1) / per_row;
         let index = (number - 1) % per_row;
-        let column = 2 * index + usize::from(row % 2 == 0);
+        let column = 2 * index + usize::from(row.is_multiple_of(2));
         (row, column)
     }
 

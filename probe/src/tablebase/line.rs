@@ -8,8 +8,8 @@ use std::fmt;
 use super::Tablebase;
 use crate::format::TableKind;
 use crate::{
-    Category, Color, Counters, Dtw, Move, MoveList, Position, ProbeError, RuleOutcome, SquareStyle,
-    Wdl,
+    Category, Color, Counters, Dtw, GameOver, Move, MoveList, Position, ProbeError, RuleOutcome,
+    SquareStyle, Wdl,
 };
 
 use super::moves::{listing_order, MoveValues};
@@ -179,7 +179,7 @@ impl Tablebase {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Dtw)>, ProbeError> {
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
+        if pos.game_over().is_some() {
             return Ok(None);
         }
         self.check_pieces(TableKind::Dtw, pos)?;
@@ -238,7 +238,7 @@ impl Tablebase {
         let mut plies = Vec::new();
         let end = loop {
             let legal = pos.legal_moves();
-            let outcome = match self.line_over(&pos, &legal, counters, plies.len())? {
+            let outcome = match self.line_over(&pos, counters, plies.len())? {
                 Ok(end) => break end,
                 Err(outcome) => outcome,
             };
@@ -269,20 +269,15 @@ impl Tablebase {
     fn line_over(
         &self,
         pos: &Position,
-        legal: &MoveList,
         counters: Counters,
         played: usize,
     ) -> Result<Result<LineEnd, RuleOutcome>, ProbeError> {
         let (side, opponent) = (pos.turn(), pos.turn().opposite());
-        if pos.side_pieces(side).is_empty() {
-            return Ok(Ok(LineEnd::NoPieceLeft { winner: opponent }));
-        }
-        if pos.side_pieces(opponent).is_empty() {
-            // Only a FEN can start so: the game is already over.
-            return Ok(Ok(LineEnd::NoPieceLeft { winner: side }));
-        }
-        if legal.is_empty() {
-            return Ok(Ok(LineEnd::NoMove { winner: opponent }));
+        match pos.game_over() {
+            Some(GameOver::NoPiece) => return Ok(Ok(LineEnd::NoPieceLeft { winner: opponent })),
+            Some(GameOver::OpponentGone) => return Ok(Ok(LineEnd::NoPieceLeft { winner: side })),
+            Some(GameOver::Blocked) => return Ok(Ok(LineEnd::NoMove { winner: opponent })),
+            None => {}
         }
         let outcome = self.probe_draw_rules(pos, counters)?;
         if counters.used(outcome.category) >= u16::from(outcome.limit) {

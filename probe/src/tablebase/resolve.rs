@@ -1,5 +1,5 @@
 //! The one way a position's value is found, for every table kind and both ways of reading:
-//! a side without pieces ends the game; a position the table of its kind leaves out (the side
+//! a finished game ([`Position::game_over`]) answers itself; a position the table of its kind leaves out (the side
 //! to move must capture, a drawn position in the distance and draw-rule tables, Black to move
 //! in their orientation) follows from its successors or from the win/draw/loss table; the rest
 //! is read from the table.
@@ -61,11 +61,20 @@ impl Tablebase {
         limits: Option<Limits>,
         reading: Reading,
     ) -> Result<Option<C::Value>, ProbeError> {
-        if pos.side_pieces(pos.turn()).is_empty() {
-            return Ok(Some(C::NO_PIECE));
-        }
-        if pos.side_pieces(pos.turn().opposite()).is_empty() {
-            return Ok(Some(C::opponent_gone()));
+        // A finished game is answered by its one definition wherever the tables cannot answer
+        // it: a side without pieces, or more pieces than they cover. Within the tables a
+        // blocked side's loss is stored, so its moves need not be generated here.
+        let beyond = pos.piece_count() > self.max_pieces_of(C::KIND, pos.variant());
+        let emptied = pos.side_pieces(pos.turn()).is_empty()
+            || pos.side_pieces(pos.turn().opposite()).is_empty();
+        if beyond || emptied {
+            if let Some(end) = pos.game_over() {
+                return Ok(Some(if end.side_to_move_wins() {
+                    C::opponent_gone()
+                } else {
+                    C::NO_PIECE
+                }));
+            }
         }
         self.check_pieces(C::KIND, pos)?;
         let capture = pos.must_capture();

@@ -1,0 +1,333 @@
+//! The generator's hold on a table directory: one writer at a time, temporary files under
+//! names no one else uses, and the cleaning of those a killed run left.
+//!
+//! A whole run takes its variant directory's lock exclusively. A unit of work (one material,
+//! from finished dependencies) takes it shared and its material's lock exclusively, so units of
+//! different materials may run side by side but never beside a whole run or a unit of the same
+//! material. The locks are advisory file locks (`flock`): the system releases them when the
+//! process ends, however it ends, so a killed run never leaves the directory locked.
+
+use std::collections::hash_map::RandomState;
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use rafle_probe::Material;
+
+use crate::values::WORK_DIR;
+use crate::GenerateError;
+
+/// Every temporary file rafle writes is named `.rafle-<16 hex digits>.<final name>.tmp`.
+const TEMPORARY_PREFIX: &str = ".rafle-";
+const TEMPORARY_SUFFIX: &str = ".tmp";
+const TOKEN_DIGITS: usize = 16;
+
+/// The name a file is written under before it is complete and renamed to `path`: in the same
+/// directory (so the rename is atomic), hidden, and different for every call and process, so
+/// two writers never share one.
+pub fn temporary_path(path: &Path) -> PathBuf {
+    static PROCESS: OnceLock<u64> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // Random per process rather than the process id alone: processes on the nodes of a
+    // cluster sharing one filesystem may have the same id.
+    let process = *PROCESS.get_or_init(|| {
+        let mut h = RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        h.finish()
+    });
+    let mut h = RandomState::new().build_hasher();
+    h.write_u64(process);
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    let token = process ^ h.finish();
+    let mut name = format!("{TEMPORARY_PREFIX}{token:016x}.").into();
+    let final_name = path.file_name().unwrap_or_default();
+    std::ffi::OsString::push(&mut name, final_name);
+    std::ffi::OsString::push(&mut name, TEMPORARY_SUFFIX);
+    path.with_file_name(name)
+}
+
+/// Whether `name` is one [`temporary_path`] makes.
+fn is_temporary_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(TEMPORARY_PREFIX) else {
+        return false;
+    };
+    let Some((token, rest)) = rest.split_at_checked(TOKEN_DIGITS) else {
+        return false;
+    };
+    token
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        && rest.len() > 1 + TEMPORARY_SUFFIX.len()
+        && rest.starts_with('.')
+        && rest.ends_with(TEMPORARY_SUFFIX)
+}
+
+/// The lock a generation holds on a variant's table directory while it writes there; released
+/// when dropped (or when the process ends).
+#[derive(Debug)]
+pub(crate) struct WriterLock {
+    dir: PathBuf,
+    /// The directory's lock file, held exclusively by a whole run.
+    directory: File,
+    /// A unit's material lock, if this is a unit.
+    unit: Option<File>,
+}
+
+impl WriterLock {
+    /// Takes the lock of a whole run on the variant directory `dir` (created if missing).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Busy`] if another generation writes there, [`GenerateError::Io`] if
+    /// the lock file cannot be made.
+    pub(crate) fn whole(dir: &Path) -> Result<WriterLock, GenerateError> {
+        let mut directory = lock_file(dir, "writer.lock")?;
+        match directory.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                // Shared holders are units, which do not leave their process id here.
+                let units = directory.try_lock_shared().is_ok();
+                let pid = if units {
+                    None
+                } else {
+                    read_pid(&mut directory)
+                };
+                return Err(busy(dir, pid, None));
+            }
+            Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, "writer.lock"), e)),
+        }
+        write_pid(&mut directory, &lock_path(dir, "writer.lock"))?;
+        Ok(WriterLock {
+            dir: dir.to_path_buf(),
+            directory,
+            unit: None,
+        })
+    }
+
+    /// Takes the lock of a unit of work on `material` in the variant directory `dir`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Busy`] if a whole run writes there or another unit writes the same
+    /// material, [`GenerateError::Io`] if a lock file cannot be made.
+    pub(crate) fn unit(dir: &Path, material: Material) -> Result<WriterLock, GenerateError> {
+        let mut directory = lock_file(dir, "writer.lock")?;
+        match directory.try_lock_shared() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(busy(dir, read_pid(&mut directory), None));
+            }
+            Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, "writer.lock"), e)),
+        }
+        let name = format!("{material}.lock");
+        let mut unit = lock_file(dir, &name)?;
+        match unit.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(busy(dir, read_pid(&mut unit), Some(material)));
+            }
+            Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, &name), e)),
+        }
+        write_pid(&mut unit, &lock_path(dir, &name))?;
+        Ok(WriterLock {
+            dir: dir.to_path_buf(),
+            directory,
+            unit: Some(unit),
+        })
+    }
+
+    /// Removes the temporary files ([`temporary_path`]) a killed run left in the directory and
+    /// its work directory; the number removed. Only a whole run does: a unit cannot tell
+    /// another unit's files from a dead one's. Nothing else is touched, whatever its name.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if a directory cannot be read or a leftover removed.
+    pub(crate) fn remove_leftovers(&self) -> Result<usize, GenerateError> {
+        if self.unit.is_some() {
+            return Ok(0);
+        }
+        let mut removed = 0;
+        for dir in [self.dir.clone(), self.dir.join(WORK_DIR)] {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries {
+                let entry = entry.map_err(|e| io(&dir, e))?;
+                let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+                let ours = entry.file_name().to_str().is_some_and(is_temporary_name);
+                if is_file && ours {
+                    let path = entry.path();
+                    fs::remove_file(&path).map_err(|e| io(&path, e))?;
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+}
+
+impl Drop for WriterLock {
+    fn drop(&mut self) {
+        // The process id goes first, so that no one reads it after the lock is free; the lock
+        // itself goes with the file.
+        if let Some(unit) = &self.unit {
+            let _ = unit.set_len(0);
+        } else {
+            let _ = self.directory.set_len(0);
+        }
+    }
+}
+
+fn lock_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(WORK_DIR).join(name)
+}
+
+/// Opens (creating it and its directory if needed) a lock file of the work directory.
+fn lock_file(dir: &Path, name: &str) -> Result<File, GenerateError> {
+    let work = dir.join(WORK_DIR);
+    if let Ok(meta) = fs::metadata(dir) {
+        if !meta.is_dir() {
+            return Err(io(
+                dir,
+                std::io::Error::other("not a directory: tables cannot be written there"),
+            ));
+        }
+    }
+    fs::create_dir_all(&work).map_err(|e| io(&work, e))?;
+    let path = work.join(name);
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| io(&path, e))
+}
+
+fn write_pid(file: &mut File, path: &Path) -> Result<(), GenerateError> {
+    file.set_len(0)
+        .and_then(|()| file.seek(SeekFrom::Start(0)))
+        .and_then(|_| writeln!(file, "{}", std::process::id()))
+        .map_err(|e| io(path, e))
+}
+
+/// The process id the lock's holder wrote, if it has written one yet.
+fn read_pid(file: &mut File) -> Option<u32> {
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.take(32).read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
+}
+
+fn busy(dir: &Path, pid: Option<u32>, material: Option<Material>) -> GenerateError {
+    GenerateError::Busy {
+        dir: dir.to_path_buf(),
+        pid,
+        material,
+    }
+}
+
+fn io(path: &Path, source: std::io::Error) -> GenerateError {
+    GenerateError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_differ_and_are_recognised() {
+        let a = temporary_path(Path::new("d/KKvK.wdl"));
+        let b = temporary_path(Path::new("d/KKvK.wdl"));
+        assert_ne!(a, b);
+        assert_eq!(a.parent(), Some(Path::new("d")));
+        let name = a.file_name().unwrap().to_str().unwrap();
+        assert!(
+            name.starts_with(".rafle-") && name.ends_with(".KKvK.wdl.tmp"),
+            "{name}"
+        );
+        assert!(is_temporary_name(name));
+        for other in [
+            "notes.tmp",
+            "KKvK.wdl.tmp",
+            ".rafle-notes.tmp",
+            ".rafle-0123456789abcdef.tmp",
+            ".rafle-0123456789ABCDEF.KvK.wdl.tmp",
+            ".rafle-0123456789abcdef.KvK.wdl",
+        ] {
+            assert!(!is_temporary_name(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn one_whole_run_at_a_time_and_units_beside_each_other() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("brazilian");
+        let k = |s: &str| s.parse::<Material>().unwrap();
+        {
+            let _whole = WriterLock::whole(&dir).unwrap();
+            let err = WriterLock::whole(&dir).unwrap_err();
+            let pid = std::process::id();
+            assert!(
+                matches!(err, GenerateError::Busy { pid: Some(p), material: None, .. } if p == pid)
+            );
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "another rafle generate (pid {pid}) is writing {}",
+                    dir.display()
+                )
+            );
+            assert!(WriterLock::unit(&dir, k("KvK")).is_err());
+        }
+        let kvk = WriterLock::unit(&dir, k("KvK")).unwrap();
+        let _kkvk = WriterLock::unit(&dir, k("KKvK")).unwrap();
+        let err = WriterLock::unit(&dir, k("KvK")).unwrap_err();
+        assert!(matches!(
+            err,
+            GenerateError::Busy {
+                material: Some(_),
+                ..
+            }
+        ));
+        let err = WriterLock::whole(&dir).unwrap_err();
+        assert!(
+            matches!(err, GenerateError::Busy { pid: None, .. }),
+            "{err}"
+        );
+        drop(kvk);
+        assert!(WriterLock::unit(&dir, k("KvK")).is_ok());
+    }
+
+    #[test]
+    fn only_our_temporary_files_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("brazilian");
+        let lock = WriterLock::whole(&dir).unwrap();
+        let ours = [
+            temporary_path(&dir.join("KvK.wdl")),
+            temporary_path(&dir.join(WORK_DIR).join("KvK.packed")),
+        ];
+        for path in &ours {
+            fs::write(path, b"half").unwrap();
+        }
+        let theirs = [dir.join("notes.tmp"), dir.join("KvK.wdl.tmp")];
+        for path in &theirs {
+            fs::write(path, b"keep").unwrap();
+        }
+        // A directory under one of our names is not ours to remove.
+        let odd = temporary_path(&dir.join("x"));
+        fs::create_dir(&odd).unwrap();
+        assert_eq!(lock.remove_leftovers().unwrap(), 2);
+        assert!(ours.iter().all(|p| !p.exists()));
+        assert!(theirs.iter().all(|p| p.exists()));
+        assert!(odd.is_dir());
+    }
+}
