@@ -306,14 +306,23 @@ pub unsafe extern "C" fn rafle_has_table(
         let tables = unsafe { handle(tb) }?;
         // SAFETY: the caller's promise.
         let m = unsafe { material.as_ref() }.ok_or_else(|| Failure::null("material"))?;
+        let (kind, variant) = (kind(kind_code)?, variant(variant_code)?);
+        // More pieces than squares is no material of any table; `Material` counts its pieces
+        // in `u8`, which such counts (up to 4 x 255) would overflow.
+        let pieces = [m.white_men, m.white_kings, m.black_men, m.black_kings]
+            .iter()
+            .map(|&n| u32::from(n))
+            .sum::<u32>();
+        if pieces > u32::from(variant.square_count()) {
+            return Ok(0);
+        }
         let material = Material {
             white_men: m.white_men,
             white_kings: m.white_kings,
             black_men: m.black_men,
             black_kings: m.black_kings,
         };
-        let found = tables.has_table(kind(kind_code)?, variant(variant_code)?, material);
-        Ok(c_int::from(found))
+        Ok(c_int::from(tables.has_table(kind, variant, material)))
     })
 }
 
