@@ -25,8 +25,8 @@ use rafle::*;
 use rafle_generator::{generate, NoProgress, Plan};
 use rafle_probe::format::TableKind;
 use rafle_probe::{
-    Color, Counters, Dtw, Material, Position, ProbeError, RuleClass, RuleOutcome, SquareStyle,
-    Tablebase, Variant, Wdl,
+    Color, Counters, Dtw, Material, Position, ProbeError, RuleClass, RuleOutcome, RuleValue,
+    SquareStyle, Tablebase, Variant, Wdl,
 };
 use tempfile::TempDir;
 
@@ -937,30 +937,32 @@ fn a_material_of_more_pieces_than_squares_has_no_table() {
 /// pieces than the rule tables cover, the rule probe refused the position (too many pieces)
 /// while the cache-only probe, documented to answer as it does, gave a value.
 #[test]
-fn the_cached_rule_probe_refuses_what_the_full_one_refuses() {
+fn the_cached_and_full_probes_answer_a_finished_game_alike() {
     let dir = tables();
     let tb = Handle::open(dir.path());
     let rust = Tablebase::open(dir.path()).expect("tables open");
+    // More pieces than the tables cover, but the game is over: Black has none.
     let pos = Position::from_fen(Variant::Brazilian, "W:WK1,5,6,7:B").expect("FEN");
-    assert!(matches!(
-        rust.probe_draw_rules(&pos, Counters::FRESH),
-        Err(ProbeError::TooManyPieces { pieces: 4, .. })
-    ));
-    assert_eq!(rust.probe_draw_rules_cached(&pos, Counters::FRESH), None);
+    let full = rust
+        .probe_draw_rules(&pos, Counters::FRESH)
+        .expect("answered");
+    assert_eq!(full.value, RuleValue::win(0));
+    assert_eq!(
+        rust.probe_draw_rules_cached(&pos, Counters::FRESH),
+        Some(full)
+    );
     let c = RaflePosition::from_position(&pos);
-    let mut out = RafleRules::default();
+    let (mut out, mut cached) = (RafleRules::default(), RafleRules::default());
     // SAFETY: a live handle, a position and an output on the stack, fresh counters.
     unsafe {
+        assert_eq!(rafle_probe_rules(tb.0, &c, null(), &mut out), RAFLE_OK);
         assert_eq!(
-            rafle_probe_rules(tb.0, &c, null(), &mut out),
-            RAFLE_ERR_TOO_MANY_PIECES
-        );
-        assert_eq!(
-            rafle_probe_rules_cached(tb.0, &c, null(), &mut out),
-            RAFLE_NOT_CACHED
+            rafle_probe_rules_cached(tb.0, &c, null(), &mut cached),
+            RAFLE_OK
         );
     }
-    // The win/draw/loss probes answer such a position: the side without pieces has lost.
+    assert_eq!((out.result, out.count), (RAFLE_WIN, 0));
+    assert_eq!((cached.result, cached.count), (RAFLE_WIN, 0));
     assert_eq!(rust.probe_wdl(&pos).ok(), Some(Wdl::Win));
     assert_eq!(rust.probe_wdl_cached(&pos), Some(Wdl::Win));
 }

@@ -94,9 +94,6 @@ impl Tablebase {
         pos: &Position,
         counters: Counters,
     ) -> Option<RuleOutcome> {
-        // As the full probe, which refuses a position of more pieces than the rule tables
-        // cover before looking whether a side has no piece left.
-        self.check_pieces(TableKind::DrawRules, pos).ok()?;
         let limits = self.limits(pos.variant()).ok()??;
         let value = self
             .resolve::<DrawRulesCodec>(pos, Some(limits), Reading::CachedOnly)
