@@ -565,6 +565,19 @@ fn generate_refuses_impossible_requests_in_one_line() {
         "{err}"
     );
     fails(&["generate", "--memory", "8X", "--data", data], 2);
+    for (limits, why) in [
+        ("6.2=50,6.2=40", "rule 6.2 is given twice, at items 1 and 2"),
+        ("", "the limits list is empty"),
+        (",", "empty item at position 1 of the limits list"),
+        ("6.2=50,", "empty item at position 2 of the limits list"),
+        (
+            "6.2=50,,6.3=30",
+            "empty item at position 2 of the limits list",
+        ),
+    ] {
+        let err = fails(&["generate", "--limits", limits, "--data", data], 2);
+        assert!(err.contains(why), "--limits {limits:?}: {err}");
+    }
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,
