@@ -173,6 +173,40 @@ fn errors_say_where() {
     );
 }
 
+/// The one line `rafle ARGS` prints on stderr, after checking it exits 2.
+fn usage_error(args: &[&str]) -> String {
+    let out = rafle(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "rafle {args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "rafle {args:?}: {stderr}");
+    stderr.trim_end().to_string()
+}
+
+#[test]
+fn numbers_out_of_range_name_the_range() {
+    for depth in ["0", "4294967296", "99999999999999999999999"] {
+        assert_eq!(
+            usage_error(&["perft", depth]),
+            format!(
+                "rafle: invalid value '{depth}' for '<DEPTH>': DEPTH must be a number from 1 to \
+                 4294967295 (see 'rafle --help')"
+            )
+        );
+    }
+    let err = usage_error(&["probe", "--counters", "70000,0", "W:W28:B23"]);
+    assert!(
+        err.contains("K (the king plies of rule 6.2) must be a number from 0 to 10000"),
+        "{err}"
+    );
+    let err = usage_error(&["probe", "--counters", "0,-1", "W:W28:B23"]);
+    assert!(
+        err.contains(
+            "C (the plies in the category of rules 6.3/6.4) must be a number from 0 to 10000"
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn help_and_version_succeed() {
     assert!(ok(&["--help"]).contains("perft"));

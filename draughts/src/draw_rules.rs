@@ -226,25 +226,52 @@ impl Counters {
     }
 }
 
-impl FromStr for Counters {
-    type Err = String;
+/// The most plies a counter read from text may hold: far past every limit (a counter at its
+/// limit already means a draw), with room to count on without reaching `u16::MAX`.
+pub const MAX_COUNTER: u16 = 10_000;
 
-    /// Reads `K,C`: the 6.2 count, then the category count.
-    fn from_str(text: &str) -> Result<Counters, String> {
-        let (k, c) = text
-            .split_once(',')
-            .ok_or_else(|| format!("bad counters {text:?}: expected K,C like 12,0"))?;
-        let number = |s: &str| {
+impl FromStr for Counters {
+    type Err = BadCounters;
+
+    /// Reads `K,C`: the 6.2 count, then the category count, each from 0 to [`MAX_COUNTER`].
+    fn from_str(text: &str) -> Result<Counters, BadCounters> {
+        let bad = |why: String| BadCounters(format!("{text:?}: {why}"));
+        let (k, c) = text.split_once(',').ok_or_else(|| {
+            bad(format!(
+                "expected K,C like 12,0 (K the king plies of rule 6.2, C the plies in the \
+                 category of rules 6.3/6.4, each from 0 to {MAX_COUNTER})"
+            ))
+        })?;
+        let number = |s: &str, what: &str| {
             s.trim()
                 .parse::<u16>()
-                .map_err(|_| format!("bad counters {text:?}: {s:?} is not a count of plies"))
+                .ok()
+                .filter(|n| *n <= MAX_COUNTER)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{what} must be a number from 0 to {MAX_COUNTER}, not {:?}",
+                        s.trim()
+                    ))
+                })
         };
         Ok(Counters {
-            king_plies: number(k)?,
-            category_plies: number(c)?,
+            king_plies: number(k, "K (the king plies of rule 6.2)")?,
+            category_plies: number(c, "C (the plies in the category of rules 6.3/6.4)")?,
         })
     }
 }
+
+/// Counters that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadCounters(pub String);
+
+impl fmt::Display for BadCounters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad counters {}", self.0)
+    }
+}
+
+impl std::error::Error for BadCounters {}
 
 #[cfg(test)]
 mod tests {
@@ -347,5 +374,31 @@ mod tests {
             })
         );
         assert!("4".parse::<Counters>().is_err());
+    }
+
+    fn counters_error(text: &str) -> String {
+        text.parse::<Counters>().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn counters_say_their_range() {
+        assert_eq!(
+            counters_error("70000,0"),
+            "bad counters \"70000,0\": K (the king plies of rule 6.2) must be a number from 0 to \
+             10000, not \"70000\""
+        );
+        assert_eq!(
+            counters_error("0,10001"),
+            "bad counters \"0,10001\": C (the plies in the category of rules 6.3/6.4) must be a \
+             number from 0 to 10000, not \"10001\""
+        );
+        assert!(counters_error("4").contains("each from 0 to 10000"));
+        assert_eq!(
+            " 10000 , 0 ".parse(),
+            Ok(Counters {
+                king_plies: MAX_COUNTER,
+                category_plies: 0
+            })
+        );
     }
 }

@@ -42,7 +42,9 @@ mod retro;
 mod square;
 mod variant;
 
-pub use draw_rules::{resets_counter, BadLimits, Category, Counters, Limits, MAX_LIMIT};
+pub use draw_rules::{
+    resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,
+};
 pub use fen::{FenError, FenErrorKind};
 pub use material::{BadMaterialName, Material};
 pub use movegen::{Move, MoveList};

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use rafle_probe::{
-    Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position, RuleClass, RuleOutcome,
-    RuleValue, SquareStyle, Tablebase, Wdl,
+    BadCounters, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position, RuleClass,
+    RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
 };
 use serde::Serialize;
 
@@ -117,18 +117,8 @@ pub struct ProbeArgs {
     fens: Vec<String>,
 }
 
-/// The most plies `--counters` takes on either counter: far past every limit (a counter at
-/// its limit already means a draw), and room to count on without overflowing.
-const MAX_COUNTER: u16 = 10_000;
-
 fn parse_counters(text: &str) -> Result<Counters, String> {
-    let counters: Counters = text.parse()?;
-    if counters.king_plies.max(counters.category_plies) > MAX_COUNTER {
-        return Err(format!(
-            "bad counters {text:?}: a counter is at most {MAX_COUNTER} plies"
-        ));
-    }
-    Ok(counters)
+    text.parse().map_err(|e: BadCounters| e.to_string())
 }
 
 /// What every position of a run is probed with.
