@@ -183,6 +183,31 @@ fn usage_error(args: &[&str]) -> String {
 }
 
 #[test]
+fn fen_errors_name_the_character_and_its_column() {
+    for (fen, message) in [
+        (
+            "W:W31.:B20",
+            "invalid FEN at column 6: unexpected '.': a '.' may only end the FEN",
+        ),
+        (
+            "W:W31,,32:B20",
+            "invalid FEN at column 7: empty square item in a piece list: \
+             found ',' where a square was expected",
+        ),
+        (
+            "W:W31::B20",
+            "invalid FEN at column 7: found ':' where W or B starting a piece list was expected",
+        ),
+        (
+            "W:W31:B99999999999999999999",
+            "invalid FEN at column 8: square 99999999999999999999 is out of range (1..50)",
+        ),
+    ] {
+        assert_eq!(usage_error(&["moves", fen]), format!("rafle: {message}"));
+    }
+}
+
+#[test]
 fn numbers_out_of_range_name_the_range() {
     for depth in ["0", "4294967296", "99999999999999999999999"] {
         assert_eq!(
@@ -205,6 +230,23 @@ fn numbers_out_of_range_name_the_range() {
         ),
         "{err}"
     );
+}
+
+#[test]
+fn control_characters_are_never_echoed() {
+    for args in [
+        &["moves", "W:W\u{1b}[31m:B\u{7}1"][..],
+        // No NUL: an argument cannot hold one; standard input can (tests/tables.rs).
+        &["moves", "W:W31:B1\u{8}"],
+        &["stats", "--variant", "\u{1}x"],
+        &["generate", "--limits", "6.2=\u{1b}"],
+    ] {
+        let err = usage_error(args);
+        assert!(
+            !err.chars().any(char::is_control),
+            "rafle {args:?} echoed a control character: {err:?}"
+        );
+    }
 }
 
 #[test]

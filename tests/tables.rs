@@ -355,6 +355,20 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert!(lines[2].starts_with("W:W99 error: "), "{stdout}");
     assert_eq!(lines.len(), 3);
 
+    // Control characters read from standard input are escaped, never echoed raw.
+    let out = rafle_with_input(
+        &["probe", "-v", "brazilian", "--data", data],
+        Some("W:W\0\x1b[31m:B1\n\x07W:W29:B25\n"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "W:W\\0\\u{1b}[31m:B1 error: invalid FEN at column 4: found '\\0\\u{1b}[31m' where a \
+         square was expected\n\
+         \\u{7}W:W29:B25 error: invalid FEN at column 1: found '\\u{7}W' where the side to move, \
+         W or B was expected\n"
+    );
+
     // All good: exit 0.
     let out = rafle_with_input(
         &["probe", "-v", "brazilian", "--data", data],

@@ -53,9 +53,9 @@ mod wdl;
 /// (re-exported here whole, so an engine needs this one dependency).
 pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
-    parse_square, perft, resets_counter, BadCounters, BadLimits, BadMaterialName, Category, Color,
-    Counters, FenError, FenErrorKind, Limits, Material, Move, MoveError, MoveList, Piece,
-    PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet, SquareStyle,
+    parse_square, perft, printable, resets_counter, BadCounters, BadLimits, BadMaterialName,
+    Category, Color, Counters, FenError, FenErrorKind, Limits, Material, Move, MoveError, MoveList,
+    Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet, SquareStyle,
     UnknownVariant, Variant, MAX_COUNTER, MAX_LIMIT,
 };
 

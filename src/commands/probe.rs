@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use rafle_probe::{
-    BadCounters, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position, RuleClass,
-    RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
+    printable, BadCounters, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position,
+    RuleClass, RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
 };
 use serde::Serialize;
 
@@ -325,7 +325,7 @@ impl Batch<'_> {
                 if self.args.json {
                     write_json(out, &JsonError { fen, error })
                 } else {
-                    writeln!(out, "{fen} error: {error}")
+                    writeln!(out, "{} error: {error}", printable(fen))
                 }
             }
         }
@@ -419,7 +419,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             )
         }
     };
-    writeln!(out, "{fen} {}; {rules}", describe(answer.dtw))?;
+    writeln!(out, "{} {}; {rules}", printable(fen), describe(answer.dtw))?;
     let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);
     for m in &answer.moves {
         // The mover's result is the opposite of the value for the side to move after it, one
