@@ -9,12 +9,12 @@ use anyhow::anyhow;
 use clap::Args;
 use rafle_probe::{
     printable, BadCounters, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position,
-    RuleClass, RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
+    ProbeError, RuleClass, RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
 };
 use serde::Serialize;
 
 use super::{read_fen, VariantArg};
-use crate::output::{other, Failure};
+use crate::output::{input, other, Failure};
 
 /// The long help of `rafle probe`: the output formats.
 pub const LONG_ABOUT: &str = "\
@@ -90,8 +90,9 @@ Without rule tables in the directory (tables of an older rafle), the class and c
 shown as unavailable (JSON null) and --counters and --line are refused. Rule tables computed
 with different limits are refused.
 
-Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN exits with
-code 2 and a table that cannot be read with code 1. With several FENs, or FENs read from
+Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN or a
+position with more pieces than the tables cover exits with code 2, and a table that cannot be
+read (or missing) with code 1. With several FENs, or FENs read from
 standard input (one per line, blank lines skipped), a position that fails gives an error line
 instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
 failed.";
@@ -119,6 +120,16 @@ pub struct ProbeArgs {
 
 fn parse_counters(text: &str) -> Result<Counters, String> {
     text.parse().map_err(|e: BadCounters| e.to_string())
+}
+
+/// A probe that failed: bad input when the position has more pieces than the tables cover
+/// (the user asked the impossible, as with a malformed FEN), a failure otherwise; with no
+/// table of the variant at all it is the directory that is wrong, not the position.
+fn probe_failure(err: anyhow::Error) -> Failure {
+    match err.downcast_ref::<ProbeError>() {
+        Some(ProbeError::TooManyPieces { max, .. }) if *max > 0 => input(err),
+        _ => other(err),
+    }
 }
 
 /// What every position of a run is probed with.
@@ -259,7 +270,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     let mut out = BufWriter::new(io::stdout().lock());
     if let [fen] = args.fens.as_slice() {
         let pos = read_fen(variant, fen)?;
-        let answer = probe.answer(&pos).map_err(other)?;
+        let answer = probe.answer(&pos).map_err(probe_failure)?;
         write_answer(&mut out, fen, &answer, args.json)?;
         out.flush()?;
         return Ok(());
