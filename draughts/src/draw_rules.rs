@@ -348,7 +348,8 @@ mod tests {
         );
         assert_eq!(
             limits_error("6.2=50,6.3=300"),
-            "bad limits \"6.2=50,6.3=300\": item 2 \"6.3=300\": plies must be a number from 1 to 125"
+            "bad limits \"6.2=50,6.3=300\": item 2 \"6.3=300\": plies must be a number from 1 \
+             to 125"
         );
     }
 

@@ -574,7 +574,8 @@ mod tests {
         assert_eq!(
             message(&long),
             format!(
-                "invalid FEN at column 10: found '{}...' where ',' or ':' after a square was expected",
+                "invalid FEN at column 10: found '{}...' where ',' or ':' after a square was \
+                 expected",
                 "x".repeat(FOUND_CHARS)
             )
         );

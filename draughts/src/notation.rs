@@ -35,7 +35,8 @@ impl fmt::Display for MoveError {
         match self {
             MoveError::Syntax(text) => write!(
                 f,
-                "cannot read move '{}' (expected squares joined by '-' or 'x', like 32-28 or 28x19)",
+                "cannot read move '{}' (expected squares joined by '-' or 'x', like 32-28 or \
+                 28x19)",
                 printable(text)
             ),
             MoveError::Square(e) => e.fmt(f),
