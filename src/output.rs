@@ -64,7 +64,9 @@ fn one_line(rendered: &str) -> String {
         .filter(|line| !line.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    let text = text.strip_prefix("error: ").unwrap_or(&text).to_string();
+    // Clap quotes the values given as they are; a control character in one must not reach
+    // the terminal.
+    let text = rafle_draughts::printable(text.strip_prefix("error: ").unwrap_or(&text));
     if text.is_empty() {
         "invalid usage".to_string()
     } else {

@@ -173,6 +173,82 @@ fn errors_say_where() {
     );
 }
 
+/// The one line `rafle ARGS` prints on stderr, after checking it exits 2.
+fn usage_error(args: &[&str]) -> String {
+    let out = rafle(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "rafle {args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "rafle {args:?}: {stderr}");
+    stderr.trim_end().to_string()
+}
+
+#[test]
+fn fen_errors_name_the_character_and_its_column() {
+    for (fen, message) in [
+        (
+            "W:W31.:B20",
+            "invalid FEN at column 6: unexpected '.': a '.' may only end the FEN",
+        ),
+        (
+            "W:W31,,32:B20",
+            "invalid FEN at column 7: empty square item in a piece list: \
+             found ',' where a square was expected",
+        ),
+        (
+            "W:W31::B20",
+            "invalid FEN at column 7: found ':' where W or B starting a piece list was expected",
+        ),
+        (
+            "W:W31:B99999999999999999999",
+            "invalid FEN at column 8: square 99999999999999999999 is out of range (1..50)",
+        ),
+    ] {
+        assert_eq!(usage_error(&["moves", fen]), format!("rafle: {message}"));
+    }
+}
+
+#[test]
+fn numbers_out_of_range_name_the_range() {
+    for depth in ["0", "4294967296", "99999999999999999999999"] {
+        assert_eq!(
+            usage_error(&["perft", depth]),
+            format!(
+                "rafle: invalid value '{depth}' for '<DEPTH>': DEPTH must be a number from 1 to \
+                 4294967295 (see 'rafle --help')"
+            )
+        );
+    }
+    let err = usage_error(&["probe", "--counters", "70000,0", "W:W28:B23"]);
+    assert!(
+        err.contains("K (the king plies of rule 6.2) must be a number from 0 to 10000"),
+        "{err}"
+    );
+    let err = usage_error(&["probe", "--counters", "0,-1", "W:W28:B23"]);
+    assert!(
+        err.contains(
+            "C (the plies in the category of rules 6.3/6.4) must be a number from 0 to 10000"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn control_characters_are_never_echoed() {
+    for args in [
+        &["moves", "W:W\u{1b}[31m:B\u{7}1"][..],
+        // No NUL: an argument cannot hold one; standard input can (tests/tables.rs).
+        &["moves", "W:W31:B1\u{8}"],
+        &["stats", "--variant", "\u{1}x"],
+        &["generate", "--limits", "6.2=\u{1b}"],
+    ] {
+        let err = usage_error(args);
+        assert!(
+            !err.chars().any(char::is_control),
+            "rafle {args:?} echoed a control character: {err:?}"
+        );
+    }
+}
+
 #[test]
 fn help_and_version_succeed() {
     assert!(ok(&["--help"]).contains("perft"));

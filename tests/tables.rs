@@ -355,6 +355,20 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert!(lines[2].starts_with("W:W99 error: "), "{stdout}");
     assert_eq!(lines.len(), 3);
 
+    // Control characters read from standard input are escaped, never echoed raw.
+    let out = rafle_with_input(
+        &["probe", "-v", "brazilian", "--data", data],
+        Some("W:W\0\x1b[31m:B1\n\x07W:W29:B25\n"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "W:W\\0\\u{1b}[31m:B1 error: invalid FEN at column 4: found '\\0\\u{1b}[31m' where a \
+         square was expected\n\
+         \\u{7}W:W29:B25 error: invalid FEN at column 1: found '\\u{7}W' where the side to move, \
+         W or B was expected\n"
+    );
+
     // All good: exit 0.
     let out = rafle_with_input(
         &["probe", "-v", "brazilian", "--data", data],
@@ -375,9 +389,10 @@ fn probe_rejects_bad_input_in_one_line() {
     let data = dir.path().to_str().unwrap();
     let err = fails(&["probe", "-v", "brazilian", "--data", data, "W:W33:B1"], 2);
     assert!(err.contains("invalid FEN"), "{err}");
+    // More pieces than the tables cover is a question they cannot answer: bad input.
     let err = fails(
         &["probe", "-v", "brazilian", "--data", data, "W:W21-32:B1-12"],
-        1,
+        2,
     );
     assert!(
         err.contains("24 pieces") && err.contains("at most 3"),
@@ -572,6 +587,19 @@ fn generate_refuses_impossible_requests_in_one_line() {
         "{err}"
     );
     fails(&["generate", "--memory", "8X", "--data", data], 2);
+    for (limits, why) in [
+        ("6.2=50,6.2=40", "rule 6.2 is given twice, at items 1 and 2"),
+        ("", "the limits list is empty"),
+        (",", "empty item at position 1 of the limits list"),
+        ("6.2=50,", "empty item at position 2 of the limits list"),
+        (
+            "6.2=50,,6.3=30",
+            "empty item at position 2 of the limits list",
+        ),
+    ] {
+        let err = fails(&["generate", "--limits", limits, "--data", data], 2);
+        assert!(err.contains(why), "--limits {limits:?}: {err}");
+    }
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,

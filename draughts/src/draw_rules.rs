@@ -113,26 +113,48 @@ impl Limits {
     ///
     /// # Errors
     ///
-    /// [`BadLimits`] naming the part that is not `rule=plies` with a known rule and plies from
-    /// 1 to [`MAX_LIMIT`].
+    /// [`BadLimits`] naming what is wrong and where: an empty list, an empty item (`6.2=50,`
+    /// or `6.2=50,,6.3=30`), an item that is not `rule=plies` with a known rule and plies from
+    /// 1 to [`MAX_LIMIT`], or a rule given twice. A list is all or nothing: a typo must not
+    /// leave a limit silently at its default or at the last of two values.
     pub fn parse(variant: Variant, text: &str) -> Result<Limits, BadLimits> {
+        let bad = |why: String| BadLimits(format!("{text:?}: {why}"));
+        if text.trim().is_empty() {
+            return Err(bad(
+                "the limits list is empty (expected rule=plies items, like 6.2=50,6.4=10)".into(),
+            ));
+        }
         let mut limits = Limits::fmjd(variant);
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let bad = |why: &str| BadLimits(format!("{part:?}: {why}"));
+        // The item (1-based) that set each of rules 6.2, 6.3 and 6.4.
+        let mut given: [Option<usize>; 3] = [None; 3];
+        for (index, part) in text.split(',').map(str::trim).enumerate() {
+            let position = index + 1;
+            if part.is_empty() {
+                return Err(bad(format!(
+                    "empty item at position {position} of the limits list"
+                )));
+            }
+            let bad_item = |why: String| bad(format!("item {position} {part:?}: {why}"));
             let (rule, plies) = part
                 .split_once('=')
-                .ok_or_else(|| bad("expected rule=plies, like 6.2=50"))?;
-            let plies: u8 = plies
+                .ok_or_else(|| bad_item("expected rule=plies, like 6.2=50".into()))?;
+            let (slot, field) = match rule.trim() {
+                "6.2" => (0, &mut limits.rule_6_2),
+                "6.3" => (1, &mut limits.rule_6_3),
+                "6.4" => (2, &mut limits.rule_6_4),
+                _ => return Err(bad_item("the rules are 6.2, 6.3 and 6.4".into())),
+            };
+            *field = plies
                 .trim()
                 .parse()
                 .ok()
                 .filter(|p| (1..=MAX_LIMIT).contains(p))
-                .ok_or_else(|| bad(&format!("plies must be a number from 1 to {MAX_LIMIT}")))?;
-            match rule.trim() {
-                "6.2" => limits.rule_6_2 = plies,
-                "6.3" => limits.rule_6_3 = plies,
-                "6.4" => limits.rule_6_4 = plies,
-                _ => return Err(bad("the rules are 6.2, 6.3 and 6.4")),
+                .ok_or_else(|| bad_item(format!("plies must be a number from 1 to {MAX_LIMIT}")))?;
+            if let Some(first) = given[slot].replace(position) {
+                return Err(bad(format!(
+                    "rule {} is given twice, at items {first} and {position}",
+                    rule.trim()
+                )));
             }
         }
         Ok(limits)
@@ -204,25 +226,52 @@ impl Counters {
     }
 }
 
-impl FromStr for Counters {
-    type Err = String;
+/// The most plies a counter read from text may hold: far past every limit (a counter at its
+/// limit already means a draw), with room to count on without reaching `u16::MAX`.
+pub const MAX_COUNTER: u16 = 10_000;
 
-    /// Reads `K,C`: the 6.2 count, then the category count.
-    fn from_str(text: &str) -> Result<Counters, String> {
-        let (k, c) = text
-            .split_once(',')
-            .ok_or_else(|| format!("bad counters {text:?}: expected K,C like 12,0"))?;
-        let number = |s: &str| {
+impl FromStr for Counters {
+    type Err = BadCounters;
+
+    /// Reads `K,C`: the 6.2 count, then the category count, each from 0 to [`MAX_COUNTER`].
+    fn from_str(text: &str) -> Result<Counters, BadCounters> {
+        let bad = |why: String| BadCounters(format!("{text:?}: {why}"));
+        let (k, c) = text.split_once(',').ok_or_else(|| {
+            bad(format!(
+                "expected K,C like 12,0 (K the king plies of rule 6.2, C the plies in the \
+                 category of rules 6.3/6.4, each from 0 to {MAX_COUNTER})"
+            ))
+        })?;
+        let number = |s: &str, what: &str| {
             s.trim()
                 .parse::<u16>()
-                .map_err(|_| format!("bad counters {text:?}: {s:?} is not a count of plies"))
+                .ok()
+                .filter(|n| *n <= MAX_COUNTER)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{what} must be a number from 0 to {MAX_COUNTER}, not {:?}",
+                        s.trim()
+                    ))
+                })
         };
         Ok(Counters {
-            king_plies: number(k)?,
-            category_plies: number(c)?,
+            king_plies: number(k, "K (the king plies of rule 6.2)")?,
+            category_plies: number(c, "C (the plies in the category of rules 6.3/6.4)")?,
         })
     }
 }
+
+/// Counters that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadCounters(pub String);
+
+impl fmt::Display for BadCounters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad counters {}", self.0)
+    }
+}
+
+impl std::error::Error for BadCounters {}
 
 #[cfg(test)]
 mod tests {
@@ -254,13 +303,54 @@ mod tests {
     #[test]
     fn limits_parse() {
         let v = Variant::International;
-        assert_eq!(Limits::parse(v, "").unwrap(), Limits::fmjd(v));
         let l = Limits::parse(v, "6.2=20, 6.4=4").unwrap();
         assert_eq!((l.rule_6_2, l.rule_6_3, l.rule_6_4), (20, 32, 4));
         assert_eq!(l.to_string(), "6.2=20,6.3=32,6.4=4");
+        assert_eq!(Limits::parse(v, &l.to_string()), Ok(l));
         for bad in ["6.5=3", "6.2", "6.2=0", "6.2=200", "6.2=x"] {
             assert!(Limits::parse(v, bad).is_err(), "{bad}");
         }
+    }
+
+    fn limits_error(text: &str) -> String {
+        Limits::parse(Variant::International, text)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn limits_lists_are_all_or_nothing() {
+        assert_eq!(
+            limits_error("6.2=50,6.2=40"),
+            "bad limits \"6.2=50,6.2=40\": rule 6.2 is given twice, at items 1 and 2"
+        );
+        assert_eq!(
+            limits_error("6.4=3, 6.2=8 ,6.4 = 3"),
+            "bad limits \"6.4=3, 6.2=8 ,6.4 = 3\": rule 6.4 is given twice, at items 1 and 3"
+        );
+        for empty in ["", " "] {
+            assert!(
+                limits_error(empty).contains("the limits list is empty"),
+                "{empty:?}"
+            );
+        }
+        assert_eq!(
+            limits_error(","),
+            "bad limits \",\": empty item at position 1 of the limits list"
+        );
+        assert_eq!(
+            limits_error("6.2=50,"),
+            "bad limits \"6.2=50,\": empty item at position 2 of the limits list"
+        );
+        assert_eq!(
+            limits_error("6.2=50,,6.3=30"),
+            "bad limits \"6.2=50,,6.3=30\": empty item at position 2 of the limits list"
+        );
+        assert_eq!(
+            limits_error("6.2=50,6.3=300"),
+            "bad limits \"6.2=50,6.3=300\": item 2 \"6.3=300\": plies must be a number from 1 \
+             to 125"
+        );
     }
 
     #[test]
@@ -285,5 +375,31 @@ mod tests {
             })
         );
         assert!("4".parse::<Counters>().is_err());
+    }
+
+    fn counters_error(text: &str) -> String {
+        text.parse::<Counters>().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn counters_say_their_range() {
+        assert_eq!(
+            counters_error("70000,0"),
+            "bad counters \"70000,0\": K (the king plies of rule 6.2) must be a number from 0 to \
+             10000, not \"70000\""
+        );
+        assert_eq!(
+            counters_error("0,10001"),
+            "bad counters \"0,10001\": C (the plies in the category of rules 6.3/6.4) must be a \
+             number from 0 to 10000, not \"10001\""
+        );
+        assert!(counters_error("4").contains("each from 0 to 10000"));
+        assert_eq!(
+            " 10000 , 0 ".parse(),
+            Ok(Counters {
+                king_plies: MAX_COUNTER,
+                category_plies: 0
+            })
+        );
     }
 }

@@ -3,7 +3,13 @@
 use std::fmt;
 
 use crate::square::{parse_square, SquareError};
-use crate::{Color, Piece, PlacementError, Position, Role, Square, SquareStyle, Variant};
+use crate::{
+    printable, Color, Piece, PlacementError, Position, Role, Square, SquareStyle, Variant,
+};
+
+/// The most characters of unexpected text an error quotes: enough to recognise it, and a
+/// runaway line does not make a runaway message.
+pub const FOUND_CHARS: usize = 24;
 
 /// Why a FEN could not be read, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,11 +27,19 @@ pub enum FenErrorKind {
     Empty,
     /// Something other than what the grammar allows here.
     Unexpected {
-        /// The text found (empty at the end of the FEN).
+        /// The text found: a separator alone, or the text up to the next separator, at most
+        /// [`FOUND_CHARS`] characters (empty at the end of the FEN).
         found: String,
         /// What the grammar allows there.
         expected: &'static str,
     },
+    /// A square missing from a piece list: `W31,,32`, `W31,:B1`.
+    EmptyItem {
+        /// What stands where the square should (a separator, or empty at the end of the FEN).
+        found: String,
+    },
+    /// A `.` with more text after it: it may only end the FEN.
+    DotBeforeEnd,
     /// A square that the variant does not have.
     Square(SquareError),
     /// A range whose end comes before its start.
@@ -50,9 +64,26 @@ impl fmt::Display for FenError {
                 if found.is_empty() {
                     write!(f, "the FEN ends where {expected} was expected")
                 } else {
-                    write!(f, "found '{found}' where {expected} was expected")
+                    write!(
+                        f,
+                        "found '{}' where {expected} was expected",
+                        printable(found)
+                    )
                 }
             }
+            FenErrorKind::EmptyItem { found } => {
+                f.write_str("empty square item in a piece list: ")?;
+                if found.is_empty() {
+                    f.write_str("the FEN ends where a square was expected")
+                } else {
+                    write!(
+                        f,
+                        "found '{}' where a square was expected",
+                        printable(found)
+                    )
+                }
+            }
+            FenErrorKind::DotBeforeEnd => f.write_str("unexpected '.': a '.' may only end the FEN"),
             FenErrorKind::Square(e) => e.fmt(f),
             FenErrorKind::BackwardRange { first, last } => {
                 write!(f, "range {first}-{last} runs backwards")
@@ -102,15 +133,26 @@ impl Reader<'_> {
         }
     }
 
-    fn unexpected(&self, expected: &'static str) -> FenError {
-        let found = match self.peek() {
+    /// The text at the cursor, for an error: a separator alone (the text after it is not
+    /// what is wrong), or the run up to the next separator; empty at the end.
+    fn found(&self) -> String {
+        match self.peek() {
             None => String::new(),
+            Some(c @ (',' | ':')) => c.to_string(),
             Some(_) => {
                 let start = self.chars[self.at].0;
                 let rest = &self.text[start..];
-                rest.split([',', ':']).next().unwrap_or("").to_string()
+                let run = rest.split([',', ':']).next().unwrap_or("");
+                match run.char_indices().nth(FOUND_CHARS) {
+                    Some((cut, _)) => format!("{}...", &run[..cut]),
+                    None => run.to_string(),
+                }
             }
-        };
+        }
+    }
+
+    fn unexpected(&self, expected: &'static str) -> FenError {
+        let found = self.found();
         self.error(FenErrorKind::Unexpected { found, expected })
     }
 
@@ -201,7 +243,12 @@ impl Position {
             r.bump();
         }
         if r.peek() == Some('.') {
+            let dot = r.error(FenErrorKind::DotBeforeEnd);
             r.bump();
+            r.skip_spaces();
+            if r.peek().is_some() {
+                return Err(dot);
+            }
         }
         r.skip_spaces();
         if r.peek().is_some() {
@@ -249,6 +296,10 @@ fn read_piece_list(r: &mut Reader<'_>, pos: &mut Position, color: Color) -> Resu
     }
     loop {
         r.skip_spaces();
+        if matches!(r.peek(), None | Some(',' | ':' | '"' | '.')) {
+            let found = r.found();
+            return Err(r.error(FenErrorKind::EmptyItem { found }));
+        }
         let role = if matches!(r.peek(), Some('K' | 'k')) {
             r.bump();
             Role::King
@@ -374,12 +425,12 @@ mod tests {
         assert_eq!(e.column, 7);
         assert!(matches!(
             e.kind,
-            FenErrorKind::Square(SquareError::OutOfRange { number: 51, .. })
+            FenErrorKind::Square(SquareError::OutOfRange { ref number, .. }) if number == "51"
         ));
         let e = error(v, "W:W31,0:B1");
         assert!(matches!(
             e.kind,
-            FenErrorKind::Square(SquareError::OutOfRange { number: 0, .. })
+            FenErrorKind::Square(SquareError::OutOfRange { ref number, .. }) if number == "0"
         ));
         let e = error(v, "W:W31,zz:B1");
         assert!(matches!(
@@ -461,6 +512,72 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "invalid FEN at column 6: found ';B1' where ',' or ':' after a square was expected"
+        );
+    }
+
+    fn message(fen: &str) -> String {
+        error(Variant::International, fen).to_string()
+    }
+
+    #[test]
+    fn separators_and_dots_out_of_place_are_named() {
+        assert_eq!(
+            message("W:W31.:B20"),
+            "invalid FEN at column 6: unexpected '.': a '.' may only end the FEN"
+        );
+        assert_eq!(
+            message("W:W31,,32:B20"),
+            "invalid FEN at column 7: empty square item in a piece list: \
+             found ',' where a square was expected"
+        );
+        assert_eq!(
+            message("W:W31,:B20"),
+            "invalid FEN at column 7: empty square item in a piece list: \
+             found ':' where a square was expected"
+        );
+        assert_eq!(
+            message("W:W31,"),
+            "invalid FEN at column 7: empty square item in a piece list: \
+             the FEN ends where a square was expected"
+        );
+        assert_eq!(
+            message("W:W31::B20"),
+            "invalid FEN at column 7: found ':' where W or B starting a piece list was expected"
+        );
+        assert_eq!(
+            message("W:W31-:B1"),
+            "invalid FEN at column 7: found ':' where a square was expected"
+        );
+        // A final '.' is still allowed, after the quotes too.
+        assert!(Position::from_fen(Variant::International, "\"W:W31:B20\". ").is_ok());
+    }
+
+    #[test]
+    fn huge_numbers_are_reported_as_written() {
+        assert_eq!(
+            message("W:B99999999999999999999"),
+            "invalid FEN at column 4: square 99999999999999999999 is out of range (1..50)"
+        );
+        assert_eq!(
+            message("W:W31:B99999999999999999999"),
+            "invalid FEN at column 8: square 99999999999999999999 is out of range (1..50)"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_long_garbage_cut() {
+        assert_eq!(
+            message("W:W\0\x1b[31m:B1"),
+            "invalid FEN at column 4: found '\\0\\u{1b}[31m' where a square was expected"
+        );
+        let long = format!("W:W31:B1 {}", "x".repeat(1000));
+        assert_eq!(
+            message(&long),
+            format!(
+                "invalid FEN at column 10: found '{}...' where ',' or ':' after a square was \
+                 expected",
+                "x".repeat(FOUND_CHARS)
+            )
         );
     }
 }

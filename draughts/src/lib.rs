@@ -42,7 +42,9 @@ mod retro;
 mod square;
 mod variant;
 
-pub use draw_rules::{resets_counter, BadLimits, Category, Counters, Limits, MAX_LIMIT};
+pub use draw_rules::{
+    resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,
+};
 pub use fen::{FenError, FenErrorKind};
 pub use material::{BadMaterialName, Material};
 pub use movegen::{Move, MoveList};
@@ -50,6 +52,23 @@ pub use notation::MoveError;
 pub use position::{Color, GameOver, Piece, PlacementError, Position, Role};
 pub use square::{parse_square, Square, SquareError, SquareIter, SquareSet, SquareStyle};
 pub use variant::{UnknownVariant, Variant, VariantRules};
+
+/// The text with control characters and other invisible ones escaped as in Rust (`\0`,
+/// `\u{1b}`), for quoting input in messages: a line read from a pipe may hold anything, and
+/// echoing a raw escape sequence would drive the user's terminal. Quotes and backslashes are
+/// left alone: messages quote with quotes, a FEN may be quoted, and a message that quotes an
+/// already printable message must not escape it twice.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '"' | '\'' | '\\') {
+            out.push(c);
+        } else {
+            out.extend(c.escape_debug());
+        }
+    }
+    out
+}
 
 /// Number of leaves of the legal move tree `depth` plies deep (`perft(pos, 0)` is 1).
 ///

@@ -133,7 +133,11 @@ pub struct BadMaterialName(pub String);
 
 impl fmt::Display for BadMaterialName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "'{}' is not a material name like KKMvK", self.0)
+        write!(
+            f,
+            "'{}' is not a material name like KKMvK",
+            crate::printable(&self.0)
+        )
     }
 }
 

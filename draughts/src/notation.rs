@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::geometry::{step, Dir};
 use crate::square::{parse_square, SquareError};
-use crate::{Move, Position, Square, SquareStyle};
+use crate::{printable, Move, Position, Square, SquareStyle};
 
 /// Why a move text matches no single legal move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,18 +35,26 @@ impl fmt::Display for MoveError {
         match self {
             MoveError::Syntax(text) => write!(
                 f,
-                "cannot read move '{text}' (expected squares joined by '-' or 'x', like 32-28 or 28x19)"
+                "cannot read move '{}' (expected squares joined by '-' or 'x', like 32-28 or \
+                 28x19)",
+                printable(text)
             ),
             MoveError::Square(e) => e.fmt(f),
-            MoveError::Illegal { text, legal } if legal.is_empty() => {
-                write!(f, "'{text}' is not legal: the side to move has no legal move")
-            }
-            MoveError::Illegal { text, legal } => {
-                write!(f, "'{text}' is not a legal move here (legal: {})", legal.join(" "))
-            }
+            MoveError::Illegal { text, legal } if legal.is_empty() => write!(
+                f,
+                "'{}' is not legal: the side to move has no legal move",
+                printable(text)
+            ),
+            MoveError::Illegal { text, legal } => write!(
+                f,
+                "'{}' is not a legal move here (legal: {})",
+                printable(text),
+                legal.join(" ")
+            ),
             MoveError::Ambiguous { text, candidates } => write!(
                 f,
-                "'{text}' is ambiguous: write the full path, one of {}",
+                "'{}' is ambiguous: write the full path, one of {}",
+                printable(text),
                 candidates.join(" ")
             ),
         }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::geometry::{bit_of_square, internal_to_numbered, numbered_to_internal, square_of_bit};
-use crate::Variant;
+use crate::{printable, Variant};
 
 /// A playable square, numbered 1..=50 (international) or 1..=32 (Brazilian) from the top-left
 /// dark square as White sees the board (FMJD article 2.6).
@@ -89,8 +89,8 @@ impl fmt::Display for Square {
 pub enum SquareError {
     /// A number outside 1..=N.
     OutOfRange {
-        /// The number given.
-        number: u32,
+        /// The number as written: it may be too long for any integer type.
+        number: String,
         /// The variant's last square.
         max: u8,
     },
@@ -111,13 +111,17 @@ impl fmt::Display for SquareError {
             SquareError::LightSquare(name) => {
                 write!(
                     f,
-                    "'{name}' is a light square; pieces stand on dark squares only"
+                    "'{}' is a light square; pieces stand on dark squares only",
+                    printable(name)
                 )
             }
-            SquareError::OffBoard(name) => write!(f, "square '{name}' is off the board"),
+            SquareError::OffBoard(name) => {
+                write!(f, "square '{}' is off the board", printable(name))
+            }
             SquareError::Unknown(name) => write!(
                 f,
-                "unknown square '{name}' (expected a number or an algebraic name like c3)"
+                "unknown square '{}' (expected a number or an algebraic name like c3)",
+                printable(name)
             ),
         }
     }
@@ -133,15 +137,12 @@ impl std::error::Error for SquareError {}
 pub fn parse_square(variant: Variant, text: &str) -> Result<Square, SquareError> {
     let bytes = text.as_bytes();
     if !bytes.is_empty() && bytes.iter().all(u8::is_ascii_digit) {
-        let number: u32 = text.parse().map_err(|_| SquareError::OutOfRange {
-            number: u32::MAX,
-            max: variant.square_count(),
-        })?;
-        return u8::try_from(number)
+        return text
+            .parse::<u8>()
             .ok()
             .and_then(|n| Square::new(variant, n))
-            .ok_or(SquareError::OutOfRange {
-                number,
+            .ok_or_else(|| SquareError::OutOfRange {
+                number: text.to_string(),
                 max: variant.square_count(),
             });
     }
@@ -299,10 +300,23 @@ mod tests {
             parse_square(v, "0"),
             Err(SquareError::OutOfRange { .. })
         ));
-        assert!(matches!(
+        assert_eq!(
             parse_square(v, "99999999999999999999"),
-            Err(SquareError::OutOfRange { .. })
-        ));
+            Err(SquareError::OutOfRange {
+                number: "99999999999999999999".to_string(),
+                max: 32
+            })
+        );
+        assert_eq!(
+            parse_square(v, "99999999999999999999")
+                .unwrap_err()
+                .to_string(),
+            "square 99999999999999999999 is out of range (1..32)"
+        );
+        assert_eq!(
+            parse_square(v, "256").unwrap_err().to_string(),
+            "square 256 is out of range (1..32)"
+        );
         assert!(matches!(
             parse_square(v, "b1"),
             Err(SquareError::LightSquare(_))

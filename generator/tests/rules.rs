@@ -112,9 +112,8 @@ fn brazilian_kings_up_to_four_pieces_with_tight_limits() {
 }
 
 /// Tables generated once per set of limits for the hand-checked positions.
-fn tables(variant: Variant, pieces: u32, limits: &str) -> (tempfile::TempDir, Tablebase) {
+fn tables(variant: Variant, pieces: u32, limits: Limits) -> (tempfile::TempDir, Tablebase) {
     let dir = tempfile::tempdir().unwrap();
-    let limits = Limits::parse(variant, limits).unwrap();
     let plan = Plan::new(variant, pieces, dir.path())
         .unwrap()
         .with_limits(limits);
@@ -149,7 +148,7 @@ fn result(tb: &Tablebase, pos: &Position, live: Counters, limits: Limits) -> Wdl
 #[test]
 fn hand_checked_positions_with_tight_limits() {
     let v = Variant::International;
-    let (_dir, tb) = tables(v, 3, "6.2=6,6.3=4,6.4=3");
+    let (_dir, tb) = tables(v, 3, Limits::parse(v, "6.2=6,6.3=4,6.4=3").unwrap());
     let limits = tb.limits(v).unwrap().unwrap();
     let pos = |fen| Position::from_fen(v, fen).unwrap();
 
@@ -176,7 +175,7 @@ fn hand_checked_positions_with_tight_limits() {
 #[test]
 fn hand_checked_positions_with_the_real_limits() {
     let v = Variant::Brazilian;
-    let (_dir, tb) = tables(v, 4, "");
+    let (_dir, tb) = tables(v, 4, Limits::fmjd(v));
     let limits = Limits::fmjd(v);
     let pos = |fen| Position::from_fen(v, fen).unwrap();
 

@@ -54,10 +54,10 @@ mod wdl;
 /// (re-exported here whole, so an engine needs this one dependency).
 pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
-    parse_square, perft, resets_counter, BadLimits, BadMaterialName, Category, Color, Counters,
-    FenError, FenErrorKind, GameOver, Limits, Material, Move, MoveError, MoveList, Piece,
-    PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet, SquareStyle,
-    UnknownVariant, Variant, MAX_LIMIT,
+    parse_square, perft, printable, resets_counter, BadCounters, BadLimits, BadMaterialName,
+    Category, Color, Counters, FenError, FenErrorKind, GameOver, Limits, Material, Move, MoveError, MoveList,
+    Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet, SquareStyle,
+    UnknownVariant, Variant, MAX_COUNTER, MAX_LIMIT,
 };
 
 pub use dtw::Dtw;

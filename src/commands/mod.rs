@@ -85,7 +85,10 @@ pub fn parse_variant_choice(text: &str) -> Result<VariantChoice, String> {
     text.parse::<Variant>()
         .map(VariantChoice::One)
         .map_err(|_| {
-            format!("unknown variant '{text}' (expected 'international', 'brazilian' or 'all')")
+            format!(
+                "unknown variant '{}' (expected 'international', 'brazilian' or 'all')",
+                rafle_draughts::printable(text)
+            )
         })
 }
 

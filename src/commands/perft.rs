@@ -7,7 +7,7 @@ use clap::Args;
 use rafle_probe::{perft, Position};
 
 use super::{read_fen, VariantArg};
-use crate::output::{input, Failure};
+use crate::output::Failure;
 
 #[derive(Debug, Args)]
 pub struct PerftArgs {
@@ -17,7 +17,17 @@ pub struct PerftArgs {
     #[arg(long)]
     fen: Option<String>,
     /// Deepest depth to count; one line is printed per depth from 1.
+    #[arg(value_parser = parse_depth)]
     depth: u32,
+}
+
+/// A depth from 1, every refusal naming the range: clap's ranged parser names none for a
+/// number past `u64`.
+fn parse_depth(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|&depth| depth >= 1)
+        .ok_or_else(|| format!("DEPTH must be a number from 1 to {}", u32::MAX))
 }
 
 pub fn run(args: &PerftArgs) -> Result<(), Failure> {
@@ -26,9 +36,6 @@ pub fn run(args: &PerftArgs) -> Result<(), Failure> {
         Some(fen) => read_fen(variant, fen)?,
         None => Position::start(variant),
     };
-    if args.depth == 0 {
-        return Err(input(anyhow::anyhow!("DEPTH must be at least 1")));
-    }
     let mut out = std::io::stdout().lock();
     for depth in 1..=args.depth {
         let started = Instant::now();

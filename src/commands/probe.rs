@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use rafle_probe::{
-    Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position, RuleClass, RuleOutcome,
-    RuleValue, SquareStyle, Tablebase, Wdl,
+    printable, BadCounters, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position,
+    ProbeError, RuleClass, RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
 };
 use serde::Serialize;
 
 use super::{read_fen, VariantArg};
-use crate::output::{other, Failure};
+use crate::output::{input, other, Failure};
 
 /// The long help of `rafle probe`: the output formats.
 pub const LONG_ABOUT: &str = "\
@@ -90,8 +90,9 @@ Without rule tables in the directory (tables of an older rafle), the class and c
 shown as unavailable (JSON null) and --counters and --line are refused. Rule tables computed
 with different limits are refused.
 
-Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN exits with
-code 2 and a table that cannot be read with code 1. With several FENs, or FENs read from
+Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN or a
+position with more pieces than the tables cover exits with code 2, and a table that cannot be
+read (or missing) with code 1. With several FENs, or FENs read from
 standard input (one per line, blank lines skipped), a position that fails gives an error line
 instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
 failed.";
@@ -117,18 +118,18 @@ pub struct ProbeArgs {
     fens: Vec<String>,
 }
 
-/// The most plies `--counters` takes on either counter: far past every limit (a counter at
-/// its limit already means a draw), and room to count on without overflowing.
-const MAX_COUNTER: u16 = 10_000;
-
 fn parse_counters(text: &str) -> Result<Counters, String> {
-    let counters: Counters = text.parse()?;
-    if counters.king_plies.max(counters.category_plies) > MAX_COUNTER {
-        return Err(format!(
-            "bad counters {text:?}: a counter is at most {MAX_COUNTER} plies"
-        ));
+    text.parse().map_err(|e: BadCounters| e.to_string())
+}
+
+/// A probe that failed: bad input when the position has more pieces than the tables cover
+/// (the user asked the impossible, as with a malformed FEN), a failure otherwise; with no
+/// table of the variant at all it is the directory that is wrong, not the position.
+fn probe_failure(err: anyhow::Error) -> Failure {
+    match err.downcast_ref::<ProbeError>() {
+        Some(ProbeError::TooManyPieces { max, .. }) if *max > 0 => input(err),
+        _ => other(err),
     }
-    Ok(counters)
 }
 
 /// What every position of a run is probed with.
@@ -269,7 +270,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     let mut out = BufWriter::new(io::stdout().lock());
     if let [fen] = args.fens.as_slice() {
         let pos = read_fen(variant, fen)?;
-        let answer = probe.answer(&pos).map_err(other)?;
+        let answer = probe.answer(&pos).map_err(probe_failure)?;
         write_answer(&mut out, fen, &answer, args.json)?;
         out.flush()?;
         return Ok(());
@@ -335,7 +336,7 @@ impl Batch<'_> {
                 if self.args.json {
                     write_json(out, &JsonError { fen, error })
                 } else {
-                    writeln!(out, "{fen} error: {error}")
+                    writeln!(out, "{} error: {error}", printable(fen))
                 }
             }
         }
@@ -429,7 +430,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             )
         }
     };
-    writeln!(out, "{fen} {}; {rules}", describe(answer.dtw))?;
+    writeln!(out, "{} {}; {rules}", printable(fen), describe(answer.dtw))?;
     let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);
     for m in &answer.moves {
         // The mover's result is the opposite of the value for the side to move after it, one
