@@ -35,12 +35,21 @@ impl Material {
 
     /// Total number of pieces.
     pub fn pieces(self) -> u32 {
-        u32::from(self.white_men + self.white_kings + self.black_men + self.black_kings)
+        // Summed wide: the fields are public, and four u8 counts can exceed 255.
+        [
+            self.white_men,
+            self.white_kings,
+            self.black_men,
+            self.black_kings,
+        ]
+        .map(u32::from)
+        .iter()
+        .sum()
     }
 
     /// Total number of men of both sides.
     pub fn men(self) -> u32 {
-        u32::from(self.white_men + self.black_men)
+        u32::from(self.white_men) + u32::from(self.black_men)
     }
 
     /// The colours swapped.
@@ -57,8 +66,9 @@ impl Material {
     /// Whether this is the orientation tables are stored in: White has at least as many
     /// pieces as Black, and on a tie at least as many kings.
     pub fn is_canonical(self) -> bool {
-        let white = (self.white_men + self.white_kings, self.white_kings);
-        let black = (self.black_men + self.black_kings, self.black_kings);
+        let side = |men: u8, kings: u8| (u32::from(men) + u32::from(kings), kings);
+        let white = side(self.white_men, self.white_kings);
+        let black = side(self.black_men, self.black_kings);
         white >= black
     }
 
@@ -171,6 +181,20 @@ impl FromStr for Material {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_past_a_byte_are_summed_without_overflow() {
+        let m = Material {
+            white_men: 200,
+            white_kings: 200,
+            black_men: 62,
+            black_kings: 194,
+        };
+        assert_eq!(m.pieces(), 656);
+        assert_eq!(m.men(), 262);
+        assert!(m.is_canonical());
+        assert!(!m.mirrored().is_canonical());
+    }
 
     #[test]
     fn names_round_trip() {
