@@ -23,7 +23,9 @@ use rafle_probe::format::{Header, HEADER_LEN, INDEX_ENTRY_LEN};
 use rafle_probe::{Table, Tablebase, Variant};
 use tempfile::TempDir;
 
+mod common;
 mod damaged;
+use common::crc32;
 use damaged::{
     check, generate_tables, is_damage, replace, table_files, Reference, TableFile, Tally,
 };
@@ -379,22 +381,6 @@ fn forge_checksums(bytes: &mut [u8]) {
     }
     let crc = crc32(&bytes[HEADER_LEN..index_end - 4]);
     bytes[index_end - 4..index_end].copy_from_slice(&crc.to_le_bytes());
-}
-
-/// The crc32 (IEEE) of `bytes`, as the format uses it.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                crc >> 1 ^ 0xedb8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 /// Writes `bytes` to `path` as a new file: truncating and rewriting a file makes some file

@@ -12,7 +12,7 @@
 //! RAFLE_SOAK_SECONDS=600 cargo test --release --test soak
 //! ```
 
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::{c_int, CStr};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,9 +21,12 @@ use std::time::{Duration, Instant};
 use rafle::*;
 use rafle_generator::{generate, NoProgress, Plan};
 use rafle_probe::format::HEADER_LEN;
-use rafle_probe::{Counters, Position, RuleClass, RuleOutcome, SquareStyle, Tablebase, Variant};
+use rafle_probe::{Counters, Position, SquareStyle, Tablebase, Variant};
 
+#[path = "../capi/tests/bridge/mod.rs"]
+mod bridge;
 mod damaged;
+use bridge::{last_error, rules_of, wdl_code, Handle};
 use damaged::{check, generate_tables, replace, table_files, Answer, Reference, Xorshift};
 
 /// How long the writer goes on by default.
@@ -174,62 +177,6 @@ fn rust_reader(shared: &Shared<'_>, current: &Mutex<Arc<Tablebase>>, seed: u64) 
     }
 }
 
-/// An open C handle, closed when dropped.
-struct Handle(*mut RafleTablebase);
-
-impl Handle {
-    fn open(dir: &Path) -> Handle {
-        let path = CString::new(dir.to_str().expect("a UTF-8 path")).expect("no NUL");
-        // SAFETY: a valid NUL-terminated string.
-        let tb = unsafe { rafle_open(path.as_ptr(), 256 << 10) };
-        assert!(!tb.is_null(), "{:?}", last_error());
-        Handle(tb)
-    }
-}
-
-impl Drop for Handle {
-    fn drop(&mut self) {
-        // SAFETY: opened by rafle_open, closed once, used by this thread only.
-        unsafe { rafle_close(self.0) }
-    }
-}
-
-fn last_error() -> String {
-    // SAFETY: rafle_last_error returns a valid NUL-terminated string.
-    unsafe { CStr::from_ptr(rafle_last_error()) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn wdl_code(wdl: rafle_probe::Wdl) -> c_int {
-    match wdl {
-        rafle_probe::Wdl::Win => RAFLE_WIN,
-        rafle_probe::Wdl::Draw => RAFLE_DRAW,
-        rafle_probe::Wdl::Loss => RAFLE_LOSS,
-    }
-}
-
-fn rules_of(o: &RuleOutcome) -> RafleRules {
-    RafleRules {
-        result: wdl_code(o.result),
-        rule_class: match o.value.class() {
-            RuleClass::Win => RAFLE_CLASS_WIN,
-            RuleClass::CursedWin => RAFLE_CLASS_CURSED_WIN,
-            RuleClass::Draw => RAFLE_CLASS_DRAW,
-            RuleClass::BlessedLoss => RAFLE_CLASS_BLESSED_LOSS,
-            RuleClass::Loss => RAFLE_CLASS_LOSS,
-        },
-        count: o.value.count().map_or(-1, c_int::from),
-        rule: o
-            .category
-            .article()
-            .replace('.', "")
-            .parse()
-            .expect("a number"),
-        limit: c_int::from(o.limit),
-    }
-}
-
 /// Every C probe of a position, each the reference answer or `RAFLE_ERR_BAD_TABLE` (any
 /// other status panics, naming the probe); returns the number of errors. With `exact`, an
 /// error panics too.
@@ -296,7 +243,7 @@ fn c_reader(shared: &Shared<'_>, seed: u64) {
     let _failing = Failing(&shared.failed);
     let reference = shared.reference;
     let mut rng = Xorshift(seed);
-    let mut tb = Handle::open(shared.dir);
+    let mut tb = Handle::open(shared.dir, 256 << 10);
     let mut since_open = 0;
     while !shared.done.load(Ordering::SeqCst) {
         let i = rng.below(reference.positions.len() as u64) as usize;
@@ -306,11 +253,11 @@ fn c_reader(shared: &Shared<'_>, seed: u64) {
         since_open += 1;
         if errors > 0 || since_open >= REOPEN_EVERY {
             shared.errors.fetch_add(errors, Ordering::SeqCst);
-            tb = Handle::open(shared.dir);
+            tb = Handle::open(shared.dir, 256 << 10);
             since_open = 0;
         }
     }
-    let tb = Handle::open(shared.dir);
+    let tb = Handle::open(shared.dir, 256 << 10);
     for ((pos, counters), want) in reference.positions.iter().zip(&reference.answers) {
         c_check(&tb, pos, *counters, want, true);
     }

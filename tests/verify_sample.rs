@@ -8,23 +8,7 @@ use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
 use rafle_probe::{table_path, Material, PositionIndex, Table, Variant};
 
 mod common;
-use common::{data, generate, ok, rafle, text};
-
-/// CRC-32 (IEEE), as the table format uses it.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                crc >> 1 ^ 0xedb8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
+use common::{crc32, data, generate, ok, rafle, text};
 
 /// `data` as a zstd frame of uncompressed ("raw") blocks: what any zstd reader decompresses.
 fn raw_zstd_frame(data: &[u8]) -> Vec<u8> {

@@ -3,7 +3,6 @@
 //! null pointers refused, availability, the cache bound, and one handle shared by threads.
 
 use std::ffi::{c_int, CStr, CString};
-use std::path::Path;
 use std::ptr::{null, null_mut};
 
 use rafle::*;
@@ -11,9 +10,12 @@ use rafle_generator::{generate, NoProgress, Plan};
 use rafle_probe::format::TableKind;
 use rafle_probe::{
     Counters, Material, Position, PositionIndex, ProbeError, RuleClass, SquareStyle, Tablebase,
-    Variant, Wdl,
+    Variant,
 };
 use tempfile::TempDir;
+
+mod bridge;
+use bridge::{last_error, wdl_code, Handle};
 
 fn tables() -> TempDir {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -22,48 +24,6 @@ fn tables() -> TempDir {
         generate(&plan, &NoProgress).expect("tables generate");
     }
     dir
-}
-
-/// An open handle, closed when dropped; shared by threads as the header allows.
-struct Handle(*mut RafleTablebase);
-
-// SAFETY: the C interface documents handles as usable from any number of threads at once
-// (the Rust `Tablebase` behind it is Send + Sync); only closing needs exclusive access, which
-// `Drop` has.
-unsafe impl Send for Handle {}
-// SAFETY: as above.
-unsafe impl Sync for Handle {}
-
-impl Handle {
-    fn open(dir: &Path, cache: usize) -> Handle {
-        let path = CString::new(dir.to_str().expect("a UTF-8 path")).expect("no NUL");
-        // SAFETY: a valid NUL-terminated string.
-        let tb = unsafe { rafle_open(path.as_ptr(), cache) };
-        assert!(!tb.is_null(), "{}", last_error());
-        Handle(tb)
-    }
-}
-
-impl Drop for Handle {
-    fn drop(&mut self) {
-        // SAFETY: opened by rafle_open, closed once, nobody else uses it any more.
-        unsafe { rafle_close(self.0) }
-    }
-}
-
-fn last_error() -> String {
-    // SAFETY: rafle_last_error returns a valid NUL-terminated string.
-    unsafe { CStr::from_ptr(rafle_last_error()) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn wdl_code(wdl: Wdl) -> c_int {
-    match wdl {
-        Wdl::Win => RAFLE_WIN,
-        Wdl::Draw => RAFLE_DRAW,
-        Wdl::Loss => RAFLE_LOSS,
-    }
 }
 
 fn status(e: &ProbeError) -> c_int {

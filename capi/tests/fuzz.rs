@@ -25,10 +25,13 @@ use rafle::*;
 use rafle_generator::{generate, NoProgress, Plan};
 use rafle_probe::format::TableKind;
 use rafle_probe::{
-    Color, Counters, Dtw, Material, Position, ProbeError, RuleClass, RuleOutcome, RuleValue,
-    SquareStyle, Tablebase, Variant, Wdl,
+    Color, Counters, Dtw, Material, Position, ProbeError, RuleValue, SquareStyle, Tablebase,
+    Variant, Wdl,
 };
 use tempfile::TempDir;
+
+mod bridge;
+use bridge::{last_error, rules_of, wdl_code, Handle};
 
 /// Cases per property test: `PROPTEST_CASES` if set.
 fn runner(cases: u32) -> TestRunner {
@@ -61,33 +64,6 @@ fn tables() -> TempDir {
     let plan = Plan::new(Variant::Brazilian, 3, dir.path()).expect("plan");
     generate(&plan, &NoProgress).expect("tables generate");
     dir
-}
-
-/// An open handle, closed when dropped.
-struct Handle(*mut RafleTablebase);
-
-impl Handle {
-    fn open(dir: &Path) -> Handle {
-        let path = CString::new(dir.to_str().expect("a UTF-8 path")).expect("no NUL");
-        // SAFETY: a valid NUL-terminated string.
-        let tb = unsafe { rafle_open(path.as_ptr(), 1 << 20) };
-        assert!(!tb.is_null(), "{}", last_error());
-        Handle(tb)
-    }
-}
-
-impl Drop for Handle {
-    fn drop(&mut self) {
-        // SAFETY: opened by rafle_open, closed once.
-        unsafe { rafle_close(self.0) }
-    }
-}
-
-/// The last error text, which must be a NUL-terminated UTF-8 string.
-fn last_error() -> String {
-    // SAFETY: rafle_last_error never returns null and the text is NUL-terminated.
-    let text = unsafe { CStr::from_ptr(rafle_last_error()) };
-    text.to_str().expect("the last error is UTF-8").to_string()
 }
 
 /// Every status rafle.h defines.
@@ -436,35 +412,6 @@ fn status_of(e: &ProbeError) -> c_int {
     }
 }
 
-fn wdl_code(wdl: Wdl) -> c_int {
-    match wdl {
-        Wdl::Win => RAFLE_WIN,
-        Wdl::Draw => RAFLE_DRAW,
-        Wdl::Loss => RAFLE_LOSS,
-    }
-}
-
-fn rules_of(o: RuleOutcome) -> RafleRules {
-    RafleRules {
-        result: wdl_code(o.result),
-        rule_class: match o.value.class() {
-            RuleClass::Win => RAFLE_CLASS_WIN,
-            RuleClass::CursedWin => RAFLE_CLASS_CURSED_WIN,
-            RuleClass::Draw => RAFLE_CLASS_DRAW,
-            RuleClass::BlessedLoss => RAFLE_CLASS_BLESSED_LOSS,
-            RuleClass::Loss => RAFLE_CLASS_LOSS,
-        },
-        count: o.value.count().map_or(-1, c_int::from),
-        rule: o
-            .category
-            .article()
-            .replace('.', "")
-            .parse()
-            .expect("a number"),
-        limit: c_int::from(o.limit),
-    }
-}
-
 /// The statuses of the problems with a probe's arguments (empty if there is none): the
 /// header does not say which of several problems is reported, so any of them may be.
 fn argument_problems(nulls: Nulls, pos: &RaflePosition, outputs: &[bool]) -> Vec<c_int> {
@@ -592,7 +539,7 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
     let expected = match &rust_pos {
         Ok(pos) => rust
             .probe_draw_rules(pos, counters)
-            .map(|o| (RAFLE_OK, rules_of(o)))
+            .map(|o| (RAFLE_OK, rules_of(&o)))
             .map_err(|e| status_of(&e)),
         Err(status) => Err(*status),
     };
@@ -643,13 +590,9 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
         Ok(None) => {
             assert_eq!(status, RAFLE_NO_MOVE, "{what}");
             assert_eq!(move_text(&best.text), "", "{what}");
-            let opponent = pos.side_pieces(pos.turn().opposite());
-            let wdl = if opponent.is_empty() {
-                RAFLE_WIN
-            } else {
-                RAFLE_LOSS
-            };
-            assert_eq!(best.wdl, wdl, "{what}");
+            // The game is over: its value is the one every probe gives it.
+            let wdl = rust.probe_wdl(&pos).expect("a finished game is answered");
+            assert_eq!(best.wdl, wdl_code(wdl), "{what}");
         }
         Err(e) => {
             failed(&what, status, &[status_of(&e)]);
@@ -661,7 +604,7 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
 #[test]
 fn probes_answer_as_the_rust_api_or_refuse() {
     let dir = tables();
-    let tb = Handle::open(dir.path());
+    let tb = Handle::open(dir.path(), 1 << 20);
     let rust = Tablebase::open(dir.path()).expect("tables open");
     run(
         1500,
@@ -700,7 +643,7 @@ fn c_material() -> impl Strategy<Value = RafleMaterial> {
 #[test]
 fn availability_answers_as_the_rust_api_or_refuses() {
     let dir = tables();
-    let tb = Handle::open(dir.path());
+    let tb = Handle::open(dir.path(), 1 << 20);
     let rust = Tablebase::open(dir.path()).expect("tables open");
     let strategy = (
         variant_code(),
@@ -909,7 +852,7 @@ fn any_path_opens_as_the_rust_api_opens_it() {
 #[test]
 fn a_material_of_more_pieces_than_squares_has_no_table() {
     let dir = tables();
-    let tb = Handle::open(dir.path());
+    let tb = Handle::open(dir.path(), 1 << 20);
     for (white_men, white_kings, black_kings) in [(62, 194, 0), (255, 255, 255), (17, 0, 16)] {
         let material = RafleMaterial {
             white_men,
@@ -939,7 +882,7 @@ fn a_material_of_more_pieces_than_squares_has_no_table() {
 #[test]
 fn the_cached_and_full_probes_answer_a_finished_game_alike() {
     let dir = tables();
-    let tb = Handle::open(dir.path());
+    let tb = Handle::open(dir.path(), 1 << 20);
     let rust = Tablebase::open(dir.path()).expect("tables open");
     // More pieces than the tables cover, but the game is over: Black has none.
     let pos = Position::from_fen(Variant::Brazilian, "W:WK1,5,6,7:B").expect("FEN");

@@ -104,3 +104,19 @@ pub fn probe_json(dir: &TempDir, variant: &str, extra: &[&str], fen: &str) -> Va
     assert_eq!(out.lines().count(), 1, "one line: {out}");
     serde_json::from_str(&out).expect("the line is JSON")
 }
+
+/// CRC-32 (IEEE), as the table format uses it.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                crc >> 1 ^ 0xedb8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
