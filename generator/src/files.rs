@@ -189,10 +189,12 @@ fn lock_path(dir: &Path, name: &str) -> PathBuf {
 /// Opens (creating it and its directory if needed) a lock file of the work directory.
 fn lock_file(dir: &Path, name: &str) -> Result<File, GenerateError> {
     let work = dir.join(WORK_DIR);
-    if let Ok(meta) = fs::metadata(dir) {
-        if !meta.is_dir() {
+    // The data directory or the variant's place in it may be a file: say which, not what
+    // creating the work directory inside it would say.
+    for place in [dir.parent(), Some(dir)].into_iter().flatten() {
+        if fs::metadata(place).is_ok_and(|meta| !meta.is_dir()) {
             return Err(io(
-                dir,
+                place,
                 std::io::Error::other("not a directory: tables cannot be written there"),
             ));
         }
@@ -304,6 +306,21 @@ mod tests {
         );
         drop(kvk);
         assert!(WriterLock::unit(&dir, k("KvK")).is_ok());
+    }
+
+    #[test]
+    fn a_file_in_the_way_is_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        fs::write(&data, b"").unwrap();
+        let err = WriterLock::whole(&data.join("brazilian")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: not a directory: tables cannot be written there",
+                data.display()
+            )
+        );
     }
 
     #[test]
