@@ -89,7 +89,11 @@ impl Drop for Processes {
             }
         }
         if std::thread::panicking() {
-            let log = self.server_log.lock().map(|l| l.clone()).unwrap_or_default();
+            let log = self
+                .server_log
+                .lock()
+                .map(|l| l.clone())
+                .unwrap_or_default();
             let tail: Vec<&str> = log.lines().rev().take(40).collect();
             eprintln!("--- the server's last lines ---");
             for line in tail.iter().rev() {
@@ -255,7 +259,10 @@ fn api(port: u16, variant: &str, fen: &str) -> (u16, Value) {
         None,
     )
     .expect("the API answers");
-    (status, serde_json::from_str(&body).expect("the API sends JSON"))
+    (
+        status,
+        serde_json::from_str(&body).expect("the API sends JSON"),
+    )
 }
 
 /// The API's answer for a position it accepts.
@@ -457,7 +464,7 @@ fn check_position(page: &Value, json: &Value) {
         page["url"]
             .as_str()
             .unwrap()
-            .contains(&format!("fen={}", encode(fen).replace("%2C", "%2C"))),
+            .contains(&format!("fen={}", encode(fen))),
         "{context}: the URL holds the FEN: {}",
         page["url"]
     );
@@ -551,7 +558,11 @@ fn check_position(page: &Value, json: &Value) {
     };
     let pos = Position::from_fen(variant, fen).expect("the API's FEN reads");
     let squares = page["squares"].as_object().expect("squares");
-    let count = if variant == Variant::Brazilian { 32 } else { 50 };
+    let count = if variant == Variant::Brazilian {
+        32
+    } else {
+        50
+    };
     assert_eq!(squares.len(), count, "{context}: dark squares drawn");
     for n in 1..=count as u8 {
         let piece = pos
@@ -579,8 +590,8 @@ fn check_position(page: &Value, json: &Value) {
 fn explorer_in_a_browser() {
     let started = Instant::now();
     let driver = on_path(&["chromedriver"]).expect("chromedriver on PATH");
-    let browser = on_path(&["chromium", "chromium-browser", "google-chrome"])
-        .expect("chromium on PATH");
+    let browser =
+        on_path(&["chromium", "chromium-browser", "google-chrome"]).expect("chromium on PATH");
 
     let data = TempDir::new().expect("a temporary directory");
     for variant in [Variant::Brazilian, Variant::International] {
@@ -650,7 +661,9 @@ async fn explore(page: &Page) {
         .await
         .expect("the page loads");
     let first = page
-        .until("a first position", |p| p["category"] != "" && p["busy"] == false)
+        .until("a first position", |p| {
+            p["category"] != "" && p["busy"] == false
+        })
         .await;
     assert_eq!(first["variant"], "international");
     let fen = first["fen"].as_str().unwrap().to_string();
@@ -660,7 +673,9 @@ async fn explore(page: &Page) {
     // The variant switch, then a position typed into the FEN box.
     page.click("#variant-brazilian").await;
     page.until("the Brazilian board", |p| {
-        p["variant"] == "brazilian" && p["busy"] == false && p["squares"].as_object().unwrap().len() == 32
+        p["variant"] == "brazilian"
+            && p["busy"] == false
+            && p["squares"].as_object().unwrap().len() == 32
     })
     .await;
     let won = probe(port, "brazilian", "W:WK1,K2:BK28");
@@ -676,7 +691,9 @@ async fn explore(page: &Page) {
     assert_eq!(status, 400, "{bad}");
     page.enter_fen("W:W33:B1").await;
     let shown = page
-        .until("the error", |p| p["error"] != Value::Null && p["busy"] == false)
+        .until("the error", |p| {
+            p["error"] != Value::Null && p["busy"] == false
+        })
         .await;
     assert_eq!(shown["error"], bad["error"], "the server's message");
     assert!(shown["url"].as_str().unwrap().contains(&encode(&won_fen)));
@@ -862,7 +879,9 @@ async fn explore(page: &Page) {
         .await
         .expect("the page loads");
     let shown = page
-        .until("the page at 375 px", |p| p["category"] != "" && p["busy"] == false)
+        .until("the page at 375 px", |p| {
+            p["category"] != "" && p["busy"] == false
+        })
         .await;
     assert!(
         shown["scrollWidth"].as_i64() <= Some(375),

@@ -66,6 +66,7 @@
     index: -1,
     setup: false,
     tool: 'wm',
+    lastPlaced: null, // the square set last in set-up; clicking it again cycles its piece
     selected: null, // the square of the piece picked to move
     hover: null, // the move hovered in the list
     flipped: false,
@@ -410,10 +411,12 @@
   function placeAt(square) {
     const current = S.pieces.get(square) || 'empty';
     let next = S.tool;
-    // The same piece again cycles: white man, white king, black man, black king, empty.
-    if (current === S.tool && S.tool !== 'empty') {
+    // Clicking the square just set again cycles from what it holds: white man, white king,
+    // black man, black king, empty; a fresh square gets the chosen piece.
+    if (S.lastPlaced === square && S.tool !== 'empty') {
       next = TOOLS[(TOOLS.indexOf(current) + 1) % TOOLS.length];
     }
+    S.lastPlaced = square;
     if (next === 'empty') S.pieces.delete(square);
     else S.pieces.set(square, next);
     setupChanged();
@@ -870,6 +873,7 @@
     for (const b of els.tools) {
       b.addEventListener('click', () => {
         S.tool = b.dataset.tool;
+        S.lastPlaced = null;
         render();
       });
     }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::IntoFuture;
 use std::io::{self, Write};
 use std::net::SocketAddr;
-use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -19,8 +19,12 @@ use crate::state::AppState;
 /// How long the server waits, once told to stop, for the requests under way to finish.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-/// Log lines waiting for the writer; past this they are dropped rather than slowing requests.
-const LOG_BACKLOG: usize = 16_384;
+/// Bytes of log lines waiting for the writer; past this they are dropped (and counted) rather
+/// than slowing requests.
+const LOG_BACKLOG_BYTES: usize = 4 << 20;
+
+/// How often the waiting log lines are written.
+const LOG_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Why the server could not run.
 #[derive(Debug)]
@@ -72,8 +76,6 @@ pub fn run(addr: SocketAddr, state: AppState) -> Result<(), ServeError> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores)
-        // The probe permits bound the blocking tasks; one more thread for anything else.
-        .max_blocking_threads(state.bounds().max_probes.max(1) + 1)
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
@@ -87,7 +89,7 @@ async fn serve(addr: SocketAddr, state: AppState) -> Result<(), ServeError> {
     let local = listener.local_addr().map_err(ServeError::Serve)?;
     let logger = Logger::start();
     let app = crate::router(state).layer(middleware::from_fn_with_state(
-        logger.sender.clone(),
+        Arc::clone(&logger.shared),
         log_request,
     ));
     eprintln!("rafle serve: listening on http://{local}/");
@@ -149,63 +151,89 @@ async fn stop_signal() {
     }
 }
 
-enum LogMessage {
-    Line(String),
-    Stop,
+/// Writes the request lines on stderr from its own thread, so that a slow reader of stderr
+/// never holds a request up. Requests append their line to a shared buffer, which the thread
+/// writes out every [`LOG_INTERVAL`]: no request wakes a thread, which at 20,000 requests a
+/// second cost more than the requests themselves.
+struct Logger {
+    shared: Arc<LogShared>,
+    thread: JoinHandle<()>,
 }
 
-/// Writes the request lines on stderr from its own thread, so that a slow reader of stderr
-/// never holds a request up; lines are written in batches while requests come fast.
-struct Logger {
-    sender: SyncSender<LogMessage>,
-    thread: JoinHandle<()>,
+#[derive(Default)]
+struct LogShared {
+    state: Mutex<LogBuffer>,
+    stopped: Condvar,
+}
+
+#[derive(Default)]
+struct LogBuffer {
+    text: String,
+    /// Lines dropped since the last write because the buffer was full.
+    dropped: u64,
+    stop: bool,
+}
+
+impl LogShared {
+    fn lock(&self) -> MutexGuard<'_, LogBuffer> {
+        // A request that panicked while holding the lock left whole lines only.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push(&self, line: &str) {
+        let mut buffer = self.lock();
+        if buffer.text.len() + line.len() > LOG_BACKLOG_BYTES {
+            buffer.dropped += 1;
+        } else {
+            buffer.text.push_str(line);
+        }
+    }
 }
 
 impl Logger {
     fn start() -> Logger {
-        let (sender, receiver) = mpsc::sync_channel(LOG_BACKLOG);
-        let thread = std::thread::spawn(move || write_log(&receiver));
-        Logger { sender, thread }
+        let shared = Arc::new(LogShared::default());
+        let writer = Arc::clone(&shared);
+        let thread = std::thread::spawn(move || write_log(&writer));
+        Logger { shared, thread }
     }
 
     /// Writes what is waiting and stops the thread.
     fn finish(self) {
-        if self.sender.send(LogMessage::Stop).is_ok() {
-            let _ = self.thread.join();
-        }
+        self.shared.lock().stop = true;
+        self.shared.stopped.notify_one();
+        let _ = self.thread.join();
     }
 }
 
-fn write_log(receiver: &Receiver<LogMessage>) {
-    let mut out = io::BufWriter::new(io::stderr());
+fn write_log(shared: &LogShared) {
+    let mut stderr = io::stderr();
     loop {
-        let message = match receiver.try_recv() {
-            Ok(message) => message,
-            Err(TryRecvError::Empty) => {
-                // Nothing more for now: what was gathered goes out before waiting.
-                let _ = out.flush();
-                match receiver.recv() {
-                    Ok(message) => message,
-                    Err(_) => break,
-                }
-            }
-            Err(TryRecvError::Disconnected) => break,
-        };
-        match message {
-            LogMessage::Line(line) => {
-                let _ = out.write_all(line.as_bytes());
-            }
-            LogMessage::Stop => break,
+        let mut buffer = shared.lock();
+        if !buffer.stop {
+            buffer = shared
+                .stopped
+                .wait_timeout(buffer, LOG_INTERVAL)
+                .map_or_else(|e| e.into_inner().0, |(guard, _)| guard);
+        }
+        let text = std::mem::take(&mut buffer.text);
+        let dropped = std::mem::take(&mut buffer.dropped);
+        let stop = buffer.stop;
+        drop(buffer);
+        let _ = stderr.write_all(text.as_bytes());
+        if dropped > 0 {
+            let _ = writeln!(
+                stderr,
+                "rafle serve: {dropped} request lines dropped (stderr is read too slowly)"
+            );
+        }
+        if stop {
+            break;
         }
     }
-    let _ = out.flush();
 }
 
-async fn log_request(
-    State(log): State<SyncSender<LogMessage>>,
-    request: Request,
-    next: Next,
-) -> Response {
+async fn log_request(State(log): State<Arc<LogShared>>, request: Request, next: Next) -> Response {
     let start = Instant::now();
     let method = request.method().clone();
     let path = rafle_probe::printable(request.uri().path());
@@ -215,8 +243,6 @@ async fn log_request(
         "{method} {path} {} {millis:.3} ms\n",
         response.status().as_u16()
     );
-    if let Err(TrySendError::Full(_)) = log.try_send(LogMessage::Line(line)) {
-        // Dropped: the writer is behind by a whole backlog.
-    }
+    log.push(&line);
     response
 }
