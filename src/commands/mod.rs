@@ -4,6 +4,7 @@ mod generate;
 mod moves;
 mod perft;
 mod probe;
+mod serve;
 mod show;
 mod stats;
 mod verify;
@@ -32,6 +33,9 @@ pub enum Command {
     /// Count what the tables hold: values, draw-rule classes, longest wins, per material.
     #[command(long_about = stats::LONG_ABOUT)]
     Stats(stats::StatsArgs),
+    /// Serve the tables over HTTP: a JSON API and the explorer page.
+    #[command(long_about = serve::LONG_ABOUT)]
+    Serve(serve::ServeArgs),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -43,6 +47,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Probe(args) => probe::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Stats(args) => stats::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 

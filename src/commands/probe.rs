@@ -8,9 +8,11 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use rafle_probe::{
-    printable, BadCounters, Category, Counters, Dtw, Limits, Line, Move, MoveValues, Position,
-    ProbeError, RuleClass, RuleOutcome, RuleValue, SquareStyle, Tablebase, Wdl,
+    printable, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
+    Tablebase, Wdl,
 };
+use rafle_server::json::JsonError;
+use rafle_server::{Answer, AnswerError, Options};
 use serde::Serialize;
 
 use super::{read_fen, VariantArg};
@@ -125,127 +127,11 @@ fn parse_counters(text: &str) -> Result<Counters, String> {
 /// A probe that failed: bad input when the position has more pieces than the tables cover
 /// (the user asked the impossible, as with a malformed FEN), a failure otherwise; with no
 /// table of the variant at all it is the directory that is wrong, not the position.
-fn probe_failure(err: anyhow::Error) -> Failure {
-    match err.downcast_ref::<ProbeError>() {
+fn probe_failure(err: AnswerError) -> Failure {
+    match err.probe_error() {
         Some(ProbeError::TooManyPieces { max, .. }) if *max > 0 => input(err),
         _ => other(err),
     }
-}
-
-/// What every position of a run is probed with.
-struct Probe<'a> {
-    tables: &'a Tablebase,
-    /// The limits of the variant's rule tables; `None` without rule tables.
-    limits: Option<Limits>,
-    /// The live counters given, if any.
-    counters: Option<Counters>,
-    /// Whether to play the game out.
-    line: bool,
-}
-
-/// A position's values, its moves' values and its best line, as the tables give them.
-struct Answer {
-    /// For the side to move.
-    wdl: Wdl,
-    /// For the side to move.
-    dtw: Dtw,
-    /// The rule whose counter is live.
-    category: Category,
-    /// The rule-aware value, `None` without rule tables.
-    rules: Option<Rules>,
-    /// In `rafle moves` order.
-    moves: Vec<MoveAnswer>,
-    /// With `--line`.
-    line: Option<Line>,
-}
-
-/// The rule-aware value of a position.
-struct Rules {
-    limits: Limits,
-    /// With fresh counters.
-    value: RuleValue,
-    /// With the counters given, if any.
-    result: Option<(Counters, Wdl)>,
-}
-
-/// One legal move.
-struct MoveAnswer {
-    text: String,
-    /// For the side to move after the move.
-    wdl: Wdl,
-    /// For the side to move after the move.
-    dtw: Dtw,
-    /// For the side to move after the move (fresh counters there), and what the move is worth
-    /// to the side playing it, counted from the position before it.
-    rules: Option<(RuleValue, RuleValue)>,
-    /// The counters after the move and the result under the rules for the side to move then.
-    result: Option<(Counters, Wdl)>,
-}
-
-#[derive(Serialize)]
-struct JsonAnswer<'a> {
-    fen: &'a str,
-    wdl: &'static str,
-    dtw: Option<u16>,
-    class: Option<&'static str>,
-    count: Option<u8>,
-    rule: &'static str,
-    limits: Option<String>,
-    #[serde(flatten)]
-    result: Option<JsonResult>,
-    moves: Vec<JsonMove>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<Vec<JsonPly>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end: Option<String>,
-}
-
-/// The counters and the result under the rules with them.
-#[derive(Serialize)]
-struct JsonResult {
-    king_plies: u16,
-    category_plies: u16,
-    result: &'static str,
-}
-
-impl JsonResult {
-    fn new(&(counters, result): &(Counters, Wdl)) -> JsonResult {
-        JsonResult {
-            king_plies: counters.king_plies,
-            category_plies: counters.category_plies,
-            result: result.name(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct JsonMove {
-    #[serde(rename = "move")]
-    text: String,
-    wdl: &'static str,
-    dtw: Option<u16>,
-    class: Option<&'static str>,
-    count: Option<u8>,
-    #[serde(flatten)]
-    result: Option<JsonResult>,
-}
-
-#[derive(Serialize)]
-struct JsonPly {
-    #[serde(rename = "move")]
-    text: String,
-    king_plies: u16,
-    category_plies: u16,
-    result: &'static str,
-    class: &'static str,
-    count: Option<u8>,
-    dtw: Option<u16>,
-}
-
-#[derive(Serialize)]
-struct JsonError<'a> {
-    fen: &'a str,
-    error: String,
 }
 
 pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
@@ -263,9 +149,10 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     }
     let probe = Probe {
         tables: &tables,
-        limits,
-        counters: args.counters,
-        line: args.line,
+        options: Options {
+            counters: args.counters,
+            line: args.line,
+        },
     };
     let mut out = BufWriter::new(io::stdout().lock());
     if let [fen] = args.fens.as_slice() {
@@ -328,7 +215,11 @@ impl Batch<'_> {
         self.probed += 1;
         let answer = Position::from_fen(self.args.variant.variant, fen)
             .map_err(|e| e.to_string())
-            .and_then(|pos| self.probe.answer(&pos).map_err(|e| format!("{e:#}")));
+            .and_then(|pos| {
+                self.probe
+                    .answer(&pos)
+                    .map_err(|e| format!("{:#}", anyhow::Error::new(e)))
+            });
         match answer {
             Ok(answer) => write_answer(out, fen, &answer, self.args.json),
             Err(error) => {
@@ -343,107 +234,67 @@ impl Batch<'_> {
     }
 }
 
+/// What every position of a run is probed with.
+struct Probe<'a> {
+    tables: &'a Tablebase,
+    options: Options,
+}
+
 impl Probe<'_> {
     /// Looks a position and all its moves up, and plays its line if asked.
-    fn answer(&self, pos: &Position) -> anyhow::Result<Answer> {
-        let tables = self.tables;
-        // The position first: past the tables' reach it fails with "too many pieces" rather
-        // than with a missing table of one of its captures.
-        let wdl = tables.probe_wdl(pos)?;
-        let dtw = tables.probe_dtw(pos)?;
-        let outcome = match self.limits {
-            Some(_) => Some(tables.probe_draw_rules(pos, self.counters.unwrap_or_default())?),
-            None => None,
-        };
-        let values = tables.probe_moves_all(pos)?;
-        let legal: Vec<Move> = values.iter().map(|m| m.mv).collect();
-        let moves = values
-            .iter()
-            .map(|m| self.move_answer(pos, m, &legal, outcome))
-            .collect();
-        let rules = self.limits.zip(outcome).map(|(limits, outcome)| Rules {
-            limits,
-            value: outcome.value,
-            result: self.counters.map(|c| (c, outcome.result)),
-        });
-        let line = if self.line {
-            let counters = self.counters.unwrap_or_default();
-            Some(tables.play_line(pos, counters, SquareStyle::Numeric)?)
-        } else {
-            None
-        };
-        Ok(Answer {
-            wdl,
-            dtw,
-            category: Category::of_position(pos),
-            rules,
-            moves,
-            line,
-        })
-    }
-
-    /// One move's line of the answer, from its values; `outcome` is the position's under the
-    /// rules, `None` without rule tables.
-    fn move_answer(
-        &self,
-        pos: &Position,
-        m: &MoveValues,
-        legal: &[Move],
-        outcome: Option<RuleOutcome>,
-    ) -> MoveAnswer {
-        let rules = outcome.and_then(|o| Some((m.draw_rules?, m.rule_value_for_mover(o.limit)?)));
-        let result = self
-            .counters
-            .zip(self.limits)
-            .and_then(|(counters, limits)| {
-                let after = m.counters_after(pos, counters);
-                m.outcome_after(limits, after).map(|o| (after, o.result))
-            });
-        MoveAnswer {
-            text: pos.move_text_among(&m.mv, legal, SquareStyle::Numeric),
-            wdl: m.wdl,
-            dtw: m.dtw,
-            rules,
-            result,
-        }
+    fn answer(&self, pos: &Position) -> Result<Answer, AnswerError> {
+        Answer::probe(self.tables, pos, self.options)
     }
 }
 
 fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) -> io::Result<()> {
     if json {
-        return write_json(out, &json_answer(fen, answer));
+        return write_json(out, &answer.cli_json(fen));
     }
-    let rules = match &answer.rules {
+    // The command line answers only positions the tables cover.
+    let Some(values) = answer.values else {
+        return writeln!(
+            out,
+            "{} unknown: more pieces than the tables cover",
+            printable(fen)
+        );
+    };
+    let category = Category::of_position(&answer.position);
+    let rules = match &values.rules {
         None => format!(
             "rule {}: class unavailable (no rule tables)",
-            answer.category.article()
+            category.article()
         ),
         Some(rules) => {
-            let with_counters = rules.result.map_or(String::new(), |(c, result)| {
-                format!("; counters {},{}: {result}", c.king_plies, c.category_plies)
-            });
+            let with_counters = answer
+                .counters
+                .zip(rules.result)
+                .map_or(String::new(), |(c, result)| {
+                    format!("; counters {},{}: {result}", c.king_plies, c.category_plies)
+                });
             format!(
                 "rule {}: {}{with_counters} (rules {})",
-                answer.category.article(),
+                category.article(),
                 describe_rule(rules.value),
                 rules.limits
             )
         }
     };
-    writeln!(out, "{} {}; {rules}", printable(fen), describe(answer.dtw))?;
+    writeln!(out, "{} {}; {rules}", printable(fen), describe(values.dtw))?;
     let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);
     for m in &answer.moves {
+        let Some(after) = m.values else { continue };
         // The mover's result is the opposite of the value for the side to move after it, one
         // ply longer.
         let mut line = format!(
             "  {:<width$}  {}",
             m.text,
-            describe(Dtw::from_successors([m.dtw]))
+            describe(Dtw::from_successors([after.dtw]))
         );
-        if let Some((_, mover)) = m.rules {
+        if let Some((_, mover)) = after.rules {
             line += &format!("; {}", describe_rule(mover));
         }
-        if let Some((c, result)) = m.result {
+        if let Some((c, result)) = m.counters_after.zip(after.result) {
             let result = -result;
             line += &format!("; counters {},{}: {result}", c.king_plies, c.category_plies);
         }
@@ -480,49 +331,6 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
         writeln!(out, "  end: {}", line.end)?;
     }
     Ok(())
-}
-
-fn json_answer<'a>(fen: &'a str, answer: &Answer) -> JsonAnswer<'a> {
-    let moves = answer
-        .moves
-        .iter()
-        .map(|m| JsonMove {
-            text: m.text.clone(),
-            wdl: m.wdl.name(),
-            dtw: m.dtw.plies(),
-            class: m.rules.map(|(after, _)| after.class().name()),
-            count: m.rules.and_then(|(after, _)| after.count()),
-            result: m.result.as_ref().map(JsonResult::new),
-        })
-        .collect();
-    let line = answer.line.as_ref().map(|line| {
-        line.plies
-            .iter()
-            .map(|p| JsonPly {
-                text: p.text.clone(),
-                king_plies: p.counters.king_plies,
-                category_plies: p.counters.category_plies,
-                result: p.outcome.result.name(),
-                class: p.outcome.value.class().name(),
-                count: p.outcome.value.count(),
-                dtw: p.dtw.plies(),
-            })
-            .collect()
-    });
-    let rules = answer.rules.as_ref();
-    JsonAnswer {
-        fen,
-        wdl: answer.wdl.name(),
-        dtw: answer.dtw.plies(),
-        class: rules.map(|r| r.value.class().name()),
-        count: rules.and_then(|r| r.value.count()),
-        rule: answer.category.article(),
-        limits: rules.map(|r| r.limits.to_string()),
-        result: rules.and_then(|r| r.result.as_ref()).map(JsonResult::new),
-        moves,
-        line,
-        end: answer.line.as_ref().map(|l| l.end.to_string()),
-    }
 }
 
 /// `12,3`.

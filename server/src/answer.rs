@@ -1,0 +1,390 @@
+//! The answer to a probe of one position: its values, every legal move's, and the game played
+//! to its end if asked. `rafle probe` prints it as text or JSON and the server sends it as
+//! JSON; both build it here, so the command line and the API cannot drift apart.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use rafle_probe::{
+    Color, Counters, Dtw, LineError, Move, Position, ProbeError, RuleClass, RuleValue, SquareStyle,
+    Tablebase, Variant, Wdl,
+};
+
+use crate::json::JsonAnswer;
+
+/// What to ask of a position besides its values and its moves'.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The live draw-rule counters: adds the result under the rules with them.
+    pub counters: Option<Counters>,
+    /// Whether to play the game to its end ([`Tablebase::play_line`]).
+    pub line: bool,
+}
+
+/// Why a position could not be answered.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AnswerError {
+    /// A probe failed: more pieces than the tables cover, a missing or damaged table.
+    Probe(ProbeError),
+    /// The line could not be played.
+    Line(LineError),
+    /// Counters or a line were asked of a variant without rule tables.
+    NoRuleTables {
+        /// The board.
+        variant: Variant,
+        /// Where the rule tables were looked for.
+        dir: PathBuf,
+    },
+}
+
+impl AnswerError {
+    /// Whether the position has more pieces than the tables cover: the question is out of
+    /// reach rather than the tables at fault.
+    pub fn is_too_many_pieces(&self) -> bool {
+        matches!(
+            self,
+            AnswerError::Probe(ProbeError::TooManyPieces { .. })
+                | AnswerError::Line(LineError::Probe(ProbeError::TooManyPieces { .. }))
+        )
+    }
+
+    /// The probe error underneath, if any.
+    pub fn probe_error(&self) -> Option<&ProbeError> {
+        match self {
+            AnswerError::Probe(e) | AnswerError::Line(LineError::Probe(e)) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnswerError::Probe(e) => e.fmt(f),
+            AnswerError::Line(e) => e.fmt(f),
+            AnswerError::NoRuleTables { variant, dir } => write!(
+                f,
+                "the draw-rule counters and the line need the rule tables, and there is no \
+                 {variant} rule table (<material>.rules) in {}",
+                dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AnswerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AnswerError::Probe(e) => e.source(),
+            AnswerError::Line(e) => e.source(),
+            AnswerError::NoRuleTables { .. } => None,
+        }
+    }
+}
+
+impl From<ProbeError> for AnswerError {
+    fn from(e: ProbeError) -> AnswerError {
+        AnswerError::Probe(e)
+    }
+}
+
+impl From<LineError> for AnswerError {
+    fn from(e: LineError) -> AnswerError {
+        AnswerError::Line(e)
+    }
+}
+
+/// A position's values, its moves' values and its best line, as the tables give them.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The position.
+    pub position: Position,
+    /// Its values; `None` when it has more pieces than the tables cover.
+    pub values: Option<Values>,
+    /// The counters asked with, if any.
+    pub counters: Option<Counters>,
+    /// Every legal move, in [`rafle_probe::listing_order`] unless reordered
+    /// ([`Answer::order_best_first`]).
+    pub moves: Vec<MoveAnswer>,
+    /// The game played to its end, if asked.
+    pub line: Option<rafle_probe::Line>,
+    /// The most pieces the variant's tables answer a position of: the fewest of the kinds
+    /// an answer reads (win/draw/loss, distance, and rules where there are rule tables).
+    pub max_pieces: u32,
+}
+
+/// What the tables say of a position, for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Values {
+    /// Win, draw or loss, the draw rules ignored.
+    pub wdl: Wdl,
+    /// The distance to win.
+    pub dtw: Dtw,
+    /// The rule-aware value; `None` without rule tables.
+    pub rules: Option<Rules>,
+}
+
+/// The rule-aware value of a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// The limits the rule tables were computed with.
+    pub limits: rafle_probe::Limits,
+    /// Class and count with fresh counters.
+    pub value: RuleValue,
+    /// The result with the counters asked with, if any.
+    pub result: Option<Wdl>,
+}
+
+/// One legal move and what the tables say after it.
+#[derive(Debug, Clone)]
+pub struct MoveAnswer {
+    /// The move.
+    pub mv: Move,
+    /// The move as written among the position's legal moves (`32-28`, `28x19`).
+    pub text: String,
+    /// The position after it.
+    pub next: Position,
+    /// Whether it resets the draw-rule counter (a man move or a capture).
+    pub resets: bool,
+    /// The counters after it, when the answer was asked with counters.
+    pub counters_after: Option<Counters>,
+    /// The values after it; `None` when the position has more pieces than the tables cover.
+    pub values: Option<MoveValues>,
+}
+
+/// What the tables say after a move, for the side to move *there* (a winning move shows a
+/// loss), as they store it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveValues {
+    /// Win, draw or loss after the move.
+    pub wdl: Wdl,
+    /// The distance to win after the move.
+    pub dtw: Dtw,
+    /// The rule-aware value after the move with fresh counters there, and what the move is
+    /// worth to the side playing it, counted from the position before it; `None` without rule
+    /// tables.
+    pub rules: Option<(RuleValue, RuleValue)>,
+    /// The result under the rules after the move, with the counters after it, when the
+    /// answer was asked with counters.
+    pub result: Option<Wdl>,
+}
+
+impl Answer {
+    /// Looks `pos` and all its moves up, and plays its line if asked.
+    ///
+    /// # Errors
+    ///
+    /// [`AnswerError::Probe`] as the probes of [`Tablebase`] (too many pieces, a missing or
+    /// damaged table), [`AnswerError::Line`] if the line cannot be played,
+    /// [`AnswerError::NoRuleTables`] for counters or a line without rule tables.
+    pub fn probe(
+        tables: &Tablebase,
+        pos: &Position,
+        options: Options,
+    ) -> Result<Answer, AnswerError> {
+        let variant = pos.variant();
+        let limits = tables.limits(variant)?;
+        if limits.is_none() && (options.counters.is_some() || options.line) {
+            return Err(AnswerError::NoRuleTables {
+                variant,
+                dir: tables.dir().join(variant.name()),
+            });
+        }
+        // The position first: past the tables' reach it fails with "too many pieces" rather
+        // than with a missing table of one of its captures.
+        let wdl = tables.probe_wdl(pos)?;
+        let dtw = tables.probe_dtw(pos)?;
+        let outcome = match limits {
+            Some(_) => Some(tables.probe_draw_rules(pos, options.counters.unwrap_or_default())?),
+            None => None,
+        };
+        let found = tables.probe_moves_all(pos)?;
+        let legal: Vec<Move> = found.iter().map(|m| m.mv).collect();
+        let moves = found
+            .iter()
+            .map(|m| {
+                let rules =
+                    outcome.and_then(|o| Some((m.draw_rules?, m.rule_value_for_mover(o.limit)?)));
+                let counters_after = options.counters.map(|c| m.counters_after(pos, c));
+                let result = counters_after
+                    .zip(limits)
+                    .and_then(|(after, limits)| m.outcome_after(limits, after))
+                    .map(|o| o.result);
+                MoveAnswer {
+                    mv: m.mv,
+                    text: pos.move_text_among(&m.mv, &legal, SquareStyle::Numeric),
+                    next: m.next,
+                    resets: m.resets,
+                    counters_after,
+                    values: Some(MoveValues {
+                        wdl: m.wdl,
+                        dtw: m.dtw,
+                        rules,
+                        result,
+                    }),
+                }
+            })
+            .collect();
+        let line = if options.line {
+            let counters = options.counters.unwrap_or_default();
+            Some(tables.play_line(pos, counters, SquareStyle::Numeric)?)
+        } else {
+            None
+        };
+        Ok(Answer {
+            position: *pos,
+            values: Some(Values {
+                wdl,
+                dtw,
+                rules: limits.zip(outcome).map(|(limits, outcome)| Rules {
+                    limits,
+                    value: outcome.value,
+                    result: options.counters.map(|_| outcome.result),
+                }),
+            }),
+            counters: options.counters,
+            moves,
+            line,
+            max_pieces: max_pieces(tables, variant),
+        })
+    }
+
+    /// The answer for a position with more pieces than the tables cover: its legal moves,
+    /// without values (with counters, the counters after each move).
+    pub fn unknown(tables: &Tablebase, pos: &Position, counters: Option<Counters>) -> Answer {
+        let legal = pos.legal_moves();
+        let mut moves: Vec<MoveAnswer> = legal
+            .iter()
+            .map(|mv| {
+                let next = pos.play(mv);
+                MoveAnswer {
+                    mv: *mv,
+                    text: pos.move_text_among(mv, &legal, SquareStyle::Numeric),
+                    next,
+                    resets: rafle_probe::resets_counter(pos, mv, &next),
+                    counters_after: counters.map(|c| c.after(pos, mv, &next)),
+                    values: None,
+                }
+            })
+            .collect();
+        moves.sort_by_cached_key(|m| rafle_probe::listing_order(&m.mv));
+        Answer {
+            position: *pos,
+            values: None,
+            counters,
+            moves,
+            line: None,
+            max_pieces: max_pieces(tables, pos.variant()),
+        }
+    }
+
+    /// Orders the moves best first for the side to move, by what the tables say after each
+    /// (for the opponent, to move there): the opponent's losses, quickest first (smallest
+    /// distance to win, then smallest rule count); its blessed losses (quickest first); draws;
+    /// its cursed wins (longest first); its wins, longest first (largest distance, then
+    /// largest count). Without rule tables the classes are win, draw and loss alone. With
+    /// counters the result under the rules after the move comes first (the opponent's loss,
+    /// then a draw, then its win), so a move that the counters turn into a draw comes after
+    /// every move still winning. Moves without values (too many pieces) keep their place.
+    /// Ties keep [`rafle_probe::listing_order`], so the order never depends on the move
+    /// generator's.
+    pub fn order_best_first(&mut self) {
+        // A stable sort: equal keys stay in listing order.
+        self.moves.sort_by_key(|m| m.values.map(best_first_key));
+    }
+
+    /// The answer as `rafle probe --json` prints it, `fen` being the FEN as given.
+    pub fn cli_json<'a>(&'a self, fen: &'a str) -> JsonAnswer<'a> {
+        crate::json::answer(self, fen.into(), false)
+    }
+
+    /// The answer as the API sends it: the normalised FEN, the variant, whose turn it is,
+    /// the category, the piece counts, and each move's squares, FEN and category.
+    pub fn api_json(&self) -> JsonAnswer<'_> {
+        crate::json::answer(self, self.position.to_fen().into(), true)
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.position.turn()
+    }
+}
+
+/// The sort key of [`Answer::order_best_first`]: smaller is better for the mover.
+fn best_first_key(values: MoveValues) -> (u8, u8, i32, i32) {
+    let result = match values.result {
+        Some(Wdl::Loss) | None => 0,
+        Some(Wdl::Draw) => 1,
+        Some(Wdl::Win) => 2,
+    };
+    let class = match values.rules {
+        Some((after, _)) => after.class(),
+        None => match values.wdl {
+            Wdl::Win => RuleClass::Win,
+            Wdl::Draw => RuleClass::Draw,
+            Wdl::Loss => RuleClass::Loss,
+        },
+    };
+    let distance = i32::from(values.dtw.plies().unwrap_or(0));
+    let count = values
+        .rules
+        .and_then(|(after, _)| after.count())
+        .map_or(0, i32::from);
+    match class {
+        RuleClass::Loss => (result, 0, distance, count),
+        RuleClass::BlessedLoss => (result, 1, distance, 0),
+        RuleClass::Draw => (result, 2, 0, 0),
+        RuleClass::CursedWin => (result, 3, -distance, 0),
+        RuleClass::Win => (result, 4, -distance, -count),
+    }
+}
+
+/// The most pieces an answer of the variant can be given for: every kind it reads must
+/// reach that far.
+pub(crate) fn max_pieces(tables: &Tablebase, variant: Variant) -> u32 {
+    use rafle_probe::format::TableKind;
+    let mut kinds = vec![TableKind::Wdl, TableKind::Dtw];
+    if !tables
+        .materials_of(TableKind::DrawRules, variant)
+        .is_empty()
+    {
+        kinds.push(TableKind::DrawRules);
+    }
+    kinds
+        .into_iter()
+        .map(|kind| tables.max_pieces_of(kind, variant))
+        .min()
+        .unwrap_or(0)
+}
+
+/// The category of a value for the side to move, as the API names it: the rule class
+/// (hyphenated), or win/draw/loss without rule tables.
+pub fn category(wdl: Wdl, rules: Option<RuleValue>) -> &'static str {
+    match rules.map(RuleValue::class) {
+        Some(RuleClass::Win) => "win",
+        Some(RuleClass::CursedWin) => "cursed-win",
+        Some(RuleClass::Draw) => "draw",
+        Some(RuleClass::BlessedLoss) => "blessed-loss",
+        Some(RuleClass::Loss) => "loss",
+        None => wdl.name(),
+    }
+}
+
+/// The unknown category: more pieces than the tables cover.
+pub const UNKNOWN: &str = "unknown";
+
+/// Moves as the ply texts of a line, each with the position after it.
+pub(crate) fn line_positions<'a>(
+    start: &Position,
+    plies: impl IntoIterator<Item = &'a rafle_probe::Ply>,
+) -> Vec<Position> {
+    let mut pos = *start;
+    plies
+        .into_iter()
+        .map(|ply| {
+            pos = pos.play(&ply.mv);
+            pos
+        })
+        .collect()
+}

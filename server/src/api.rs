@@ -1,0 +1,296 @@
+//! The routes: the versioned JSON API and the explorer page.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /api/v1/{variant}?fen=FEN[&counters=K,C]` | the position and its moves, best first |
+//! | `GET /api/v1/{variant}/line?fen=FEN[&counters=K,C]` | the same, and the game to its end |
+//! | `POST /api/v1/{variant}/batch` `{"fens":[...],"counters":"K,C"}` | `{"results":[...]}` |
+//! | `GET /api/v1/tables` | per variant: most pieces, limits, each material's table sizes |
+//! | `GET /`, `/explorer.js`, `/explorer.css` | the explorer page |
+
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, Request, State};
+use axum::http::{header, Method, StatusCode, Uri};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use rafle_probe::{printable, Counters, Position, Tablebase, Variant};
+use serde::{Deserialize, Serialize};
+use tower_http::cors::{Any, CorsLayer};
+
+use crate::answer::{Answer, AnswerError, Options};
+use crate::error::ApiError;
+use crate::json::JsonError;
+use crate::state::AppState;
+use crate::{assets, tables};
+
+/// The server's routes on `state`: the API under `/api/v1`, the explorer page at `/`, a JSON
+/// 404 elsewhere, CORS open to any origin for GET (and POST of a batch).
+pub fn router(state: AppState) -> Router {
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([header::CONTENT_TYPE]);
+    Router::new()
+        .route("/api/v1/tables", get(tables_route))
+        .route("/api/v1/{variant}", get(position_route))
+        .route("/api/v1/{variant}/line", get(line_route))
+        .route("/api/v1/{variant}/batch", post(batch_route))
+        .route("/", get(assets::index))
+        .route("/explorer.js", get(assets::script))
+        .route("/explorer.css", get(assets::style))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), bound_query))
+        .layer(cors)
+        .with_state(state)
+}
+
+/// Refuses a query string over the bound with 414 before anything reads it.
+async fn bound_query(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let max = state.bounds().max_query_bytes;
+    let length = request.uri().query().map_or(0, str::len);
+    if length > max {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            format!("the query is {length} bytes long; at most {max} are accepted"),
+        )
+        .into_response();
+    }
+    next.run(request).await
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::not_found(format!(
+        "no such path: {} (the API is under /api/v1/)",
+        uri.path()
+    ))
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}
+
+/// The variant of the path, 404 if there is no such variant.
+fn variant(path: Result<Path<String>, PathRejection>) -> Result<Variant, ApiError> {
+    let Path(name) = path.map_err(|e| ApiError::bad_request(format!("the path: {e}")))?;
+    name.parse().map_err(|_| {
+        ApiError::not_found(format!(
+            "unknown variant '{}' (expected 'international' or 'brazilian')",
+            printable(&name)
+        ))
+    })
+}
+
+/// The query of a position: `fen=FEN[&counters=K,C]`.
+struct ProbeQuery {
+    fen: String,
+    counters: Option<Counters>,
+}
+
+impl ProbeQuery {
+    fn parse(query: Option<&str>) -> Result<ProbeQuery, ApiError> {
+        let mut fen = None;
+        let mut counters = None;
+        for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            let twice = || ApiError::bad_request(format!("query parameter '{key}' given twice"));
+            match key.as_ref() {
+                "fen" => {
+                    if fen.replace(value.into_owned()).is_some() {
+                        return Err(twice());
+                    }
+                }
+                "counters" => {
+                    if counters.replace(parse_counters(&value)?).is_some() {
+                        return Err(twice());
+                    }
+                }
+                other => {
+                    return Err(ApiError::bad_request(format!(
+                        "unknown query parameter '{}' (expected fen and counters)",
+                        printable(other)
+                    )))
+                }
+            }
+        }
+        let fen = fen.ok_or_else(|| {
+            ApiError::bad_request("missing query parameter 'fen' (like ?fen=W:W31-50:B1-20)")
+        })?;
+        Ok(ProbeQuery { fen, counters })
+    }
+
+    fn position(&self, variant: Variant) -> Result<Position, ApiError> {
+        Position::from_fen(variant, &self.fen).map_err(|e| ApiError::bad_request(e.to_string()))
+    }
+}
+
+fn parse_counters(text: &str) -> Result<Counters, ApiError> {
+    text.parse()
+        .map_err(|e: rafle_probe::BadCounters| ApiError::bad_request(format!("counters: {e}")))
+}
+
+/// A JSON body.
+fn json_response(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn to_json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("writing JSON: {e}")))
+}
+
+/// A position's answer with its moves best first; past the tables' reach, its legal moves
+/// without values.
+fn answer_or_unknown(
+    tables: &Tablebase,
+    pos: &Position,
+    counters: Option<Counters>,
+) -> Result<Answer, AnswerError> {
+    let options = Options {
+        counters,
+        line: false,
+    };
+    match Answer::probe(tables, pos, options) {
+        Ok(mut answer) => {
+            answer.order_best_first();
+            Ok(answer)
+        }
+        Err(e) if e.is_too_many_pieces() => Ok(Answer::unknown(tables, pos, counters)),
+        Err(e) => Err(e),
+    }
+}
+
+async fn position_route(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let variant = variant(path)?;
+    let query = ProbeQuery::parse(uri.query())?;
+    let pos = query.position(variant)?;
+    let body = state
+        .probe(move |tables| {
+            let answer = answer_or_unknown(tables, &pos, query.counters)
+                .map_err(|e| ApiError::from_answer(&e))?;
+            to_json(&answer.api_json())
+        })
+        .await?;
+    Ok(json_response(body))
+}
+
+async fn line_route(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    uri: Uri,
+) -> Result<Response, ApiError> {
+    let variant = variant(path)?;
+    let query = ProbeQuery::parse(uri.query())?;
+    let pos = query.position(variant)?;
+    let body = state
+        .probe(move |tables| {
+            let options = Options {
+                counters: query.counters,
+                line: true,
+            };
+            let mut answer =
+                Answer::probe(tables, &pos, options).map_err(|e| ApiError::from_answer(&e))?;
+            answer.order_best_first();
+            to_json(&answer.api_json())
+        })
+        .await?;
+    Ok(json_response(body))
+}
+
+/// The body of a batch.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchRequest {
+    fens: Vec<String>,
+    #[serde(default)]
+    counters: Option<String>,
+}
+
+async fn batch_route(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    request: Request<Body>,
+) -> Result<Response, ApiError> {
+    let variant = variant(path)?;
+    let bounds = state.bounds();
+    let bytes = read_body(request, bounds.max_body_bytes).await?;
+    let batch: BatchRequest = serde_json::from_slice(&bytes).map_err(|e| {
+        ApiError::bad_request(format!(
+            "the body is not a batch {{\"fens\":[FEN, ...], \"counters\":\"K,C\"}}: {e}"
+        ))
+    })?;
+    if batch.fens.len() > bounds.max_batch {
+        return Err(ApiError::too_large(format!(
+            "the batch has {} positions; at most {} are accepted",
+            batch.fens.len(),
+            bounds.max_batch
+        )));
+    }
+    let counters = batch.counters.as_deref().map(parse_counters).transpose()?;
+    let body = state
+        .probe(move |tables| {
+            if counters.is_some() && tables.limits(variant).ok().flatten().is_none() {
+                let err = AnswerError::NoRuleTables {
+                    variant,
+                    dir: tables.dir().join(variant.name()),
+                };
+                return Err(ApiError::from_answer(&err));
+            }
+            let mut out = Vec::with_capacity(64 + 1024 * batch.fens.len());
+            out.extend_from_slice(b"{\"results\":[");
+            for (n, fen) in batch.fens.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                let answer = Position::from_fen(variant, fen)
+                    .map_err(|e| e.to_string())
+                    .and_then(|pos| {
+                        answer_or_unknown(tables, &pos, counters).map_err(|e| e.to_string())
+                    });
+                let written = match answer {
+                    Ok(answer) => serde_json::to_writer(&mut out, &answer.api_json()),
+                    Err(error) => serde_json::to_writer(&mut out, &JsonError { fen, error }),
+                };
+                written.map_err(|e| ApiError::internal(format!("writing JSON: {e}")))?;
+            }
+            out.extend_from_slice(b"]}");
+            Ok(out)
+        })
+        .await?;
+    Ok(json_response(body))
+}
+
+/// The request's body, refused with 413 past `max` bytes (from its declared length when it
+/// has one, before reading anything).
+async fn read_body(request: Request<Body>, max: usize) -> Result<axum::body::Bytes, ApiError> {
+    let too_large = || ApiError::too_large(format!("the body is over {max} bytes"));
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(too_large());
+    }
+    let limited = http_body_util::Limited::new(request.into_body(), max);
+    match http_body_util::BodyExt::collect(limited).await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Err(e) => Err(ApiError::bad_request(format!("reading the body: {e}"))),
+    }
+}
+
+async fn tables_route(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let body = state
+        .probe(|tables| to_json(&tables::listing(tables)?))
+        .await?;
+    Ok(json_response(body))
+}

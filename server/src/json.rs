@@ -1,0 +1,188 @@
+//! The JSON of an [`Answer`]: the objects `rafle probe --json` prints, and the API's, which
+//! add fields to the same objects (the field names and values are README's contract).
+
+use std::borrow::Cow;
+
+use rafle_probe::{Category, Square};
+use serde::Serialize;
+
+use crate::answer::{category, Answer, MoveAnswer, UNKNOWN};
+
+/// A position's answer in JSON: serialize it (`serde_json::to_writer`). Fields the command
+/// line leaves out are skipped; a value the tables cannot give is `null`.
+#[derive(Debug, Serialize)]
+pub struct JsonAnswer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variant: Option<&'static str>,
+    fen: Cow<'a, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turn: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    game_over: Option<bool>,
+    wdl: Option<&'static str>,
+    dtw: Option<u16>,
+    class: Option<&'static str>,
+    count: Option<u8>,
+    rule: &'static str,
+    limits: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    king_plies: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category_plies: Option<u16>,
+    /// Present with counters; `null` inside when the tables cannot tell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Option<&'static str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pieces: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_pieces: Option<u32>,
+    moves: Vec<JsonMove<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<Vec<JsonPly<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<String>,
+}
+
+/// One move of a [`JsonAnswer`], with the values for the side to move after it.
+#[derive(Debug, Serialize)]
+pub struct JsonMove<'a> {
+    #[serde(rename = "move")]
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    to: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    captures: Option<Vec<u8>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fen: Option<String>,
+    wdl: Option<&'static str>,
+    dtw: Option<u16>,
+    class: Option<&'static str>,
+    count: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resets: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    king_plies: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category_plies: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Option<&'static str>>,
+}
+
+/// One ply of a line: the move, the counters after it and the values for the side to move
+/// then (the API adds the FEN after it).
+#[derive(Debug, Serialize)]
+pub struct JsonPly<'a> {
+    #[serde(rename = "move")]
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fen: Option<String>,
+    king_plies: u16,
+    category_plies: u16,
+    result: &'static str,
+    class: &'static str,
+    count: Option<u8>,
+    dtw: Option<u16>,
+}
+
+/// A position that could not be answered, in a batch: the FEN as given and why.
+#[derive(Debug, Serialize)]
+pub struct JsonError<'a> {
+    /// The FEN as given.
+    pub fen: &'a str,
+    /// What is wrong, and where.
+    pub error: String,
+}
+
+/// The JSON of `answer` with `fen` as its FEN; `api` adds the API's fields.
+pub(crate) fn answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> JsonAnswer<'a> {
+    let pos = &answer.position;
+    let values = answer.values.as_ref();
+    let rules = values.and_then(|v| v.rules.as_ref());
+    let line = answer.line.as_ref().map(|line| {
+        let after = if api {
+            crate::answer::line_positions(pos, &line.plies)
+        } else {
+            Vec::new()
+        };
+        line.plies
+            .iter()
+            .enumerate()
+            .map(|(n, p)| JsonPly {
+                text: &p.text,
+                fen: after.get(n).map(|next| next.to_fen()),
+                king_plies: p.counters.king_plies,
+                category_plies: p.counters.category_plies,
+                result: p.outcome.result.name(),
+                class: p.outcome.value.class().name(),
+                count: p.outcome.value.count(),
+                dtw: p.dtw.plies(),
+            })
+            .collect()
+    });
+    JsonAnswer {
+        variant: api.then(|| pos.variant().name()),
+        fen,
+        turn: api.then(|| turn_name(pos.turn())),
+        game_over: api.then(|| pos.game_over().is_some()),
+        wdl: values.map(|v| v.wdl.name()),
+        dtw: values.and_then(|v| v.dtw.plies()),
+        class: rules.map(|r| r.value.class().name()),
+        count: rules.and_then(|r| r.value.count()),
+        rule: Category::of_position(pos).article(),
+        limits: rules.map(|r| r.limits.to_string()),
+        king_plies: answer.counters.map(|c| c.king_plies),
+        category_plies: answer.counters.map(|c| c.category_plies),
+        result: answer
+            .counters
+            .map(|_| rules.and_then(|r| r.result).map(|w| w.name())),
+        category: api.then(|| match values {
+            Some(v) => category(v.wdl, v.rules.map(|r| r.value)),
+            None => UNKNOWN,
+        }),
+        pieces: api.then(|| pos.piece_count()),
+        max_pieces: api.then_some(answer.max_pieces),
+        moves: answer.moves.iter().map(|m| json_move(m, api)).collect(),
+        line,
+        end: answer.line.as_ref().map(|l| l.end.to_string()),
+    }
+}
+
+fn json_move(m: &MoveAnswer, api: bool) -> JsonMove<'_> {
+    let values = m.values.as_ref();
+    let after = values.and_then(|v| v.rules).map(|(after, _)| after);
+    JsonMove {
+        text: &m.text,
+        from: api.then(|| m.mv.from().number()),
+        to: api.then(|| m.mv.to().number()),
+        captures: api.then(|| m.mv.captured().into_iter().map(Square::number).collect()),
+        fen: api.then(|| m.next.to_fen()),
+        wdl: values.map(|v| v.wdl.name()),
+        dtw: values.and_then(|v| v.dtw.plies()),
+        class: after.map(|a| a.class().name()),
+        count: after.and_then(|a| a.count()),
+        category: api.then(|| match values {
+            Some(v) => category(v.wdl, after),
+            None => UNKNOWN,
+        }),
+        resets: api.then_some(m.resets),
+        king_plies: m.counters_after.map(|c| c.king_plies),
+        category_plies: m.counters_after.map(|c| c.category_plies),
+        result: m
+            .counters_after
+            .map(|_| values.and_then(|v| v.result).map(|w| w.name())),
+    }
+}
+
+/// `"white"` or `"black"`.
+fn turn_name(color: rafle_probe::Color) -> &'static str {
+    match color {
+        rafle_probe::Color::White => "white",
+        rafle_probe::Color::Black => "black",
+    }
+}

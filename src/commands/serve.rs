@@ -1,0 +1,89 @@
+//! `rafle serve`: the tables over HTTP, a JSON API and the explorer page (crate
+//! `rafle-server`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::Args;
+use rafle_generator::parse_memory;
+use rafle_probe::{Tablebase, Variant, DEFAULT_CACHE_BYTES};
+use rafle_server::{AppState, Bounds};
+
+use crate::output::{other, Failure};
+
+/// The long help of `rafle serve`.
+pub const LONG_ABOUT: &str = "\
+Serve the tables over HTTP: a JSON API and the explorer page.
+
+  GET  /api/v1/{variant}?fen=FEN[&counters=K,C]       a position and its moves, best first
+  GET  /api/v1/{variant}/line?fen=FEN[&counters=K,C]  the same, with the game to its end
+  POST /api/v1/{variant}/batch  {\"fens\":[...], \"counters\":\"K,C\"}   up to 1000 positions
+  GET  /api/v1/tables                                 what the directory holds
+  GET  /                                              the explorer page
+
+{variant} is international or brazilian. Errors are {\"error\":\"...\"} with status 400 (a
+malformed FEN, counters, query or body), 404 (no such variant or path), 413 (a body over 1
+MiB or a batch over 1000 positions), 414 (a query over 2048 bytes), 422 (a line of a position
+with more pieces than the tables cover), 500 (a damaged table, named) or 503 (a missing table,
+named; or no probe could start within 10 s). README's section Server has the JSON.
+
+One line per request on stderr: method, path, status, time to the response in ms. Ctrl-C or
+SIGTERM stops the server once the requests under way are answered (at most 10 s).";
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Table directory, holding DIR/<variant>/<material>.wdl.
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    data: PathBuf,
+    /// Address and port to listen on (port 0: any free port, printed at start).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    bind: SocketAddr,
+    /// Budget of the cache of decompressed blocks, like 256M or 1G [default: 256M].
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    cache: Option<u64>,
+}
+
+pub fn run(args: &ServeArgs) -> Result<(), Failure> {
+    let cache = args.cache.map_or(DEFAULT_CACHE_BYTES, |bytes| {
+        usize::try_from(bytes).unwrap_or(usize::MAX)
+    });
+    let tables = Tablebase::open_with_cache(&args.data, cache)
+        .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
+    let mut any = false;
+    for variant in Variant::ALL {
+        let materials = tables.materials(variant);
+        if materials.is_empty() {
+            continue;
+        }
+        any = true;
+        let rules = match tables.limits(variant) {
+            Ok(Some(limits)) => format!("rules {limits}"),
+            Ok(None) => "no rule tables".to_string(),
+            // Served all the same: the probes that need them answer 500 naming the files.
+            Err(e) => format!("rule tables unusable: {e}"),
+        };
+        eprintln!(
+            "rafle serve: {variant}: {} materials up to {} pieces, {rules}",
+            materials.len(),
+            tables.max_pieces(variant)
+        );
+    }
+    if !any {
+        return Err(Failure::Other(anyhow!(
+            "no tables in {}: generate them with 'rafle generate'",
+            args.data.display()
+        )));
+    }
+    let bounds = Bounds::default();
+    eprintln!(
+        "rafle serve: cache {} MiB; at most {} bytes a query, {} KiB a body, {} positions a \
+         batch, {} probes at once",
+        cache >> 20,
+        bounds.max_query_bytes,
+        bounds.max_body_bytes >> 10,
+        bounds.max_batch,
+        bounds.max_probes
+    );
+    rafle_server::run(args.bind, AppState::new(tables, bounds)).map_err(other)
+}
