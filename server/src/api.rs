@@ -143,23 +143,20 @@ fn to_json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("writing JSON: {e}")))
 }
 
-/// A position's answer with its moves best first; past the tables' reach, its legal moves
-/// without values.
+/// A position's answer with its moves best first, and its line if asked; past the tables'
+/// reach, its legal moves without values (a line cannot be played there).
 fn answer_or_unknown(
     tables: &Tablebase,
     pos: &Position,
     counters: Option<Counters>,
+    line: bool,
 ) -> Result<Answer, AnswerError> {
-    let options = Options {
-        counters,
-        line: false,
-    };
-    match Answer::probe(tables, pos, options) {
+    match Answer::probe(tables, pos, Options { counters, line }) {
         Ok(mut answer) => {
             answer.order_best_first();
             Ok(answer)
         }
-        Err(e) if e.is_too_many_pieces() => Ok(Answer::unknown(tables, pos, counters)),
+        Err(e) if !line && e.is_too_many_pieces() => Ok(Answer::unknown(tables, pos, counters)),
         Err(e) => Err(e),
     }
 }
@@ -169,17 +166,7 @@ async fn position_route(
     path: Result<Path<String>, PathRejection>,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    let variant = variant(path)?;
-    let query = ProbeQuery::parse(uri.query())?;
-    let pos = query.position(variant)?;
-    let body = state
-        .probe(move |tables| {
-            let answer = answer_or_unknown(tables, &pos, query.counters)
-                .map_err(|e| ApiError::from_answer(&e))?;
-            to_json(&answer.api_json())
-        })
-        .await?;
-    Ok(json_response(body))
+    answer_route(&state, path, &uri, false).await
 }
 
 async fn line_route(
@@ -187,18 +174,23 @@ async fn line_route(
     path: Result<Path<String>, PathRejection>,
     uri: Uri,
 ) -> Result<Response, ApiError> {
+    answer_route(&state, path, &uri, true).await
+}
+
+/// The answer to `?fen=FEN[&counters=K,C]` in the variant of the path, with the line or not.
+async fn answer_route(
+    state: &AppState,
+    path: Result<Path<String>, PathRejection>,
+    uri: &Uri,
+    line: bool,
+) -> Result<Response, ApiError> {
     let variant = variant(path)?;
     let query = ProbeQuery::parse(uri.query())?;
     let pos = query.position(variant)?;
     let body = state
         .probe(move |tables| {
-            let options = Options {
-                counters: query.counters,
-                line: true,
-            };
-            let mut answer =
-                Answer::probe(tables, &pos, options).map_err(|e| ApiError::from_answer(&e))?;
-            answer.order_best_first();
+            let answer = answer_or_unknown(tables, &pos, query.counters, line)
+                .map_err(|e| ApiError::from_answer(&e))?;
             to_json(&answer.api_json())
         })
         .await?;
@@ -253,7 +245,7 @@ async fn batch_route(
                 let answer = Position::from_fen(variant, fen)
                     .map_err(|e| e.to_string())
                     .and_then(|pos| {
-                        answer_or_unknown(tables, &pos, counters).map_err(|e| e.to_string())
+                        answer_or_unknown(tables, &pos, counters, false).map_err(|e| e.to_string())
                     });
                 let written = match answer {
                     Ok(answer) => serde_json::to_writer(&mut out, &answer.api_json()),
