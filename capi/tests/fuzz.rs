@@ -282,29 +282,27 @@ fn c_position() -> impl Strategy<Value = RaflePosition> {
             for (set, square) in pieces {
                 sets[set] |= 1 << (square % squares);
             }
-            RaflePosition {
-                variant,
-                turn,
-                white_men: sets[0],
-                white_kings: sets[1],
-                black_men: sets[2],
-                black_kings: sets[3],
-            }
+            position_of(variant, turn, sets)
         });
     let anything = (
         variant_code(),
         prop_oneof![4 => 0..2, 1 => any::<c_int>()],
         any::<[u64; 4]>(),
     )
-        .prop_map(|(variant, turn, sets)| RaflePosition {
-            variant,
-            turn,
-            white_men: sets[0],
-            white_kings: sets[1],
-            black_men: sets[2],
-            black_kings: sets[3],
-        });
+        .prop_map(|(variant, turn, sets)| position_of(variant, turn, sets));
     prop_oneof![6 => plausible, 1 => anything]
+}
+
+/// The C position of these bitboards: white men, white kings, black men, black kings.
+fn position_of(variant: c_int, turn: c_int, sets: [u64; 4]) -> RaflePosition {
+    RaflePosition {
+        variant,
+        turn,
+        white_men: sets[0],
+        white_kings: sets[1],
+        black_men: sets[2],
+        black_kings: sets[3],
+    }
 }
 
 /// The position a `rafle_position` stands for, by the Rust API, or the status refusing it.
