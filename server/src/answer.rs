@@ -6,8 +6,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use rafle_probe::{
-    Color, Counters, Dtw, LineError, Move, Position, ProbeError, RuleClass, RuleValue, SquareStyle,
-    Tablebase, Variant, Wdl,
+    Color, Counters, Dtw, Limits, LineError, Move, Position, ProbeError, RuleClass, RuleValue,
+    SquareStyle, Tablebase, Variant, Wdl,
 };
 
 use crate::json::JsonAnswer;
@@ -183,14 +183,11 @@ impl Answer {
         pos: &Position,
         options: Options,
     ) -> Result<Answer, AnswerError> {
-        let variant = pos.variant();
-        let limits = tables.limits(variant)?;
-        if limits.is_none() && (options.counters.is_some() || options.line) {
-            return Err(AnswerError::NoRuleTables {
-                variant,
-                dir: tables.dir().join(variant.name()),
-            });
-        }
+        let limits = rule_limits(
+            tables,
+            pos.variant(),
+            options.counters.is_some() || options.line,
+        )?;
         // The position first: past the tables' reach it fails with "too many pieces" rather
         // than with a missing table of one of its captures.
         let wdl = tables.probe_wdl(pos)?;
@@ -246,7 +243,7 @@ impl Answer {
             counters: options.counters,
             moves,
             line,
-            max_pieces: max_pieces(tables, variant),
+            max_pieces: max_pieces(tables, pos.variant()),
         })
     }
 
@@ -338,6 +335,29 @@ fn best_first_key(values: MoveValues) -> (u8, u8, i32, i32) {
         RuleClass::CursedWin => (result, 3, -distance, 0),
         RuleClass::Win => (result, 4, -distance, -count),
     }
+}
+
+/// The draw-rule limits of the variant's rule tables, `None` without rule tables; or
+/// [`AnswerError::NoRuleTables`] when there are none and they are `needed` (counters or a line
+/// were asked for).
+///
+/// # Errors
+///
+/// [`AnswerError::Probe`] if the rule tables cannot be read or mix limits,
+/// [`AnswerError::NoRuleTables`] as above.
+pub fn rule_limits(
+    tables: &Tablebase,
+    variant: Variant,
+    needed: bool,
+) -> Result<Option<Limits>, AnswerError> {
+    let limits = tables.limits(variant)?;
+    if limits.is_none() && needed {
+        return Err(AnswerError::NoRuleTables {
+            variant,
+            dir: tables.dir().join(variant.name()),
+        });
+    }
+    Ok(limits)
 }
 
 /// The most pieces an answer of the variant can be given for: every kind it reads must

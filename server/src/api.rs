@@ -20,7 +20,7 @@ use rafle_probe::{printable, Counters, Position, Tablebase, Variant};
 use serde::{Deserialize, Serialize};
 use tower_http::cors::{Any, CorsLayer};
 
-use crate::answer::{Answer, AnswerError, Options};
+use crate::answer::{rule_limits, Answer, AnswerError, Options};
 use crate::error::ApiError;
 use crate::json::JsonError;
 use crate::state::AppState;
@@ -229,13 +229,9 @@ async fn batch_route(
     let counters = batch.counters.as_deref().map(parse_counters).transpose()?;
     let body = state
         .probe(move |tables| {
-            if counters.is_some() && tables.limits(variant).ok().flatten().is_none() {
-                let err = AnswerError::NoRuleTables {
-                    variant,
-                    dir: tables.dir().join(variant.name()),
-                };
-                return Err(ApiError::from_answer(&err));
-            }
+            // Refused as a whole rather than item by item: no position can be answered.
+            rule_limits(tables, variant, counters.is_some())
+                .map_err(|e| ApiError::from_answer(&e))?;
             let mut out = Vec::with_capacity(64 + 1024 * batch.fens.len());
             out.extend_from_slice(b"{\"results\":[");
             for (n, fen) in batch.fens.iter().enumerate() {

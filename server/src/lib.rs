@@ -28,7 +28,7 @@ pub mod serve;
 mod state;
 mod tables;
 
-pub use answer::{Answer, AnswerError, Options};
+pub use answer::{rule_limits, Answer, AnswerError, Options};
 pub use api::router;
 pub use error::ApiError;
 pub use serve::{run, ServeError};

@@ -12,7 +12,7 @@ use rafle_probe::{
     Tablebase, Wdl,
 };
 use rafle_server::json::JsonError;
-use rafle_server::{Answer, AnswerError, Options};
+use rafle_server::{rule_limits, Answer, AnswerError, Options};
 use serde::Serialize;
 
 use super::{read_fen, VariantArg};
@@ -138,14 +138,17 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     let tables = Tablebase::open(&args.data)
         .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
     let variant = args.variant.variant;
-    let limits = tables.limits(variant).map_err(other)?;
-    if limits.is_none() && (args.counters.is_some() || args.line) {
-        let option = if args.line { "--line" } else { "--counters" };
-        return Err(Failure::Other(anyhow!(
-            "{option} needs the draw-rule tables, and there is no {variant} rule table \
-             (<material>.rules) in {}: generate them with 'rafle generate'",
-            args.data.join(variant.name()).display()
-        )));
+    match rule_limits(&tables, variant, args.counters.is_some() || args.line) {
+        Ok(_) => {}
+        Err(AnswerError::NoRuleTables { dir, .. }) => {
+            let option = if args.line { "--line" } else { "--counters" };
+            return Err(Failure::Other(anyhow!(
+                "{option} needs the draw-rule tables, and there is no {variant} rule table \
+                 (<material>.rules) in {}: generate them with 'rafle generate'",
+                dir.display()
+            )));
+        }
+        Err(e) => return Err(other(e)),
     }
     let probe = Probe {
         tables: &tables,
