@@ -30,6 +30,11 @@ pub struct GenerateArgs {
     /// brazilian.
     #[arg(long, value_name = "MATERIAL", conflicts_with = "pieces")]
     material: Option<Material>,
+    /// One unit of work by its name in 'rafle plan', <variant>/<material> (like
+    /// brazilian/KKMvK): the same as --variant and --material. A finished unit is checked and
+    /// reused; any failure exits non-zero, so a scheduler can retry it.
+    #[arg(long, value_name = "NAME", value_parser = super::plan::parse_unit, conflicts_with_all = ["pieces", "material", "variant"])]
+    unit: Option<(Variant, Material)>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", default_value = "data")]
     data: PathBuf,
@@ -52,7 +57,7 @@ pub struct GenerateArgs {
     tables: Tables,
 }
 
-fn parse_tables(text: &str) -> Result<Tables, String> {
+pub(super) fn parse_tables(text: &str) -> Result<Tables, String> {
     match text {
         "all" => Ok(Tables::All),
         "wdl" => Ok(Tables::Wdl),
@@ -66,14 +71,17 @@ fn default_budget() -> Option<u64> {
 }
 
 /// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
-fn default_pieces(variant: Variant) -> u32 {
+pub(super) fn default_pieces(variant: Variant) -> u32 {
     u32::from(variant.rules().quick_set_pieces)
 }
 
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    let (choice, material) = match args.unit {
+        Some((variant, material)) => (VariantChoice::One(variant), Some(material)),
+        None => (args.variant, args.material),
+    };
     // The limits are read first: a typo in them is reported before anything else is done.
-    let limits = args
-        .variant
+    let limits = choice
         .variants()
         .into_iter()
         .map(|v| match &args.limits {
@@ -81,14 +89,13 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
             None => Ok(Limits::fmjd(v)),
         })
         .collect::<Result<Vec<Limits>, Failure>>()?;
-    let plans = args
-        .variant
+    let plans = choice
         .variants()
         .into_iter()
         .zip(limits)
         .map(|(v, limits)| {
-            let plan = match args.material {
-                Some(_) if args.variant == VariantChoice::All => {
+            let plan = match material {
+                Some(_) if choice == VariantChoice::All => {
                     return Err(input(anyhow::anyhow!(
                         "--material needs --variant international or --variant brazilian"
                     )))
