@@ -2,7 +2,7 @@
 # Brazilian up to 5 pieces generated through a real local Slurm cluster must be byte for byte
 # a local 'rafle generate'; then a job is cancelled mid-run (scancel), the set resubmitted,
 # and the result must still be identical. Starts the cluster with scripts/slurm-local.sh (as
-# root) and stops it at the end, whatever happens. About 6 minutes on 2 cores.
+# root) and stops it at the end, whatever happens. About 8 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,15 @@ same() {
     echo "slurm-test: $2: 135 tables byte-identical to $1"
 }
 
+# Fails unless the finishing job ran: every unit finished, no packed values left behind.
+finished() {
+    local left packed
+    left=$(unfinished "$1")
+    packed=$(find "$1/brazilian/.rafle-work" -name '*.packed' | wc -l)
+    [ "$left" = 0 ] && [ "$packed" = 0 ] ||
+        { echo "slurm-test: $1: $left units unfinished, $packed packed files left" >&2; exit 1; }
+}
+
 unfinished() {
     "$rafle" plan -v brazilian -p 5 --data "$1" --json |
         python3 -c 'import json,sys; print(sum(not u["finished"] for u in json.load(sys.stdin)["units"]))'
@@ -41,6 +50,7 @@ start=$SECONDS
 drain "$work/slurm"
 echo "slurm-test: the whole set through Slurm in $((SECONDS - start)) s"
 same "$work/local" "$work/slurm"
+finished "$work/slurm"
 
 # A unit cancelled while it runs: its dependents leave the queue (kill-on-invalid-dep), the
 # resubmission builds what is missing.
@@ -63,4 +73,5 @@ echo "slurm-test: $left units left after the cancel; resubmitting"
 "$rafle" slurm submit -v brazilian -p 5 --data "$work/again" --cpus 1
 drain "$work/again"
 same "$work/local" "$work/again"
+finished "$work/again"
 echo "slurm-test: ok"

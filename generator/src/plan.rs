@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use rafle_probe::format::TableKind;
 use rafle_probe::{table_path, Limits, Material, PositionIndex, Table, Variant};
 
-use crate::packed::BLOCK_POSITIONS;
-use crate::values::BYTES_PER_POSITION;
+use crate::packed::{PackedValues, BLOCK_POSITIONS};
+use crate::values::{packed_identity, WorkPaths, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::cache::ENTRY_OVERHEAD;
 
@@ -58,6 +58,19 @@ impl Tables {
             Tables::Wdl => "wdl",
         }
     }
+}
+
+/// Where a material stands as a unit of work ([`Plan::unit_states`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitState {
+    /// Its tables are missing, damaged or of other limits: it is solved.
+    ToDo,
+    /// Its tables are finished, but a unit still to run reads its values and the packed work
+    /// file holding them is gone (a whole run removes it): it is read back from its tables
+    /// and packed again, without solving.
+    Repack,
+    /// Nothing left to do.
+    Finished,
 }
 
 /// The materials of a request in the order they are solved, and the peak memory.
@@ -227,25 +240,50 @@ impl Plan {
         })
     }
 
-    /// Whether material `j` of the plan is finished: each table the plan writes for it opens
-    /// (header, block index and length checked, not every block) and its rule table has the
-    /// plan's limits. `generate` checks every block before it reuses them.
-    ///
-    /// # Panics
-    ///
-    /// If `j` is not a material of the plan.
-    pub fn is_finished(&self, j: usize) -> bool {
-        let m = &self.materials[j];
+    /// Where each material of the plan stands, in plan order. A material is finished when
+    /// each table the plan writes for it opens (header, block index and length checked, not
+    /// every block) with the plan's limits, and, if a material of the plan that reads its
+    /// values is not finished, its packed work file of this request is there (its index
+    /// checked): the unit that reads it then does not rebuild its values from its tables.
+    /// `generate` checks every block before it reuses them.
+    pub fn unit_states(&self) -> Vec<UnitState> {
         let kinds: &[TableKind] = match self.tables {
             Tables::All => &[TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules],
             Tables::Wdl => &[TableKind::Wdl],
         };
-        kinds.iter().all(|&kind| {
-            let path = table_path(&self.dir, self.variant, m.material, kind);
-            Table::open(&path, kind, self.variant, m.material).is_ok_and(|table| {
-                kind != TableKind::DrawRules || table.header().limits == Some(self.limits)
-            })
-        })
+        let n = self.materials.len();
+        let mut states = vec![UnitState::ToDo; n];
+        // Whether a material is read by one not finished: readers come later in the plan.
+        let mut read_by_unfinished = vec![false; n];
+        for j in (0..n).rev() {
+            let m = &self.materials[j];
+            let tables = kinds.iter().all(|&kind| {
+                let path = table_path(&self.dir, self.variant, m.material, kind);
+                Table::open(&path, kind, self.variant, m.material).is_ok_and(|table| {
+                    kind != TableKind::DrawRules || table.header().limits == Some(self.limits)
+                })
+            });
+            states[j] = match (tables, read_by_unfinished[j]) {
+                (false, _) => UnitState::ToDo,
+                (true, false) => UnitState::Finished,
+                (true, true) if self.has_packed_values(m) => UnitState::Finished,
+                (true, true) => UnitState::Repack,
+            };
+            if states[j] != UnitState::Finished {
+                for &d in &m.reads {
+                    read_by_unfinished[d] = true;
+                }
+            }
+        }
+        states
+    }
+
+    /// Whether the packed work file of `m`'s values in this request is there.
+    fn has_packed_values(&self, m: &MaterialPlan) -> bool {
+        let paths = WorkPaths::new(&self.dir, self.variant, m.material, self.tables);
+        let identity =
+            packed_identity(self.variant, m.material, m.positions, m.limits, self.tables);
+        PackedValues::open(&paths.packed, &identity, m.positions).is_ok()
     }
 
     /// The memory a unit of work solving material `j` of the plan alone holds: its peak, or

@@ -55,6 +55,10 @@ pub struct GenerateArgs {
     /// alone, about 1.4 times as fast).
     #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
     tables: Tables,
+    /// Set by 'rafle slurm submit': the token its stamp in DIR holds, so that a job on a node
+    /// where DIR is not the shared directory stops before writing anything.
+    #[arg(long, value_name = "TOKEN", hide = true)]
+    cluster_stamp: Option<String>,
 }
 
 pub(super) fn parse_tables(text: &str) -> Result<Tables, String> {
@@ -76,6 +80,9 @@ pub(super) fn default_pieces(variant: Variant) -> u32 {
 }
 
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    if let Some(token) = &args.cluster_stamp {
+        super::slurm::check_stamp(&args.data, token)?;
+    }
     let (choice, material) = match args.unit {
         Some((variant, material)) => (VariantChoice::One(variant), Some(material)),
         None => (args.variant, args.material),
@@ -245,6 +252,17 @@ impl Progress for Bars {
         self.multi.suspend(|| {
             note(&format!(
                 "removed {count} temporary {files} left in {} by an interrupted run",
+                dir.display()
+            ))
+        });
+    }
+
+    fn waiting_for_unit(&self, dir: &std::path::Path, material: Material, pid: Option<u32>) {
+        let who = pid.map_or_else(String::new, |pid| format!(" (pid {pid})"));
+        self.multi.suspend(|| {
+            note(&format!(
+                "another rafle generate{who} is writing {material} in {}: waiting for it, \
+                 then checking its tables",
                 dir.display()
             ))
         });

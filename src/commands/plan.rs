@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::generate::{default_pieces, parse_tables};
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::{input, Failure};
-use rafle_generator::{GenerateError, Tables};
+use rafle_generator::{GenerateError, Tables, UnitState};
 
 /// The long help of `rafle plan`.
 pub const LONG_ABOUT: &str = "\
@@ -22,8 +22,11 @@ List the units of work of a generation in dependency order: one unit per materia
 once the units it needs are finished. For each: the units it needs (whose tables its
 captures and promotions read), its positions, the memory it holds (its peak, or --memory if
 smaller, never below what its largest slice needs), the table files it writes, its
-dependency level (units of one level can run at once) and whether it is finished in --data
-(its tables open with the right limits; 'generate' checks every block before reusing them).";
+dependency level (units of one level can run at once) and whether it is finished in --data:
+its tables open with the right limits and, if a unit still to run reads it, the packed values
+a unit keeps for its readers are there ('generate' checks every block before reusing them).
+'repack' marks finished tables whose packed values a whole run removed while a unit still to
+run reads them: their unit reads them back from the tables and packs them, without solving.";
 
 #[derive(Debug, Clone, Args)]
 pub struct PlanArgs {
@@ -77,8 +80,11 @@ pub struct Unit {
     pub memory_bytes: u64,
     /// The table files it writes.
     pub files: Vec<PathBuf>,
-    /// Whether its tables are there already.
+    /// Whether nothing is left to do for it.
     pub finished: bool,
+    /// `finished`, `to do` (it is solved) or `repack` (its tables are finished, but a unit
+    /// still to run reads its values and their packed work file is gone).
+    pub status: &'static str,
 }
 
 fn as_text<S: serde::Serializer>(material: &Material, s: S) -> Result<S::Ok, S::Error> {
@@ -145,6 +151,7 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
         Tables::All => &[TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules],
         Tables::Wdl => &[TableKind::Wdl],
     };
+    let states = plan.unit_states();
     let mut units: Vec<Unit> = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
         let level = m
@@ -165,7 +172,12 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
                 .iter()
                 .map(|&kind| table_path(&plan.dir, plan.variant, m.material, kind))
                 .collect(),
-            finished: plan.is_finished(j),
+            finished: states[j] == UnitState::Finished,
+            status: match states[j] {
+                UnitState::Finished => "finished",
+                UnitState::Repack => "repack",
+                UnitState::ToDo => "to do",
+            },
         });
     }
     units
@@ -199,12 +211,18 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
 
 fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<()> {
     let finished = units.iter().filter(|u| u.finished).count();
+    let repack = units.iter().filter(|u| u.status == "repack").count();
+    let repack = if repack > 0 {
+        format!(", {repack} to repack")
+    } else {
+        String::new()
+    };
     let levels = units.iter().map(|u| u.level + 1).max().unwrap_or(0);
     let largest = units.iter().map(|u| u.memory_bytes).max().unwrap_or(0);
     writeln!(
         out,
         "{}: {} units up to {} pieces in {levels} levels, {} positions, largest unit {}, \
-         {finished} finished in {}",
+         {finished} finished{repack} in {}",
         plan.variant,
         units.len(),
         plan.max_pieces,
@@ -235,7 +253,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
             u.level,
             u.positions,
             human_bytes(u.memory_bytes),
-            if u.finished { "finished" } else { "to do" },
+            u.status,
         )?;
     }
     Ok(())
