@@ -77,15 +77,13 @@ pub enum GenerateError {
         /// Most pieces of the run.
         max_pieces: u32,
     },
-    /// Another generation is writing the same directory (or, for a unit of work, the same
-    /// material); only one may at a time.
+    /// Another generation is writing the same directory: a whole run beside anything else,
+    /// or a unit of work beside a whole run.
     Busy {
         /// The variant's table directory.
         dir: PathBuf,
         /// The other generation's process, if it says.
         pid: Option<u32>,
-        /// The material, when the other generation is a unit of work on the same one.
-        material: Option<Material>,
     },
     /// A freshly written table did not read back the same.
     Check {
@@ -140,16 +138,12 @@ impl fmt::Display for GenerateError {
                     material.pieces(),
                 )
             }
-            GenerateError::Busy { dir, pid, material } => {
+            GenerateError::Busy { dir, pid } => {
                 write!(f, "another rafle generate")?;
                 if let Some(pid) = pid {
                     write!(f, " (pid {pid})")?;
                 }
-                write!(f, " is writing ")?;
-                if let Some(material) = material {
-                    write!(f, "{material} in ")?;
-                }
-                write!(f, "{}", dir.display())
+                write!(f, " is writing {}", dir.display())
             }
             GenerateError::Check { variant, material, source } => {
                 write!(f, "the {variant} {material} table failed its read-back check: {source}")

@@ -3,8 +3,8 @@
 //!
 //! A whole run takes its variant directory's lock exclusively. A unit of work (one material,
 //! from finished dependencies) takes it shared and its material's lock exclusively, so units of
-//! different materials may run side by side but never beside a whole run or a unit of the same
-//! material. The locks are advisory file locks (`flock`): the system releases them when the
+//! different materials may run side by side but never beside a whole run; a second unit of the
+//! same material waits for the first, then finds its tables finished. The locks are advisory file locks (`flock`): the system releases them when the
 //! process ends, however it ends, so a killed run never leaves the directory locked.
 
 use std::collections::hash_map::RandomState;
@@ -95,7 +95,7 @@ impl WriterLock {
                 } else {
                     read_pid(&mut directory)
                 };
-                return Err(busy(dir, pid, None));
+                return Err(busy(dir, pid));
             }
             Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, "writer.lock"), e)),
         }
@@ -107,18 +107,25 @@ impl WriterLock {
         })
     }
 
-    /// Takes the lock of a unit of work on `material` in the variant directory `dir`.
+    /// Takes the lock of a unit of work on `material` in the variant directory `dir`. When
+    /// another unit writes the same material, calls `waiting` with its process id (if it has
+    /// written one) and waits for it to finish: that unit's tables are then checked and
+    /// reused, so two jobs given the same unit end with one set of tables.
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Busy`] if a whole run writes there or another unit writes the same
-    /// material, [`GenerateError::Io`] if a lock file cannot be made.
-    pub(crate) fn unit(dir: &Path, material: Material) -> Result<WriterLock, GenerateError> {
+    /// [`GenerateError::Busy`] if a whole run writes there, [`GenerateError::Io`] if a lock
+    /// file cannot be made or locked.
+    pub(crate) fn unit(
+        dir: &Path,
+        material: Material,
+        waiting: &dyn Fn(Option<u32>),
+    ) -> Result<WriterLock, GenerateError> {
         let mut directory = lock_file(dir, "writer.lock")?;
         match directory.try_lock_shared() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                return Err(busy(dir, read_pid(&mut directory), None));
+                return Err(busy(dir, read_pid(&mut directory)));
             }
             Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, "writer.lock"), e)),
         }
@@ -127,7 +134,8 @@ impl WriterLock {
         match unit.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                return Err(busy(dir, read_pid(&mut unit), Some(material)));
+                waiting(read_pid(&mut unit));
+                unit.lock().map_err(|e| io(&lock_path(dir, &name), e))?;
             }
             Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, &name), e)),
         }
@@ -225,11 +233,10 @@ fn read_pid(file: &mut File) -> Option<u32> {
     text.trim().parse().ok()
 }
 
-fn busy(dir: &Path, pid: Option<u32>, material: Option<Material>) -> GenerateError {
+fn busy(dir: &Path, pid: Option<u32>) -> GenerateError {
     GenerateError::Busy {
         dir: dir.to_path_buf(),
         pid,
-        material,
     }
 }
 
@@ -273,13 +280,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("brazilian");
         let k = |s: &str| s.parse::<Material>().unwrap();
+        let never = |_: Option<u32>| panic!("no unit of this material is being written");
         {
             let _whole = WriterLock::whole(&dir).unwrap();
             let err = WriterLock::whole(&dir).unwrap_err();
             let pid = std::process::id();
-            assert!(
-                matches!(err, GenerateError::Busy { pid: Some(p), material: None, .. } if p == pid)
-            );
+            assert!(matches!(err, GenerateError::Busy { pid: Some(p), .. } if p == pid));
             assert_eq!(
                 err.to_string(),
                 format!(
@@ -287,25 +293,33 @@ mod tests {
                     dir.display()
                 )
             );
-            assert!(WriterLock::unit(&dir, k("KvK")).is_err());
+            assert!(WriterLock::unit(&dir, k("KvK"), &never).is_err());
         }
-        let kvk = WriterLock::unit(&dir, k("KvK")).unwrap();
-        let _kkvk = WriterLock::unit(&dir, k("KKvK")).unwrap();
-        let err = WriterLock::unit(&dir, k("KvK")).unwrap_err();
-        assert!(matches!(
-            err,
-            GenerateError::Busy {
-                material: Some(_),
-                ..
-            }
-        ));
+        let kvk = WriterLock::unit(&dir, k("KvK"), &never).unwrap();
+        let _kkvk = WriterLock::unit(&dir, k("KKvK"), &never).unwrap();
         let err = WriterLock::whole(&dir).unwrap_err();
         assert!(
             matches!(err, GenerateError::Busy { pid: None, .. }),
             "{err}"
         );
+        // A second unit of KvK waits, told who holds it, until the first is done.
+        let (told, heard) = std::sync::mpsc::channel();
+        let second = std::thread::spawn({
+            let dir = dir.clone();
+            move || {
+                let told = std::sync::Mutex::new(told);
+                let waiting = |pid: Option<u32>| told.lock().unwrap().send(pid).unwrap();
+                WriterLock::unit(&dir, k("KvK"), &waiting).map(drop)
+            }
+        });
+        let pid = heard
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap();
+        assert_eq!(pid, Some(std::process::id()));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!second.is_finished(), "the second unit did not wait");
         drop(kvk);
-        assert!(WriterLock::unit(&dir, k("KvK")).is_ok());
+        second.join().unwrap().unwrap();
     }
 
     #[test]

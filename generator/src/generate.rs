@@ -9,7 +9,6 @@ use std::time::Instant;
 
 use rafle_probe::format::TableKind;
 use rafle_probe::{Material, PositionIndex, Table};
-use rayon::prelude::*;
 
 use crate::files::WriterLock;
 use crate::load::{load_existing, LoadError};
@@ -69,8 +68,9 @@ pub struct MaterialSummary {
 ///
 /// # Errors
 ///
-/// [`GenerateError::Busy`] when another generation writes the directory (a whole run) or
-/// the same material (a unit of work), [`GenerateError::Io`] when a file cannot be written,
+/// [`GenerateError::Busy`] when another generation writes the directory and this one or the
+/// other is a whole run (a unit of work waits for another unit of the same material),
+/// [`GenerateError::Io`] when a file cannot be written,
 /// [`GenerateError::Check`] when a written table does not read back the same.
 pub fn generate(
     plan: &Plan,
@@ -78,7 +78,9 @@ pub fn generate(
 ) -> Result<Vec<MaterialSummary>, GenerateError> {
     let dir = plan.dir.join(plan.variant.name());
     let lock = match plan.unit {
-        Some(material) => WriterLock::unit(&dir, material)?,
+        Some(material) => WriterLock::unit(&dir, material, &|pid| {
+            progress.waiting_for_unit(&dir, material, pid);
+        })?,
         None => WriterLock::whole(&dir)?,
     };
     plan.check_limits_agree()?;
@@ -300,11 +302,16 @@ impl Found {
 /// Which materials are solved, and which materials' values must be readable after they are
 /// done: those a later material that is solved reads, and those a later material whose values
 /// are rebuilt from its tables reads. A material with only its win/draw/loss table is solved
-/// again when its values are needed.
+/// again when its values are needed. A unit of work's own values are needed.
 fn work_to_do(plan: &Plan, found: &[Found]) -> (Vec<bool>, Vec<bool>) {
     let n = plan.materials.len();
     let mut solved = vec![false; n];
     let mut needed = vec![false; n];
+    if plan.unit.is_some() {
+        // The units that read a unit run on their own: its values stay packed for them (a
+        // whole run over the directory removes them once nothing is left to solve).
+        needed[n - 1] = true;
+    }
     for j in (0..n).rev() {
         solved[j] = match found[j] {
             Found::Complete => false,
@@ -465,13 +472,12 @@ fn adopt_finished(
     Ok(true)
 }
 
-/// Checks every block checksum of one of a material's tables. Returns its size.
+/// Checks every block checksum of one of a material's tables (of the compressed bytes: the
+/// table was read back whole before it was renamed into place, so bytes that still match
+/// their checksums still hold what was checked). Returns its size.
 fn check_table(plan: &Plan, m: &MaterialPlan, path: &Path, kind: TableKind) -> Result<u64, String> {
     let table = Table::open(path, kind, plan.variant, m.material).map_err(|e| e.to_string())?;
-    (0..table.header().blocks)
-        .into_par_iter()
-        .try_for_each(|b| table.read_block(b).map(drop))
-        .map_err(|e| e.to_string())?;
+    table.check_checksums().map_err(|e| e.to_string())?;
     Ok(table.file_len())
 }
 

@@ -43,7 +43,7 @@ pub use files::temporary_path;
 pub use generate::{generate, MaterialSummary};
 pub use plan::{
     available_memory, parse_memory, peak_resident_memory, resident_memory, MaterialPlan, Plan,
-    Tables, MAX_PIECES,
+    Tables, UnitState, MAX_PIECES,
 };
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 pub use values::WORK_DIR;

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use rafle_probe::format::TableKind;
 use rafle_probe::{table_path, Limits, Material, PositionIndex, Table, Variant};
 
-use crate::packed::BLOCK_POSITIONS;
-use crate::values::BYTES_PER_POSITION;
+use crate::packed::{PackedValues, BLOCK_POSITIONS};
+use crate::values::{packed_identity, WorkPaths, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::cache::ENTRY_OVERHEAD;
 
@@ -34,6 +34,9 @@ pub struct MaterialPlan {
     /// The materials before it in the plan (by position) that a move of its positions can
     /// reach, whose values it reads.
     pub reads: Vec<usize>,
+    /// Peak bytes of memory solving it holds with no budget: the state of its slices solved
+    /// at once, its own raw work file, and every block of the materials it reads, cached.
+    pub solve_bytes: u64,
 }
 
 /// Which tables a run writes.
@@ -55,6 +58,19 @@ impl Tables {
             Tables::Wdl => "wdl",
         }
     }
+}
+
+/// Where a material stands as a unit of work ([`Plan::unit_states`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitState {
+    /// Its tables are missing, damaged or of other limits: it is solved.
+    ToDo,
+    /// Its tables are finished, but a unit still to run reads its values and the packed work
+    /// file holding them is gone (a whole run removes it): it is read back from its tables
+    /// and packed again, without solving.
+    Repack,
+    /// Nothing left to do.
+    Finished,
 }
 
 /// The materials of a request in the order they are solved, and the peak memory.
@@ -110,6 +126,7 @@ impl Plan {
                 draw_rules_path: table_path(dir, variant, material, TableKind::DrawRules),
                 limits: Limits::fmjd(variant),
                 reads: Vec::new(),
+                solve_bytes: 0,
             })
             .collect();
         for j in 0..materials.len() {
@@ -169,31 +186,31 @@ impl Plan {
         variant: Variant,
         max_pieces: u32,
         dir: &Path,
-        materials: Vec<MaterialPlan>,
+        mut materials: Vec<MaterialPlan>,
         unit: Option<Material>,
     ) -> Plan {
         let mut largest_slice = 0u64;
-        let mut peak_material = 0u64;
-        for m in &materials {
-            let index = PositionIndex::new(variant, m.material);
+        for j in 0..materials.len() {
+            let index = PositionIndex::new(variant, materials[j].material);
             largest_slice = largest_slice.max(2 * index.king_placements());
             // What the material's moves read: its own raw work file, and the blocks of the
             // materials it reads, decompressed in the cache.
-            let cached: u64 = m
+            let cached: u64 = materials[j]
                 .reads
                 .iter()
                 .map(|&d| cached_bytes(materials[d].positions))
                 .sum();
-            let own = m.positions * BYTES_PER_POSITION;
-            peak_material = peak_material.max(slices_bytes(&index) + own + cached);
+            let own = materials[j].positions * BYTES_PER_POSITION;
+            materials[j].solve_bytes = slices_bytes(&index) + own + cached + OVERHEAD;
         }
+        let peak_material = materials.iter().map(|m| m.solve_bytes).max().unwrap_or(0);
         let floor = working_bytes(largest_slice) + LEAST_CACHE_BYTES + OVERHEAD;
         Plan {
             variant,
             max_pieces,
             dir: dir.to_path_buf(),
             materials,
-            peak_bytes: floor.max(peak_material + OVERHEAD),
+            peak_bytes: floor.max(peak_material),
             least_bytes: floor,
             budget: None,
             limits: Limits::fmjd(variant),
@@ -221,6 +238,77 @@ impl Plan {
         self.budget.map_or(self.peak_bytes, |b| {
             b.min(self.peak_bytes).max(self.least_bytes)
         })
+    }
+
+    /// Where each material of the plan stands, in plan order. A material is finished when
+    /// each table the plan writes for it opens (header, block index and length checked, not
+    /// every block) with the plan's limits, and, if a material of the plan that reads its
+    /// values is not finished, its packed work file of this request is there (its index
+    /// checked): the unit that reads it then does not rebuild its values from its tables.
+    /// `generate` checks every block before it reuses them.
+    pub fn unit_states(&self) -> Vec<UnitState> {
+        let kinds: &[TableKind] = match self.tables {
+            Tables::All => &[TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules],
+            Tables::Wdl => &[TableKind::Wdl],
+        };
+        let n = self.materials.len();
+        let mut states = vec![UnitState::ToDo; n];
+        // Whether a material is read by one not finished: readers come later in the plan.
+        let mut read_by_unfinished = vec![false; n];
+        for j in (0..n).rev() {
+            let m = &self.materials[j];
+            let tables = kinds.iter().all(|&kind| {
+                let path = table_path(&self.dir, self.variant, m.material, kind);
+                Table::open(&path, kind, self.variant, m.material).is_ok_and(|table| {
+                    kind != TableKind::DrawRules || table.header().limits == Some(self.limits)
+                })
+            });
+            states[j] = match (tables, read_by_unfinished[j]) {
+                (false, _) => UnitState::ToDo,
+                (true, false) => UnitState::Finished,
+                (true, true) if self.has_packed_values(m) => UnitState::Finished,
+                (true, true) => UnitState::Repack,
+            };
+            if states[j] != UnitState::Finished {
+                for &d in &m.reads {
+                    read_by_unfinished[d] = true;
+                }
+            }
+        }
+        states
+    }
+
+    /// Whether the packed work file of `m`'s values in this request is there.
+    fn has_packed_values(&self, m: &MaterialPlan) -> bool {
+        let paths = WorkPaths::new(&self.dir, self.variant, m.material, self.tables);
+        let identity =
+            packed_identity(self.variant, m.material, m.positions, m.limits, self.tables);
+        PackedValues::open(&paths.packed, &identity, m.positions).is_ok()
+    }
+
+    /// The memory a unit of work solving material `j` of the plan alone holds: its peak, or
+    /// the budget if that is smaller, never below what its largest slice needs.
+    ///
+    /// # Panics
+    ///
+    /// If `j` is not a material of the plan.
+    pub fn unit_bytes(&self, j: usize) -> u64 {
+        // The unit's own plan ([`Plan::for_material`]) holds the materials it reads, and the
+        // ones those read: its floor is the largest slice among them all.
+        let mut seen = vec![false; j + 1];
+        let mut due = vec![j];
+        let mut largest_slice = 0;
+        while let Some(d) = due.pop() {
+            if std::mem::replace(&mut seen[d], true) {
+                continue;
+            }
+            let index = PositionIndex::new(self.variant, self.materials[d].material);
+            largest_slice = largest_slice.max(2 * index.king_placements());
+            due.extend(&self.materials[d].reads);
+        }
+        let least = working_bytes(largest_slice) + LEAST_CACHE_BYTES + OVERHEAD;
+        let solve = self.materials[j].solve_bytes;
+        self.budget.map_or(solve, |b| b.min(solve)).max(least)
     }
 
     /// Bytes the cache of decompressed blocks may hold while the material of `index` is

@@ -13,6 +13,9 @@ pub trait Progress: Sync {
     fn variant_started(&self, _plan: &crate::Plan) {}
     /// `count` temporary files that a killed run left in `dir` were removed.
     fn leftovers_removed(&self, _dir: &std::path::Path, _count: usize) {}
+    /// Another unit of work (process `pid`, if it says) writes `material` in `dir`: this one
+    /// waits for it to finish, then checks and reuses its tables.
+    fn waiting_for_unit(&self, _dir: &std::path::Path, _material: Material, _pid: Option<u32>) {}
     /// A material starts: `positions` positions to solve (or to check, if a table exists).
     fn material_started(&self, _variant: Variant, _material: Material, _positions: u64) {}
     /// `units` more units of work are done in the current material.

@@ -30,6 +30,11 @@ pub struct GenerateArgs {
     /// brazilian.
     #[arg(long, value_name = "MATERIAL", conflicts_with = "pieces")]
     material: Option<Material>,
+    /// One unit of work by its name in 'rafle plan', <variant>/<material> (like
+    /// brazilian/KKMvK): the same as --variant and --material. A finished unit is checked and
+    /// reused; any failure exits non-zero, so a scheduler can retry it.
+    #[arg(long, value_name = "NAME", value_parser = super::plan::parse_unit, conflicts_with_all = ["pieces", "material", "variant"])]
+    unit: Option<(Variant, Material)>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", default_value = "data")]
     data: PathBuf,
@@ -50,9 +55,13 @@ pub struct GenerateArgs {
     /// alone, about 1.4 times as fast).
     #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
     tables: Tables,
+    /// Set by 'rafle slurm submit': the token its stamp in DIR holds, so that a job on a node
+    /// where DIR is not the shared directory stops before writing anything.
+    #[arg(long, value_name = "TOKEN", hide = true)]
+    cluster_stamp: Option<String>,
 }
 
-fn parse_tables(text: &str) -> Result<Tables, String> {
+pub(super) fn parse_tables(text: &str) -> Result<Tables, String> {
     match text {
         "all" => Ok(Tables::All),
         "wdl" => Ok(Tables::Wdl),
@@ -66,14 +75,20 @@ fn default_budget() -> Option<u64> {
 }
 
 /// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
-fn default_pieces(variant: Variant) -> u32 {
+pub(super) fn default_pieces(variant: Variant) -> u32 {
     u32::from(variant.rules().quick_set_pieces)
 }
 
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    if let Some(token) = &args.cluster_stamp {
+        super::slurm::check_stamp(&args.data, token)?;
+    }
+    let (choice, material) = match args.unit {
+        Some((variant, material)) => (VariantChoice::One(variant), Some(material)),
+        None => (args.variant, args.material),
+    };
     // The limits are read first: a typo in them is reported before anything else is done.
-    let limits = args
-        .variant
+    let limits = choice
         .variants()
         .into_iter()
         .map(|v| match &args.limits {
@@ -81,14 +96,13 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
             None => Ok(Limits::fmjd(v)),
         })
         .collect::<Result<Vec<Limits>, Failure>>()?;
-    let plans = args
-        .variant
+    let plans = choice
         .variants()
         .into_iter()
         .zip(limits)
         .map(|(v, limits)| {
-            let plan = match args.material {
-                Some(_) if args.variant == VariantChoice::All => {
+            let plan = match material {
+                Some(_) if choice == VariantChoice::All => {
                     return Err(input(anyhow::anyhow!(
                         "--material needs --variant international or --variant brazilian"
                     )))
@@ -238,6 +252,17 @@ impl Progress for Bars {
         self.multi.suspend(|| {
             note(&format!(
                 "removed {count} temporary {files} left in {} by an interrupted run",
+                dir.display()
+            ))
+        });
+    }
+
+    fn waiting_for_unit(&self, dir: &std::path::Path, material: Material, pid: Option<u32>) {
+        let who = pid.map_or_else(String::new, |pid| format!(" (pid {pid})"));
+        self.multi.suspend(|| {
+            note(&format!(
+                "another rafle generate{who} is writing {material} in {}: waiting for it, \
+                 then checking its tables",
                 dir.display()
             ))
         });

@@ -3,9 +3,11 @@
 mod generate;
 mod moves;
 mod perft;
+mod plan;
 mod probe;
 mod serve;
 mod show;
+mod slurm;
 mod stats;
 mod verify;
 
@@ -36,6 +38,12 @@ pub enum Command {
     /// Serve the tables over HTTP: a JSON API and the explorer page.
     #[command(long_about = serve::LONG_ABOUT)]
     Serve(serve::ServeArgs),
+    /// List the units of work of a generation in dependency order, and which are finished.
+    #[command(long_about = plan::LONG_ABOUT)]
+    Plan(plan::PlanCommand),
+    /// Run a generation on a Slurm cluster: one job per unit of work.
+    #[command(subcommand)]
+    Slurm(slurm::SlurmCommand),
 }
 
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -48,6 +56,8 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Verify(args) => verify::run(&args),
         Command::Stats(args) => stats::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Plan(args) => plan::run(&args),
+        Command::Slurm(command) => slurm::run(&command),
     }
 }
 

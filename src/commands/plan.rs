@@ -1,0 +1,301 @@
+//! `rafle plan`: the units of work of a generation in dependency order, for people and for
+//! schedulers (`rafle slurm submit` reads the same plan).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+use rafle_generator::{human_bytes, parse_memory, Plan};
+use rafle_probe::format::TableKind;
+use rafle_probe::{table_path, Limits, Material, Variant};
+use serde::Serialize;
+
+use super::generate::{default_pieces, parse_tables};
+use super::{parse_variant_choice, VariantChoice};
+use crate::output::{input, Failure};
+use rafle_generator::{GenerateError, Tables, UnitState};
+
+/// The long help of `rafle plan`.
+pub const LONG_ABOUT: &str = "\
+List the units of work of a generation in dependency order: one unit per material, named
+<variant>/<material> (like brazilian/KKMvK), built alone by 'rafle generate --unit NAME'
+once the units it needs are finished. For each: the units it needs (whose tables its
+captures and promotions read), its positions, the memory it holds (its peak, or --memory if
+smaller, never below what its largest slice needs), the table files it writes, its
+dependency level (units of one level can run at once) and whether it is finished in --data:
+its tables open with the right limits and, if a unit still to run reads it, the packed values
+a unit keeps for its readers are there ('generate' checks every block before reusing them).
+'repack' marks finished tables whose packed values a whole run removed while a unit still to
+run reads them: their unit reads them back from the tables and packs them, without solving.";
+
+#[derive(Debug, Clone, Args)]
+pub struct PlanArgs {
+    /// Which variant: international, brazilian or all.
+    #[arg(long, short = 'v', default_value = "all", value_parser = parse_variant_choice)]
+    pub variant: VariantChoice,
+    /// Most pieces on the board [default: 5 for brazilian, 4 for international].
+    #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(rafle_generator::MAX_PIECES)))]
+    pub pieces: Option<u32>,
+    /// Table directory, where finished units are looked for.
+    #[arg(long, value_name = "DIR", default_value = "data")]
+    pub data: PathBuf,
+    /// Memory budget of each unit, like 8G [default: none, each unit's peak].
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    pub memory: Option<u64>,
+    /// Draw-rule limits of the rule tables, like 6.2=50,6.3=32,6.4=10 [default: FMJD].
+    #[arg(long, value_name = "LIMITS")]
+    pub limits: Option<String>,
+    /// Which tables: all or wdl.
+    #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
+    pub tables: Tables,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanCommand {
+    #[command(flatten)]
+    plan: PlanArgs,
+    /// One JSON object per variant, one line each.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One unit of work of a plan, as listed and as submitted.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unit {
+    /// `<variant>/<material>`.
+    pub name: String,
+    /// Its material.
+    #[serde(serialize_with = "as_text")]
+    pub material: Material,
+    /// Indexes (in the plan) of the units it needs.
+    #[serde(skip)]
+    pub needs_index: Vec<usize>,
+    /// Names of the units it needs.
+    pub needs: Vec<String>,
+    /// Dependency level: 0 needs nothing, otherwise one more than its deepest need.
+    pub level: usize,
+    /// Positions.
+    pub positions: u64,
+    /// Bytes of memory it holds.
+    pub memory_bytes: u64,
+    /// The table files it writes.
+    pub files: Vec<PathBuf>,
+    /// Whether nothing is left to do for it.
+    pub finished: bool,
+    /// `finished`, `to do` (it is solved) or `repack` (its tables are finished, but a unit
+    /// still to run reads its values and their packed work file is gone).
+    pub status: &'static str,
+}
+
+fn as_text<S: serde::Serializer>(material: &Material, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(material)
+}
+
+/// A variant's plan as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct JsonPlan<'a> {
+    variant: &'static str,
+    max_pieces: u32,
+    limits: String,
+    tables: &'static str,
+    positions: u64,
+    units: &'a [Unit],
+}
+
+/// The name of a unit: `<variant>/<material>`.
+pub fn unit_name(variant: Variant, material: Material) -> String {
+    format!("{variant}/{material}")
+}
+
+/// Reads a unit name, `<variant>/<material>`.
+pub fn parse_unit(text: &str) -> Result<(Variant, Material), String> {
+    let shown = rafle_draughts::printable(text);
+    let (variant, material) = text.split_once('/').ok_or_else(|| {
+        format!("unit {shown:?} is not <variant>/<material> (like brazilian/KKMvK)")
+    })?;
+    let variant = variant
+        .parse::<Variant>()
+        .map_err(|e| format!("unit {shown:?}: {e}"))?;
+    let material = material
+        .parse::<Material>()
+        .map_err(|e| format!("unit {shown:?}: {e}"))?;
+    Ok((variant, material))
+}
+
+/// The plans of the chosen variants, as `plan` and `slurm submit` make them.
+pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
+    args.variant
+        .variants()
+        .into_iter()
+        .map(|variant| {
+            let limits = match &args.limits {
+                Some(text) => Limits::parse(variant, text).map_err(input)?,
+                None => Limits::fmjd(variant),
+            };
+            let pieces = args.pieces.unwrap_or_else(|| default_pieces(variant));
+            let plan = Plan::new(variant, pieces, &args.data)
+                .map_err(|e: GenerateError| input(e))?
+                .with_limits(limits)
+                .with_tables(args.tables);
+            Ok(match args.memory {
+                Some(bytes) => plan.with_budget(bytes),
+                None => plan,
+            })
+        })
+        .collect()
+}
+
+/// The units of `plan`, in its order (dependencies first).
+pub fn units(plan: &Plan) -> Vec<Unit> {
+    let kinds: &[TableKind] = match plan.tables {
+        Tables::All => &[TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules],
+        Tables::Wdl => &[TableKind::Wdl],
+    };
+    let states = plan.unit_states();
+    let mut units: Vec<Unit> = Vec::with_capacity(plan.materials.len());
+    for (j, m) in plan.materials.iter().enumerate() {
+        let level = m
+            .reads
+            .iter()
+            .map(|&d| units[d].level + 1)
+            .max()
+            .unwrap_or(0);
+        units.push(Unit {
+            name: unit_name(plan.variant, m.material),
+            material: m.material,
+            needs_index: m.reads.clone(),
+            needs: m.reads.iter().map(|&d| units[d].name.clone()).collect(),
+            level,
+            positions: m.positions,
+            memory_bytes: plan.unit_bytes(j),
+            files: kinds
+                .iter()
+                .map(|&kind| table_path(&plan.dir, plan.variant, m.material, kind))
+                .collect(),
+            finished: states[j] == UnitState::Finished,
+            status: match states[j] {
+                UnitState::Finished => "finished",
+                UnitState::Repack => "repack",
+                UnitState::ToDo => "to do",
+            },
+        });
+    }
+    units
+}
+
+pub fn run(args: &PlanCommand) -> Result<(), Failure> {
+    let plans = plans(&args.plan)?;
+    let mut out = io::stdout().lock();
+    for (i, plan) in plans.iter().enumerate() {
+        let units = units(plan);
+        if args.json {
+            let json = JsonPlan {
+                variant: plan.variant.name(),
+                max_pieces: plan.max_pieces,
+                limits: plan.limits.to_string(),
+                tables: plan.tables.name(),
+                positions: plan.positions(),
+                units: &units,
+            };
+            serde_json::to_writer(&mut out, &json).map_err(io::Error::from)?;
+            writeln!(out)?;
+            continue;
+        }
+        if i > 0 {
+            writeln!(out)?;
+        }
+        write_text(&mut out, plan, &units)?;
+    }
+    Ok(())
+}
+
+fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<()> {
+    let finished = units.iter().filter(|u| u.finished).count();
+    let repack = units.iter().filter(|u| u.status == "repack").count();
+    let repack = if repack > 0 {
+        format!(", {repack} to repack")
+    } else {
+        String::new()
+    };
+    let levels = units.iter().map(|u| u.level + 1).max().unwrap_or(0);
+    let largest = units.iter().map(|u| u.memory_bytes).max().unwrap_or(0);
+    writeln!(
+        out,
+        "{}: {} units up to {} pieces in {levels} levels, {} positions, largest unit {}, \
+         {finished} finished{repack} in {}",
+        plan.variant,
+        units.len(),
+        plan.max_pieces,
+        plan.positions(),
+        human_bytes(largest),
+        plan.dir.display()
+    )?;
+    let width = units.iter().map(|u| u.name.len()).max().unwrap_or(4).max(4);
+    writeln!(
+        out,
+        "{:<width$}  level  {:>14}  {:>10}  status    needs",
+        "unit", "positions", "memory"
+    )?;
+    for u in units {
+        let needs = if u.needs.is_empty() {
+            "-".to_string()
+        } else {
+            u.needs
+                .iter()
+                .map(|n| n.split_once('/').map_or(n.as_str(), |(_, m)| m))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        writeln!(
+            out,
+            "{:<width$}  {:>5}  {:>14}  {:>10}  {:<8}  {needs}",
+            u.name,
+            u.level,
+            u.positions,
+            human_bytes(u.memory_bytes),
+            u.status,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_names_read_back() {
+        let (variant, material) = parse_unit("brazilian/KKMvK").unwrap();
+        assert_eq!(variant, Variant::Brazilian);
+        assert_eq!(unit_name(variant, material), "brazilian/KKMvK");
+        for bad in ["KKMvK", "russian/KvK", "brazilian/KxK", "brazilian/", ""] {
+            assert!(parse_unit(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn levels_follow_the_needs() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::new(Variant::Brazilian, 4, dir.path()).unwrap();
+        let units = units(&plan);
+        assert_eq!(units.len(), plan.materials.len());
+        for u in &units {
+            let expected = u
+                .needs_index
+                .iter()
+                .map(|&d| units[d].level + 1)
+                .max()
+                .unwrap_or(0);
+            assert_eq!(u.level, expected, "{}", u.name);
+            assert!(!u.finished);
+            assert_eq!(u.files.len(), 3);
+        }
+        let kvk = units.iter().find(|u| u.name == "brazilian/KvK").unwrap();
+        assert_eq!(kvk.level, 0);
+        assert!(kvk.needs.is_empty());
+        // A man that promotes needs the material with a king in its place.
+        let mvk = units.iter().find(|u| u.name == "brazilian/KvM").unwrap();
+        assert!(mvk.needs.contains(&"brazilian/KvK".to_string()), "{mvk:?}");
+        assert!(units.iter().map(|u| u.level).max().unwrap() >= 2);
+    }
+}

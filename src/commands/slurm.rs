@@ -1,0 +1,494 @@
+//! `rafle slurm submit`: a generation as Slurm jobs, one per unit of work of `rafle plan`,
+//! with `afterok` dependencies between them. Slurm does the scheduling, retries and
+//! accounting; rafle only describes the graph.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::anyhow;
+use clap::{Args, Subcommand};
+use rafle_generator::Tables;
+
+use super::plan::{plans, units, PlanArgs, Unit};
+use crate::output::{input, other, Failure};
+
+#[derive(Debug, Subcommand)]
+pub enum SlurmCommand {
+    /// Submit one job per unit not yet finished (and not already queued), each depending on
+    /// the jobs of the units it needs.
+    #[command(long_about = SUBMIT_ABOUT)]
+    Submit(SubmitArgs),
+}
+
+const SUBMIT_ABOUT: &str = "\
+Submit a generation to Slurm: one sbatch job per unit of work of 'rafle plan' that is not
+finished in --data, running 'rafle generate --unit NAME' with --dependency=afterok on the jobs
+of the units it needs (and --kill-on-invalid-dep=yes, so a failed unit's dependents leave the
+queue instead of waiting for ever). --mem is the unit's planned memory and a tenth more, and
+the unit keeps to the planned memory; --cpus-per-task is --cpus. Job names are
+rafle-<variant>-<material>, logs go to DIR/slurm-logs/<variant>-<material>-<job id>.log.
+
+A last job per variant, rafle-<variant>-finish, runs 'rafle generate --variant V --pieces N'
+after every unit: it checks each table's blocks and removes the work files (the packed
+values each unit keeps for the units that read it).
+
+Run it again after failures: finished units are skipped, units whose job is still queued or
+running (same name and data directory) keep that job, and only the rest is submitted.
+--dry-run prints the sbatch commands as a shell script instead of running them.
+
+The data directory and the rafle binary must be at the same path on every node (a shared
+filesystem with flock support: rafle locks each variant directory and each unit). Submitting
+leaves a stamp, DIR/.rafle-cluster; a job that does not find it (DIR is another directory on
+its node) fails at once, saying so, before writing anything.";
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    plan: PlanArgs,
+    /// Slurm partition (sbatch --partition).
+    #[arg(long, value_name = "P")]
+    partition: Option<String>,
+    /// Slurm account (sbatch --account).
+    #[arg(long, value_name = "A")]
+    account: Option<String>,
+    /// Cores per job (sbatch --cpus-per-task, and rafle generate --threads).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    cpus: u32,
+    /// The rafle binary the jobs run [default: this one].
+    #[arg(long, value_name = "PATH")]
+    rafle: Option<PathBuf>,
+    /// Print the sbatch commands instead of running them.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+pub fn run(command: &SlurmCommand) -> Result<(), Failure> {
+    match command {
+        SlurmCommand::Submit(args) => submit(args),
+    }
+}
+
+/// The stamp `submit` leaves in the data directory; each job checks it holds the token its
+/// command carries, which a directory not shared with the submitting node does not.
+const STAMP: &str = ".rafle-cluster";
+
+/// The token of the data directory's stamp, made (and written, unless `dry_run`) on the first
+/// submission; later submissions keep it, so the jobs still queued stay valid.
+fn stamp_token(data: &Path, dry_run: bool) -> Result<String, Failure> {
+    let path = data.join(STAMP);
+    match std::fs::read_to_string(&path) {
+        Ok(text) if is_token(text.trim()) => return Ok(text.trim().to_string()),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(other(anyhow!("cannot read {}: {e}", path.display()))),
+    }
+    let token = format!(
+        "{:016x}{:016x}",
+        rand_u64(),
+        rand_u64() ^ u64::from(std::process::id())
+    );
+    if !dry_run {
+        std::fs::create_dir_all(data)
+            .and_then(|()| std::fs::write(&path, format!("{token}\n")))
+            .map_err(|e| other(anyhow!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(token)
+}
+
+fn is_token(text: &str) -> bool {
+    text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// 64 random bits from the standard library's randomly seeded hasher.
+fn rand_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(0x9e37_79b9_7f4a_7c15);
+    hasher.finish()
+}
+
+/// Checks, in a job, that the data directory holds the stamp of the submission the job
+/// belongs to.
+///
+/// # Errors
+///
+/// A [`Failure`] naming the directory and this node when the stamp is missing or another.
+pub(super) fn check_stamp(data: &Path, token: &str) -> Result<(), Failure> {
+    let path = data.join(STAMP);
+    let found = std::fs::read_to_string(&path).ok();
+    if found.as_deref().map(str::trim) == Some(token) {
+        return Ok(());
+    }
+    let node = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "this node".to_string());
+    let what = match found {
+        None => "holds no stamp of 'rafle slurm submit'".to_string(),
+        Some(_) => "holds the stamp of another submission".to_string(),
+    };
+    Err(other(anyhow!(
+        "{} on {node} {what} ({} should hold {token}): the data directory is not the one \
+         the jobs were submitted with. It must be on a filesystem shared by every node, at the \
+         same path",
+        data.display(),
+        path.display()
+    )))
+}
+
+/// A job of an earlier submission still in the queue, or one just submitted: its id.
+type JobIds = HashMap<String, String>;
+
+fn submit(args: &SubmitArgs) -> Result<(), Failure> {
+    let data = absolute(&args.plan.data)?;
+    let rafle = match &args.rafle {
+        Some(path) => absolute(path)?,
+        None => std::env::current_exe().map_err(other)?,
+    };
+    let comment = format!("rafle:{}", data.display());
+    let plan_args = PlanArgs {
+        data: data.clone(),
+        ..args.plan.clone()
+    };
+    let plans = plans(&plan_args)?;
+    if !args.dry_run {
+        which("sbatch")?;
+    }
+    // A dry run without a reachable Slurm has no queue to look at: everything unfinished is
+    // new.
+    let mut queued = match queued_jobs(&comment) {
+        Ok(jobs) => jobs,
+        Err(Failure::Input(e) | Failure::Other(e)) if args.dry_run => {
+            let why = e.to_string();
+            let why = why.lines().last().unwrap_or_default();
+            eprintln!("rafle: no queue to compare with, every unfinished unit is listed ({why})");
+            JobIds::new()
+        }
+        Err(e) => return Err(e),
+    };
+    let logs = data.join("slurm-logs");
+    if !args.dry_run {
+        std::fs::create_dir_all(&logs)
+            .map_err(|e| other(anyhow!("cannot create {}: {e}", logs.display())))?;
+    }
+    let token = stamp_token(&data, args.dry_run)?;
+    let mut out = io::stdout().lock();
+    if args.dry_run {
+        writeln!(out, "#!/bin/sh\nset -e")?;
+        let stamp = [data.join(STAMP).display().to_string()];
+        writeln!(out, "printf '%s\\n' {token} > {}", shell_words(&stamp))?;
+    }
+    let job = JobParts {
+        args,
+        rafle: &rafle,
+        data: &data,
+        comment: &comment,
+        token: &token,
+    };
+    for plan in &plans {
+        let units = units(plan);
+        let (mut finished, mut kept, mut submitted) = (0, 0, Vec::new());
+        for unit in &units {
+            if unit.finished {
+                finished += 1;
+                continue;
+            }
+            let job_name = job_name(&unit.name);
+            if queued.contains_key(&job_name) {
+                kept += 1;
+                continue;
+            }
+            let needs: Vec<String> = unit
+                .needs_index
+                .iter()
+                .filter_map(|&d| queued.get(&job_name_of(&units[d])).cloned())
+                .collect();
+            let sbatch = job.sbatch(
+                plan,
+                &unit.name,
+                unit.memory_bytes,
+                &needs,
+                unit_command(&unit.name),
+            );
+            let id = job.submit(&mut out, &sbatch, &unit.name)?;
+            queued.insert(job_name, id.clone());
+            submitted.push(id);
+        }
+        // A last job checks the whole set and removes the work files the units kept for
+        // each other; it is due while any unit is, or while such files remain.
+        let finish = format!("{}/finish", plan.variant);
+        let ours: Vec<String> = units
+            .iter()
+            .filter_map(|u| queued.get(&job_name_of(u)).cloned())
+            .collect();
+        let due = !ours.is_empty() || work_files_left(&data, plan.variant);
+        if due && !queued.contains_key(&job_name(&finish)) {
+            let memory = units.iter().map(|u| u.memory_bytes).max().unwrap_or(0);
+            let command = vec![
+                "--variant".to_string(),
+                plan.variant.name().to_string(),
+                "--pieces".to_string(),
+                plan.max_pieces.to_string(),
+            ];
+            let sbatch = job.sbatch(plan, &finish, memory, &ours, command);
+            let id = job.submit(&mut out, &sbatch, &finish)?;
+            queued.insert(job_name(&finish), id.clone());
+            submitted.push(id);
+        }
+        let what = if args.dry_run {
+            "to submit"
+        } else {
+            "submitted"
+        };
+        let range = match (submitted.first(), submitted.last()) {
+            (Some(first), Some(last)) if !args.dry_run => format!(" (jobs {first}..{last})"),
+            _ => String::new(),
+        };
+        let line = format!(
+            "{}: {} units, {finished} finished, {kept} queued already, {} jobs {what}{range}; logs in {}",
+            plan.variant,
+            units.len(),
+            submitted.len(),
+            logs.display()
+        );
+        if args.dry_run {
+            writeln!(out, "# {line}")?;
+        } else {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+fn job_name(unit: &str) -> String {
+    format!("rafle-{}", unit.replace('/', "-"))
+}
+
+fn job_name_of(unit: &Unit) -> String {
+    job_name(&unit.name)
+}
+
+/// What every job of a submission shares.
+struct JobParts<'a> {
+    args: &'a SubmitArgs,
+    rafle: &'a Path,
+    data: &'a Path,
+    comment: &'a str,
+    token: &'a str,
+}
+
+impl JobParts<'_> {
+    /// The arguments of `sbatch` for the job `name` (a unit, or a variant's finishing job)
+    /// running `rafle generate` with `what` (which tables) and the submission's options,
+    /// holding `memory` bytes, after the jobs `needs`.
+    fn sbatch(
+        &self,
+        plan: &rafle_generator::Plan,
+        name: &str,
+        memory: u64,
+        needs: &[String],
+        what: Vec<String>,
+    ) -> Vec<String> {
+        let args = self.args;
+        // Slurm counts memory in MiB; a tenth more than planned leaves room for what the plan
+        // does not see (the binary, libc) before a cgroup limit kills the job.
+        let mem_mib = (memory + memory / 10).div_ceil(1 << 20);
+        let log = self
+            .data
+            .join("slurm-logs")
+            .join(format!("{}-%j.log", name.replace('/', "-")));
+        let mut sbatch = vec![
+            "--parsable".to_string(),
+            format!("--job-name={}", job_name(name)),
+            format!("--comment={}", self.comment),
+            format!("--output={}", log.display()),
+            format!("--mem={mem_mib}M"),
+            format!("--cpus-per-task={}", args.cpus),
+            "--nodes=1".to_string(),
+        ];
+        if let Some(partition) = &args.partition {
+            sbatch.push(format!("--partition={partition}"));
+        }
+        if let Some(account) = &args.account {
+            sbatch.push(format!("--account={account}"));
+        }
+        if !needs.is_empty() {
+            sbatch.push(format!("--dependency=afterok:{}", needs.join(":")));
+            sbatch.push("--kill-on-invalid-dep=yes".to_string());
+        }
+        let mut command = vec![
+            "exec".to_string(),
+            self.rafle.display().to_string(),
+            "generate".to_string(),
+        ];
+        command.extend(what);
+        command.extend([
+            "--data".to_string(),
+            self.data.display().to_string(),
+            "--threads".to_string(),
+            args.cpus.to_string(),
+            "--memory".to_string(),
+            memory.to_string(),
+            "--limits".to_string(),
+            plan.limits.to_string(),
+            "--cluster-stamp".to_string(),
+            self.token.to_string(),
+        ]);
+        if plan.tables == Tables::Wdl {
+            command.extend(["--tables".to_string(), "wdl".to_string()]);
+        }
+        sbatch.push(format!("--wrap={}", shell_words(&command)));
+        sbatch
+    }
+
+    /// Submits a job (or, in a dry run, prints its line): its id, or in a dry run the shell
+    /// variable that will hold it.
+    fn submit(
+        &self,
+        out: &mut impl Write,
+        sbatch: &[String],
+        name: &str,
+    ) -> Result<String, Failure> {
+        if self.args.dry_run {
+            let var = shell_variable(name);
+            writeln!(out, "{var}=$(sbatch {})", shell_words(sbatch))?;
+            Ok(format!("${var}"))
+        } else {
+            run_sbatch(sbatch, name)
+        }
+    }
+}
+
+/// What `rafle generate` builds for a unit.
+fn unit_command(name: &str) -> Vec<String> {
+    vec!["--unit".to_string(), name.to_string()]
+}
+
+/// Whether the variant's work directory still holds packed values units kept for each other.
+fn work_files_left(data: &Path, variant: rafle_probe::Variant) -> bool {
+    let work = data.join(variant.name()).join(rafle_generator::WORK_DIR);
+    std::fs::read_dir(work).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "packed"))
+    })
+}
+
+/// Runs sbatch; the job id it prints.
+fn run_sbatch(sbatch: &[String], unit: &str) -> Result<String, Failure> {
+    let output = Command::new("sbatch")
+        .args(sbatch)
+        .output()
+        .map_err(|e| other(anyhow!("cannot run sbatch: {e}")))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(other(anyhow!(
+            "sbatch refused unit {unit} ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    // --parsable prints "id" or "id;cluster".
+    let id = stdout.trim().split(';').next().unwrap_or("").to_string();
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(other(anyhow!(
+            "sbatch gave no job id for unit {unit}: {stdout:?}"
+        )));
+    }
+    Ok(id)
+}
+
+/// The jobs of this data directory still queued or running, by name.
+fn queued_jobs(comment: &str) -> Result<JobIds, Failure> {
+    which("squeue")?;
+    let output = Command::new("squeue")
+        .args(["--noheader", "--format=%i|%j|%k"])
+        .output()
+        .map_err(|e| other(anyhow!("cannot run squeue: {e}")))?;
+    if !output.status.success() {
+        return Err(other(anyhow!(
+            "squeue failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    let mut jobs = JobIds::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let mut fields = line.splitn(3, '|');
+        let (Some(id), Some(name), Some(job_comment)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if job_comment.trim() == comment && name.starts_with("rafle-") {
+            jobs.insert(name.trim().to_string(), id.trim().to_string());
+        }
+    }
+    Ok(jobs)
+}
+
+/// Fails with a clear message when `program` is not on the PATH.
+fn which(program: &str) -> Result<(), Failure> {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()));
+    if found {
+        Ok(())
+    } else {
+        Err(other(anyhow!(
+            "Slurm is not installed here: {program} is not on the PATH (use --dry-run to see \
+             the commands)"
+        )))
+    }
+}
+
+/// `path` made absolute (jobs run elsewhere, from another directory).
+fn absolute(path: &Path) -> Result<PathBuf, Failure> {
+    std::path::absolute(path)
+        .map_err(|e| input(anyhow!("cannot make {} absolute: {e}", path.display())))
+}
+
+/// A shell variable name for a unit's job id.
+fn shell_variable(unit: &str) -> String {
+    let name: String = unit
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("job_{name}")
+}
+
+/// Words joined for a POSIX shell, each quoted when it needs to be.
+fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            let plain = !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,%+@".contains(&b));
+            // A dependency on a job submitted earlier in a dry run stays a variable.
+            if plain || (w.starts_with("--dependency=afterok:$") && !w.contains('\'')) {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_quote_what_needs_it() {
+        let words = ["a", "b c", "it's", "--x=1:2", ""].map(String::from);
+        assert_eq!(shell_words(&words), r"a 'b c' 'it'\''s' --x=1:2 ''");
+    }
+
+    #[test]
+    fn job_names_and_variables_say_the_unit() {
+        assert_eq!(job_name("brazilian/KKMvK"), "rafle-brazilian-KKMvK");
+        assert_eq!(shell_variable("brazilian/KKMvK"), "job_brazilian_KKMvK");
+    }
+}
