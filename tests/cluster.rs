@@ -525,18 +525,16 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
 #[test]
 fn a_job_whose_data_directory_is_not_the_submitted_one_stops_before_writing() {
     let dir = TempDir::new().unwrap();
-    let err = fails(
-        &[
-            "generate",
-            "--unit",
-            "brazilian/KvK",
-            "--data",
-            data(&dir),
-            "--cluster-stamp",
-            "0123456789abcdef0123456789abcdef",
-        ],
-        1,
-    );
+    let job = [
+        "generate",
+        "--unit",
+        "brazilian/KvK",
+        "--data",
+        data(&dir),
+        "--cluster-stamp",
+        "0123456789abcdef0123456789abcdef",
+    ];
+    let err = fails(&job, 1);
     assert!(
         err.contains("holds no stamp of 'rafle slurm submit'"),
         "{err}"
@@ -548,18 +546,7 @@ fn a_job_whose_data_directory_is_not_the_submitted_one_stops_before_writing() {
         "ffffffffffffffffffffffffffffffff\n",
     )
     .unwrap();
-    let err = fails(
-        &[
-            "generate",
-            "--unit",
-            "brazilian/KvK",
-            "--data",
-            data(&dir),
-            "--cluster-stamp",
-            "0123456789abcdef0123456789abcdef",
-        ],
-        1,
-    );
+    let err = fails(&job, 1);
     assert!(
         err.contains("holds the stamp of another submission"),
         "{err}"

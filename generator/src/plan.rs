@@ -51,6 +51,14 @@ pub enum Tables {
 }
 
 impl Tables {
+    /// The kinds of table files a run writes for each material.
+    pub fn kinds(self) -> &'static [TableKind] {
+        match self {
+            Tables::All => &TableKind::ALL,
+            Tables::Wdl => &[TableKind::Wdl],
+        }
+    }
+
     /// The name used on the command line: `all` or `wdl`.
     pub fn name(self) -> &'static str {
         match self {
@@ -247,10 +255,7 @@ impl Plan {
     /// checked): the unit that reads it then does not rebuild its values from its tables.
     /// `generate` checks every block before it reuses them.
     pub fn unit_states(&self) -> Vec<UnitState> {
-        let kinds: &[TableKind] = match self.tables {
-            Tables::All => &[TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules],
-            Tables::Wdl => &[TableKind::Wdl],
-        };
+        let kinds = self.tables.kinds();
         let n = self.materials.len();
         let mut states = vec![UnitState::ToDo; n];
         // Whether a material is read by one not finished: readers come later in the plan.

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rafle_generator::{human_bytes, parse_memory, Plan};
-use rafle_probe::format::TableKind;
 use rafle_probe::{table_path, Limits, Material, Variant};
 use serde::Serialize;
 
@@ -147,10 +146,7 @@ pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
 
 /// The units of `plan`, in its order (dependencies first).
 pub fn units(plan: &Plan) -> Vec<Unit> {
-    let kinds: &[TableKind] = match plan.tables {
-        Tables::All => &[TableKind::Wdl, TableKind::Dtw, TableKind::DrawRules],
-        Tables::Wdl => &[TableKind::Wdl],
-    };
+    let kinds = plan.tables.kinds();
     let states = plan.unit_states();
     let mut units: Vec<Unit> = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
