@@ -482,7 +482,14 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
         &nothing,
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("no queue to compare with"));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(
+            "no queue to compare with, every unfinished unit is listed (Slurm is not installed \
+             here: squeue is not on the PATH)"
+        ),
+        "{err}"
+    );
     let script = text(&out.stdout);
     assert!(
         script.starts_with("#!/bin/sh\nset -e\nprintf '%s\\n' "),

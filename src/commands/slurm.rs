@@ -153,7 +153,7 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
     };
     let plans = plans(&plan_args)?;
     if !args.dry_run {
-        which("sbatch")?;
+        which("sbatch", true)?;
     }
     // A dry run without a reachable Slurm has no queue to look at: everything unfinished is
     // new.
@@ -401,7 +401,7 @@ fn run_sbatch(sbatch: &[String], unit: &str) -> Result<String, Failure> {
 
 /// The jobs of this data directory still queued or running, by name.
 fn queued_jobs(comment: &str) -> Result<JobIds, Failure> {
-    which("squeue")?;
+    which("squeue", false)?;
     let output = Command::new("squeue")
         .args(["--noheader", "--format=%i|%j|%k"])
         .output()
@@ -428,18 +428,22 @@ fn queued_jobs(comment: &str) -> Result<JobIds, Failure> {
     Ok(jobs)
 }
 
-/// Fails with a clear message when `program` is not on the PATH.
-fn which(program: &str) -> Result<(), Failure> {
+/// Fails with a clear message when `program` is not on the PATH; `hint` adds that a dry run
+/// needs no Slurm.
+fn which(program: &str, hint: bool) -> Result<(), Failure> {
     let found = std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()));
     if found {
-        Ok(())
-    } else {
-        Err(other(anyhow!(
-            "Slurm is not installed here: {program} is not on the PATH (use --dry-run to see \
-             the commands)"
-        )))
+        return Ok(());
     }
+    let hint = if hint {
+        " (use --dry-run to see the commands)"
+    } else {
+        ""
+    };
+    Err(other(anyhow!(
+        "Slurm is not installed here: {program} is not on the PATH{hint}"
+    )))
 }
 
 /// `path` made absolute (jobs run elsewhere, from another directory).
