@@ -560,3 +560,63 @@ fn a_job_whose_data_directory_is_not_the_submitted_one_stops_before_writing() {
     );
     assert!(!dir.path().join("brazilian").exists());
 }
+
+#[test]
+fn values_kept_packed_spare_rebuilding_the_materials_below_them() {
+    let (reference, _, _) = generate("brazilian", 4, &[]);
+    let (dir, _, _) = generate("brazilian", 4, &[]);
+    // KKvKM's unit packs its values, and those of the materials it reads (KKvKK among them).
+    ok(&[
+        "generate",
+        "--unit",
+        "brazilian/KKvKM",
+        "--data",
+        data(&dir),
+    ]);
+    let work = dir.path().join("brazilian/.rafle-work");
+    fs::remove_file(work.join("KKvKK.packed")).unwrap();
+    for kind in ["wdl", "dtw", "rules"] {
+        fs::remove_file(dir.path().join(format!("brazilian/KMvKM.{kind}"))).unwrap();
+    }
+    // KMvKM reads KKvKM, whose values are packed: KKvKK, which only KKvKM reads, is not
+    // read back from its tables again.
+    ok(&[
+        "generate",
+        "--unit",
+        "brazilian/KMvKM",
+        "--data",
+        data(&dir),
+    ]);
+    assert!(!work.join("KKvKK.packed").exists());
+    assert!(work.join("KKvKM.packed").is_file());
+    assert_eq!(
+        assert_same_tables(reference.path(), dir.path(), "brazilian"),
+        69
+    );
+}
+
+#[test]
+fn a_lost_summary_is_counted_again_from_the_tables() {
+    let (reference, summary, _) = generate("brazilian", 3, &[]);
+    fs::remove_file(reference.path().join("brazilian/.rafle-work/KKvK.summary")).unwrap();
+    let again = ok(&[
+        "generate",
+        "-v",
+        "brazilian",
+        "-p",
+        "3",
+        "--data",
+        data(&reference),
+    ]);
+    let row = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("brazilian  KKvK "))
+            .map(|l| l.split_whitespace().take(8).collect::<Vec<_>>().join(" "))
+            .unwrap()
+    };
+    assert_eq!(row(&again), row(&summary));
+    assert!(reference
+        .path()
+        .join("brazilian/.rafle-work/KKvK.summary")
+        .is_file());
+}

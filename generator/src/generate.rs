@@ -117,8 +117,14 @@ pub fn generate(
             });
         }
     }
-    let (solved, needed) = work_to_do(plan, &found);
-    let last_reader = last_readers(plan, &solved, &needed);
+    let work = work_to_do(plan, &found, counts_kept, |m| {
+        let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
+        let identity = identity(plan, m);
+        Ok(usable_packed(&paths, &identity, m.positions)
+            || adopt_finished(plan, m, &paths, &identity)?)
+    })?;
+    let (solved, needed) = (&work.solved, &work.needed);
+    let last_reader = last_readers(plan, &work.reads_values);
     let mut store = Store::new(LEAST_CACHE_BYTES);
     let mut summaries = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
@@ -130,9 +136,12 @@ pub fn generate(
         let reused = if solved[j] {
             Err(NotReused::Solve(None))
         } else {
-            reuse(
-                plan, m, &found[j], &index, needed[j], &paths, &store, progress,
-            )
+            let values = match (needed[j], work.kept[j]) {
+                (false, _) => Values::NotNeeded,
+                (true, true) => Values::Kept,
+                (true, false) => Values::Rebuilt,
+            };
+            reuse(plan, m, &found[j], &index, values, &paths, &store, progress)
         };
         let done = match reused {
             Ok(done) => done,
@@ -299,45 +308,94 @@ impl Found {
     }
 }
 
+/// What a run does with each material of its plan.
+struct WorkToDo {
+    /// Solved (its tables are missing, damaged or of other limits).
+    solved: Vec<bool>,
+    /// Its values must be readable once it is done: a material solved after it, or one whose
+    /// values are rebuilt from its tables, reads them.
+    needed: Vec<bool>,
+    /// Needed, not solved, and its values already packed (checked block by block) or packed
+    /// from the raw work file a stopped run left complete.
+    kept: Vec<bool>,
+    /// Reads the values of the materials its moves reach: solved, or needed and rebuilt from
+    /// its tables (which reads the materials below for the positions they leave out).
+    reads_values: Vec<bool>,
+}
+
 /// Which materials are solved, and which materials' values must be readable after they are
-/// done: those a later material that is solved reads, and those a later material whose values
-/// are rebuilt from its tables reads. A material with only its win/draw/loss table is solved
-/// again when its values are needed. A unit of work's own values are needed.
-fn work_to_do(plan: &Plan, found: &[Found]) -> (Vec<bool>, Vec<bool>) {
+/// done. A material with only its win/draw/loss table is solved again when its values are
+/// needed. A unit of work's own values are needed. A material with finished tables reads
+/// nothing if its counts are kept (`counted`) and its values either not needed or `kept`
+/// (asked only of those): a resumed run does not rebuild the values of the materials below
+/// it. Otherwise it is read back from its tables, which reads the materials below.
+///
+/// # Errors
+///
+/// The first error of `kept`.
+fn work_to_do(
+    plan: &Plan,
+    found: &[Found],
+    counted: impl Fn(&Plan, &MaterialPlan) -> bool,
+    mut kept: impl FnMut(&MaterialPlan) -> Result<bool, GenerateError>,
+) -> Result<WorkToDo, GenerateError> {
     let n = plan.materials.len();
-    let mut solved = vec![false; n];
-    let mut needed = vec![false; n];
+    let mut work = WorkToDo {
+        solved: vec![false; n],
+        needed: vec![false; n],
+        kept: vec![false; n],
+        reads_values: vec![false; n],
+    };
     if plan.unit.is_some() {
         // The units that read a unit run on their own: its values stay packed for them (a
         // whole run over the directory removes them once nothing is left to solve).
-        needed[n - 1] = true;
+        work.needed[n - 1] = true;
     }
     for j in (0..n).rev() {
-        solved[j] = match found[j] {
+        let m = &plan.materials[j];
+        work.solved[j] = match found[j] {
             Found::Complete => false,
-            Found::WdlOnly => needed[j],
+            Found::WdlOnly => work.needed[j],
             Found::RulesOnly(_) | Found::Incomplete(_) => true,
         };
-        if solved[j] || needed[j] {
-            for &d in &plan.materials[j].reads {
-                needed[d] = true;
+        let complete = matches!(found[j], Found::Complete);
+        let counted = complete && counted(plan, m);
+        if work.needed[j] && counted {
+            work.kept[j] = kept(m)?;
+        }
+        work.reads_values[j] =
+            work.solved[j] || (complete && !counted) || (work.needed[j] && !work.kept[j]);
+        if work.reads_values[j] {
+            for &d in &m.reads {
+                work.needed[d] = true;
             }
         }
     }
-    (solved, needed)
+    Ok(work)
 }
 
 /// For each material, the last one (by position in the plan) that reads its values, if any.
-fn last_readers(plan: &Plan, solved: &[bool], needed: &[bool]) -> Vec<Option<usize>> {
+fn last_readers(plan: &Plan, reads_values: &[bool]) -> Vec<Option<usize>> {
     let mut last = vec![None; plan.materials.len()];
     for (k, m) in plan.materials.iter().enumerate() {
-        if solved[k] || needed[k] {
+        if reads_values[k] {
             for &d in &m.reads {
                 last[d] = Some(k);
             }
         }
     }
     last
+}
+
+/// What a reused material's values need.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// Nothing later reads them.
+    NotNeeded,
+    /// Read later, and already packed.
+    Kept,
+    /// Read later, and rebuilt from its tables.
+    Rebuilt,
 }
 
 /// Why a material's tables are not reused.
@@ -350,14 +408,14 @@ enum NotReused {
 
 /// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts read
 /// from the summary written with them (or counted again), and its packed values rebuilt if a
-/// later material reads them and they are gone or damaged.
+/// later material reads them and they are gone or damaged ([`Values::Rebuilt`]).
 #[allow(clippy::too_many_arguments)]
 fn reuse(
     plan: &Plan,
     m: &MaterialPlan,
     found: &Found,
     index: &PositionIndex,
-    needed: bool,
+    values: Values,
     paths: &WorkPaths,
     store: &Store,
     progress: &dyn Progress,
@@ -383,9 +441,7 @@ fn reuse(
     let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All);
     let mut counts = summary.read(&written);
     let identity = identity(plan, m);
-    let have_values = !needed
-        || usable_packed(paths, &identity, m.positions)
-        || adopt_finished(plan, m, paths, &identity).map_err(NotReused::Failed)?;
+    let have_values = values != Values::Rebuilt;
     if counts.is_none() || !have_values {
         let loaded = match load_existing(m, index, store, progress) {
             Ok(loaded) => loaded,
@@ -496,6 +552,16 @@ fn table_sizes(m: &MaterialPlan, tables: Tables) -> Result<Written, String> {
         wdl,
         dtw: len(&m.dtw_path)?,
         draw_rules: len(&m.draw_rules_path)?,
+    })
+}
+
+/// Whether the counts of a material with finished tables were kept with them (in its summary,
+/// which records the tables' sizes).
+fn counts_kept(plan: &Plan, m: &MaterialPlan) -> bool {
+    table_sizes(m, Tables::All).is_ok_and(|written| {
+        SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All)
+            .read(&written)
+            .is_some()
     })
 }
 
