@@ -467,20 +467,17 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     let nothing = scratch.path().join("no-slurm");
     fs::create_dir_all(&nothing).unwrap();
     let dir = TempDir::new().unwrap();
-    let out = with_path(
-        &[
-            "slurm",
-            "submit",
-            "-v",
-            "brazilian",
-            "-p",
-            "3",
-            "--data",
-            data(&dir),
-            "--dry-run",
-        ],
-        &nothing,
-    );
+    let submit = [
+        "slurm",
+        "submit",
+        "-v",
+        "brazilian",
+        "-p",
+        "3",
+        "--data",
+        data(&dir),
+    ];
+    let out = with_path(&[&submit[..], &["--dry-run"]].concat(), &nothing);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     assert!(
@@ -508,19 +505,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 
     // Without --dry-run and without Slurm, a clear refusal.
-    let out = with_path(
-        &[
-            "slurm",
-            "submit",
-            "-v",
-            "brazilian",
-            "-p",
-            "3",
-            "--data",
-            data(&dir),
-        ],
-        &nothing,
-    );
+    let out = with_path(&submit, &nothing);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
