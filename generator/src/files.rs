@@ -4,8 +4,9 @@
 //! A whole run takes its variant directory's lock exclusively. A unit of work (one material,
 //! from finished dependencies) takes it shared and its material's lock exclusively, so units of
 //! different materials may run side by side but never beside a whole run; a second unit of the
-//! same material waits for the first, then finds its tables finished. The locks are advisory file locks (`flock`): the system releases them when the
-//! process ends, however it ends, so a killed run never leaves the directory locked.
+//! same material waits for the first, then finds its tables finished. The locks are advisory
+//! file locks (`flock`): the system releases them when the process ends, however it ends, so a
+//! killed run never leaves the directory locked.
 
 use std::collections::hash_map::RandomState;
 use std::fs::{self, File, OpenOptions, TryLockError};

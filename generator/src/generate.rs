@@ -17,7 +17,7 @@ use crate::plan::{MaterialPlan, Plan, Tables, LEAST_CACHE_BYTES};
 use crate::solve::{bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::{packed_identity, Journal, ValuesFile, WorkPaths};
+use crate::values::{Journal, ValuesFile, WorkPaths};
 use crate::write::{write_tables, Writing, Written};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
@@ -117,12 +117,7 @@ pub fn generate(
             });
         }
     }
-    let work = work_to_do(plan, &found, counts_kept, |m| {
-        let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
-        let identity = identity(plan, m);
-        Ok(usable_packed(&paths, &identity, m.positions)
-            || adopt_finished(plan, m, &paths, &identity)?)
-    })?;
+    let work = work_to_do(plan, &found)?;
     let (solved, needed) = (&work.solved, &work.needed);
     let last_reader = last_readers(plan, &work.reads_values);
     let mut store = Store::new(LEAST_CACHE_BYTES);
@@ -158,7 +153,7 @@ pub fn generate(
             }
         };
         if needed[j] {
-            let packed = PackedValues::open(&paths.packed, &identity(plan, m), m.positions)?;
+            let packed = PackedValues::open(&paths.packed, &plan.packed_identity(m), m.positions)?;
             store.insert_packed(index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
             remove(&paths.legacy);
@@ -326,19 +321,15 @@ struct WorkToDo {
 /// Which materials are solved, and which materials' values must be readable after they are
 /// done. A material with only its win/draw/loss table is solved again when its values are
 /// needed. A unit of work's own values are needed. A material with finished tables reads
-/// nothing if its counts are kept (`counted`) and its values either not needed or `kept`
-/// (asked only of those): a resumed run does not rebuild the values of the materials below
-/// it. Otherwise it is read back from its tables, which reads the materials below.
+/// nothing if its counts are kept ([`counts_kept`]) and its values either not needed or kept
+/// ([`values_kept`], asked only of those): a resumed run does not rebuild the values of the
+/// materials below it. Otherwise it is read back from its tables, which reads the materials
+/// below.
 ///
 /// # Errors
 ///
-/// The first error of `kept`.
-fn work_to_do(
-    plan: &Plan,
-    found: &[Found],
-    counted: impl Fn(&Plan, &MaterialPlan) -> bool,
-    mut kept: impl FnMut(&MaterialPlan) -> Result<bool, GenerateError>,
-) -> Result<WorkToDo, GenerateError> {
+/// The first error of [`values_kept`].
+fn work_to_do(plan: &Plan, found: &[Found]) -> Result<WorkToDo, GenerateError> {
     let n = plan.materials.len();
     let mut work = WorkToDo {
         solved: vec![false; n],
@@ -359,9 +350,9 @@ fn work_to_do(
             Found::RulesOnly(_) | Found::Incomplete(_) => true,
         };
         let complete = matches!(found[j], Found::Complete);
-        let counted = complete && counted(plan, m);
+        let counted = complete && counts_kept(plan, m);
         if work.needed[j] && counted {
-            work.kept[j] = kept(m)?;
+            work.kept[j] = values_kept(plan, m)?;
         }
         work.reads_values[j] =
             work.solved[j] || (complete && !counted) || (work.needed[j] && !work.kept[j]);
@@ -440,7 +431,7 @@ fn reuse(
     let written = table_sizes(m, Tables::All).map_err(solve)?;
     let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All);
     let mut counts = summary.read(&written);
-    let identity = identity(plan, m);
+    let identity = plan.packed_identity(m);
     let have_values = values != Values::Rebuilt;
     if counts.is_none() || !have_values {
         let loaded = match load_existing(m, index, store, progress) {
@@ -468,9 +459,20 @@ fn reuse(
     })
 }
 
-/// What the packed values of a material are of in this run (see [`packed_identity`]).
-fn identity(plan: &Plan, m: &MaterialPlan) -> String {
-    packed_identity(plan.variant, m.material, m.positions, m.limits, plan.tables)
+/// Whether a material's values are kept for this run: its packed work file, every block
+/// checked, or the raw work file a run stopped after writing its tables left complete, packed
+/// now.
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if that raw work file cannot be packed.
+fn values_kept(plan: &Plan, m: &MaterialPlan) -> Result<bool, GenerateError> {
+    let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
+    let identity = plan.packed_identity(m);
+    Ok(
+        usable_packed(&paths, &identity, m.positions)
+            || adopt_finished(plan, m, &paths, &identity)?,
+    )
 }
 
 /// Whether a packed file an earlier run left holds this run's values of the material, every
@@ -638,7 +640,7 @@ fn solve_material(
     if needed {
         // Durable before the raw file goes: a stop before it is complete resumes from the raw
         // file (see `adopt_finished`).
-        packed::pack(values, &paths.packed, &identity(plan, m))?;
+        packed::pack(values, &paths.packed, &plan.packed_identity(m))?;
     }
     store.remove(m.material);
     // The journal first: a raw file without one is never taken for finished.

@@ -286,9 +286,13 @@ impl Plan {
     /// Whether the packed work file of `m`'s values in this request is there.
     fn has_packed_values(&self, m: &MaterialPlan) -> bool {
         let paths = WorkPaths::new(&self.dir, self.variant, m.material, self.tables);
-        let identity =
-            packed_identity(self.variant, m.material, m.positions, m.limits, self.tables);
-        PackedValues::open(&paths.packed, &identity, m.positions).is_ok()
+        PackedValues::open(&paths.packed, &self.packed_identity(m), m.positions).is_ok()
+    }
+
+    /// What the packed values of material `m` are of in this request (see
+    /// [`packed_identity`]).
+    pub(crate) fn packed_identity(&self, m: &MaterialPlan) -> String {
+        packed_identity(self.variant, m.material, m.positions, m.limits, self.tables)
     }
 
     /// The memory a unit of work solving material `j` of the plan alone holds: its peak, or

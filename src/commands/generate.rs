@@ -74,6 +74,14 @@ fn default_budget() -> Option<u64> {
     available_memory().map(|free| free.saturating_sub((free / 10).max(512 << 20)))
 }
 
+/// The draw-rule limits of `variant` that `--limits` gives (`text`), the FMJD ones without it.
+pub(super) fn limits_of(variant: Variant, text: Option<&str>) -> Result<Limits, Failure> {
+    match text {
+        Some(text) => Limits::parse(variant, text).map_err(input),
+        None => Ok(Limits::fmjd(variant)),
+    }
+}
+
 /// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
 pub(super) fn default_pieces(variant: Variant) -> u32 {
     u32::from(variant.rules().quick_set_pieces)
@@ -91,10 +99,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     let limits = choice
         .variants()
         .into_iter()
-        .map(|v| match &args.limits {
-            Some(text) => Limits::parse(v, text).map_err(input),
-            None => Ok(Limits::fmjd(v)),
-        })
+        .map(|v| limits_of(v, args.limits.as_deref()))
         .collect::<Result<Vec<Limits>, Failure>>()?;
     let plans = choice
         .variants()
@@ -179,7 +184,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
 
 /// Running out of memory or asking for too many pieces is the request's fault; anything else
 /// (a full disk, a table that does not read back) is not.
-fn failure(err: GenerateError) -> Failure {
+pub(super) fn failure(err: GenerateError) -> Failure {
     match err {
         GenerateError::NotEnoughMemory { .. }
         | GenerateError::TooManyPieces { .. }

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rafle_generator::{human_bytes, parse_memory, Plan};
-use rafle_probe::{table_path, Limits, Material, Variant};
+use rafle_probe::{table_path, Material, Variant};
 use serde::Serialize;
 
-use super::generate::{default_pieces, parse_tables};
+use super::generate::{default_pieces, failure, limits_of, parse_tables};
 use super::{parse_variant_choice, VariantChoice};
-use crate::output::{input, Failure};
-use rafle_generator::{GenerateError, Tables, UnitState};
+use crate::output::Failure;
+use rafle_generator::{Tables, UnitState};
 
 /// The long help of `rafle plan`.
 pub const LONG_ABOUT: &str = "\
@@ -127,13 +127,10 @@ pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
         .variants()
         .into_iter()
         .map(|variant| {
-            let limits = match &args.limits {
-                Some(text) => Limits::parse(variant, text).map_err(input)?,
-                None => Limits::fmjd(variant),
-            };
+            let limits = limits_of(variant, args.limits.as_deref())?;
             let pieces = args.pieces.unwrap_or_else(|| default_pieces(variant));
             let plan = Plan::new(variant, pieces, &args.data)
-                .map_err(|e: GenerateError| input(e))?
+                .map_err(failure)?
                 .with_limits(limits)
                 .with_tables(args.tables);
             Ok(match args.memory {

@@ -9,9 +9,9 @@ use std::process::Command;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use rafle_generator::Tables;
+use rafle_generator::{temporary_path, Tables};
 
-use super::plan::{plans, units, PlanArgs, Unit};
+use super::plan::{plans, units, PlanArgs};
 use crate::output::{input, other, Failure};
 
 #[derive(Debug, Subcommand)]
@@ -90,9 +90,15 @@ fn stamp_token(data: &Path, dry_run: bool) -> Result<String, Failure> {
         rand_u64() ^ u64::from(std::process::id())
     );
     if !dry_run {
+        // Written whole then renamed: a job never reads half a stamp.
+        let temporary = temporary_path(&path);
         std::fs::create_dir_all(data)
-            .and_then(|()| std::fs::write(&path, format!("{token}\n")))
-            .map_err(|e| other(anyhow!("cannot write {}: {e}", path.display())))?;
+            .and_then(|()| std::fs::write(&temporary, format!("{token}\n")))
+            .and_then(|()| std::fs::rename(&temporary, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&temporary);
+                other(anyhow!("cannot write {}: {e}", path.display()))
+            })?;
     }
     Ok(token)
 }
@@ -194,15 +200,15 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
                 finished += 1;
                 continue;
             }
-            let job_name = job_name(&unit.name);
-            if queued.contains_key(&job_name) {
+            let name = job_name(&unit.name);
+            if queued.contains_key(&name) {
                 kept += 1;
                 continue;
             }
             let needs: Vec<String> = unit
                 .needs_index
                 .iter()
-                .filter_map(|&d| queued.get(&job_name_of(&units[d])).cloned())
+                .filter_map(|&d| queued.get(&job_name(&units[d].name)).cloned())
                 .collect();
             let sbatch = job.sbatch(
                 plan,
@@ -212,7 +218,7 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
                 unit_command(&unit.name),
             );
             let id = job.submit(&mut out, &sbatch, &unit.name)?;
-            queued.insert(job_name, id.clone());
+            queued.insert(name, id.clone());
             submitted.push(id);
         }
         // A last job checks the whole set and removes the work files the units kept for
@@ -220,7 +226,7 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         let finish = format!("{}/finish", plan.variant);
         let ours: Vec<String> = units
             .iter()
-            .filter_map(|u| queued.get(&job_name_of(u)).cloned())
+            .filter_map(|u| queued.get(&job_name(&u.name)).cloned())
             .collect();
         let due = !ours.is_empty() || work_files_left(&data, plan.variant);
         if due && !queued.contains_key(&job_name(&finish)) {
@@ -263,10 +269,6 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
 
 fn job_name(unit: &str) -> String {
     format!("rafle-{}", unit.replace('/', "-"))
-}
-
-fn job_name_of(unit: &Unit) -> String {
-    job_name(&unit.name)
 }
 
 /// What every job of a submission shares.
