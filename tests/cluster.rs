@@ -346,13 +346,9 @@ fn with_path(args: &[&str], path: &Path) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
-fn a_submission_runs_every_unit_after_its_needs_and_resubmits_only_what_is_missing() {
-    let (reference, _, _) = generate("brazilian", 3, &[]);
-    let scratch = TempDir::new().unwrap();
-    let bin = fake_slurm(scratch.path());
-    let dir = TempDir::new().unwrap();
-    let submit = [
+/// `rafle slurm submit` of Brazilian up to 3 pieces into `dir`, then `extra`.
+fn submit_brazilian_3<'a>(dir: &'a TempDir, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
         "slurm",
         "submit",
         "-v",
@@ -360,14 +356,22 @@ fn a_submission_runs_every_unit_after_its_needs_and_resubmits_only_what_is_missi
         "-p",
         "3",
         "--data",
-        data(&dir),
-        "--cpus",
-        "2",
-        "--partition",
-        "long",
-        "--account",
-        "games",
+        data(dir),
     ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn a_submission_runs_every_unit_after_its_needs_and_resubmits_only_what_is_missing() {
+    let (reference, _, _) = generate("brazilian", 3, &[]);
+    let scratch = TempDir::new().unwrap();
+    let bin = fake_slurm(scratch.path());
+    let dir = TempDir::new().unwrap();
+    let submit = submit_brazilian_3(
+        &dir,
+        &["--cpus", "2", "--partition", "long", "--account", "games"],
+    );
     let out = with_path(&submit, &bin);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let said = text(&out.stdout);
@@ -467,17 +471,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     let nothing = scratch.path().join("no-slurm");
     fs::create_dir_all(&nothing).unwrap();
     let dir = TempDir::new().unwrap();
-    let submit = [
-        "slurm",
-        "submit",
-        "-v",
-        "brazilian",
-        "-p",
-        "3",
-        "--data",
-        data(&dir),
-    ];
-    let out = with_path(&[&submit[..], &["--dry-run"]].concat(), &nothing);
+    let out = with_path(&submit_brazilian_3(&dir, &["--dry-run"]), &nothing);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     assert!(
@@ -505,7 +499,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 
     // Without --dry-run and without Slurm, a clear refusal.
-    let out = with_path(&submit, &nothing);
+    let out = with_path(&submit_brazilian_3(&dir, &[]), &nothing);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(

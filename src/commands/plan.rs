@@ -273,13 +273,24 @@ mod tests {
         let units = units(&plan);
         assert_eq!(units.len(), plan.materials.len());
         for u in &units {
-            let expected = u
-                .needs_index
-                .iter()
-                .map(|&d| units[d].level + 1)
-                .max()
-                .unwrap_or(0);
-            assert_eq!(u.level, expected, "{}", u.name);
+            // Above every need, and right above the highest.
+            assert!(
+                u.needs_index.iter().all(|&d| units[d].level < u.level),
+                "{}",
+                u.name
+            );
+            assert_eq!(
+                u.needs_index.is_empty(),
+                u.level == 0,
+                "{}: level {}",
+                u.name,
+                u.level
+            );
+            assert!(
+                u.level == 0 || u.needs_index.iter().any(|&d| units[d].level + 1 == u.level),
+                "{}",
+                u.name
+            );
             assert!(!u.finished);
             assert_eq!(u.files.len(), 3);
         }
@@ -289,6 +300,18 @@ mod tests {
         // A man that promotes needs the material with a king in its place.
         let mvk = units.iter().find(|u| u.name == "brazilian/KvM").unwrap();
         assert!(mvk.needs.contains(&"brazilian/KvK".to_string()), "{mvk:?}");
-        assert!(units.iter().map(|u| u.level).max().unwrap() >= 2);
+        let level = |name: &str| units.iter().find(|u| u.name == name).unwrap().level;
+        // A man promotes into the material with a king in its place: KvK, KvM, MvM, then
+        // MMvM by way of KMvM (a promotion) and MMvK.
+        assert_eq!(
+            [
+                level("brazilian/KvM"),
+                level("brazilian/MvM"),
+                level("brazilian/KMvM"),
+                level("brazilian/MMvM"),
+                level("brazilian/MMvMM"),
+            ],
+            [1, 2, 3, 4, 6]
+        );
     }
 }
