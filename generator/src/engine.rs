@@ -423,6 +423,39 @@ mod tests {
         }
     }
 
+    /// `WIDTH` lines side by side: position `x` moves to `x + WIDTH`; the last row has no
+    /// move. Every level is a whole row, wider than a chunk, so it is walked back in parallel.
+    struct Rows;
+
+    const WIDTH: u32 = 3 * CHUNK as u32 + 5;
+
+    impl Predecessors for Rows {
+        fn for_each(&self, x: u32, mut f: impl FnMut(u32)) {
+            if x >= WIDTH {
+                f(x - WIDTH);
+            }
+        }
+    }
+
+    #[test]
+    fn wide_levels_walked_back_in_parallel_alternate_alike() {
+        let rows = 6;
+        let n = (rows * WIDTH) as usize;
+        let last_row = n - WIDTH as usize;
+        let seeds = (0..n).map(|x| Seed::of(false, u8::from(x < last_row), None, false, 0));
+        let mut p = Propagation::new(n, seeds);
+        p.run(&Rows, u16::MAX);
+        for x in (0..n).step_by(997).chain([n - 1]) {
+            let from_end = (rows - 1 - x as u32 / WIDTH) as u16;
+            let expected = if from_end.is_multiple_of(2) {
+                Outcome::Lost(from_end)
+            } else {
+                Outcome::Won(from_end)
+            };
+            assert_eq!(p.outcome(x), expected, "position {x}");
+        }
+    }
+
     #[test]
     fn limits_and_quicker_exits() {
         let n = 7;
