@@ -136,7 +136,10 @@ pub fn generate(
                 (true, true) => Values::Kept,
                 (true, false) => Values::Rebuilt,
             };
-            reuse(plan, m, &found[j], &index, values, &paths, &store, progress)
+            let counts = work.counts[j];
+            reuse(
+                plan, m, &found[j], &index, counts, values, &paths, &store, progress,
+            )
         };
         let done = match reused {
             Ok(done) => done,
@@ -316,12 +319,14 @@ struct WorkToDo {
     /// Reads the values of the materials its moves reach: solved, or needed and rebuilt from
     /// its tables (which reads the materials below for the positions they leave out).
     reads_values: Vec<bool>,
+    /// The counts kept with its finished tables ([`kept_counts`]).
+    counts: Vec<Option<Counts>>,
 }
 
 /// Which materials are solved, and which materials' values must be readable after they are
 /// done. A material with only its win/draw/loss table is solved again when its values are
 /// needed. A unit of work's own values are needed. A material with finished tables reads
-/// nothing if its counts are kept ([`counts_kept`]) and its values either not needed or kept
+/// nothing if its counts are kept ([`kept_counts`]) and its values either not needed or kept
 /// ([`values_kept`], asked only of those): a resumed run does not rebuild the values of the
 /// materials below it. Otherwise it is read back from its tables, which reads the materials
 /// below.
@@ -336,6 +341,7 @@ fn work_to_do(plan: &Plan, found: &[Found]) -> Result<WorkToDo, GenerateError> {
         needed: vec![false; n],
         kept: vec![false; n],
         reads_values: vec![false; n],
+        counts: vec![None; n],
     };
     if plan.unit.is_some() {
         // The units that read a unit run on their own: its values stay packed for them (a
@@ -350,7 +356,10 @@ fn work_to_do(plan: &Plan, found: &[Found]) -> Result<WorkToDo, GenerateError> {
             Found::RulesOnly(_) | Found::Incomplete(_) => true,
         };
         let complete = matches!(found[j], Found::Complete);
-        let counted = complete && counts_kept(plan, m);
+        if complete {
+            work.counts[j] = kept_counts(plan, m);
+        }
+        let counted = work.counts[j].is_some();
         if work.needed[j] && counted {
             work.kept[j] = values_kept(plan, m)?;
         }
@@ -397,15 +406,17 @@ enum NotReused {
     Failed(GenerateError),
 }
 
-/// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts read
-/// from the summary written with them (or counted again), and its packed values rebuilt if a
-/// later material reads them and they are gone or damaged ([`Values::Rebuilt`]).
+/// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts kept
+/// with them (`counts`, read by [`kept_counts`] when the run was planned; else counted again),
+/// and its packed values rebuilt if a later material reads them and they are gone or damaged
+/// ([`Values::Rebuilt`]).
 #[allow(clippy::too_many_arguments)]
 fn reuse(
     plan: &Plan,
     m: &MaterialPlan,
     found: &Found,
     index: &PositionIndex,
+    mut counts: Option<Counts>,
     values: Values,
     paths: &WorkPaths,
     store: &Store,
@@ -430,8 +441,6 @@ fn reuse(
     }
     let written = table_sizes(m, Tables::All).map_err(solve)?;
     let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All);
-    let mut counts = summary.read(&written);
-    let identity = plan.packed_identity(m);
     let have_values = values != Values::Rebuilt;
     if counts.is_none() || !have_values {
         let loaded = match load_existing(m, index, store, progress) {
@@ -442,7 +451,7 @@ fn reuse(
         counts = Some(Counts::of_loaded(&loaded));
         if !have_values {
             loaded
-                .pack(&paths.packed, &identity)
+                .pack(&paths.packed, &plan.packed_identity(m))
                 .map_err(|e| solve(e.to_string()))?;
         }
     }
@@ -557,14 +566,11 @@ fn table_sizes(m: &MaterialPlan, tables: Tables) -> Result<Written, String> {
     })
 }
 
-/// Whether the counts of a material with finished tables were kept with them (in its summary,
-/// which records the tables' sizes).
-fn counts_kept(plan: &Plan, m: &MaterialPlan) -> bool {
-    table_sizes(m, Tables::All).is_ok_and(|written| {
-        SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All)
-            .read(&written)
-            .is_some()
-    })
+/// The counts of a material with finished tables, if they were kept with them (in its
+/// summary, which records the tables' sizes).
+fn kept_counts(plan: &Plan, m: &MaterialPlan) -> Option<Counts> {
+    let written = table_sizes(m, Tables::All).ok()?;
+    SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All).read(&written)
 }
 
 /// The sizes of a win/draw/loss table written alone.
