@@ -160,6 +160,13 @@ pub(crate) struct Propagation {
     pending: Vec<Vec<u32>>,
 }
 
+/// Which of a propagation's lists a seeded position goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Listed {
+    Due,
+    Pending,
+}
+
 /// Appends `x` to list `level` of `lists`, growing them as needed.
 fn push(lists: &mut Vec<Vec<u32>>, level: u16, x: u32) {
     let level = usize::from(level);
@@ -169,20 +176,9 @@ fn push(lists: &mut Vec<Vec<u32>>, level: u16, x: u32) {
     lists[level].push(x);
 }
 
-/// Where a seeded position goes before the levels run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Due {
-    /// Nowhere: undecided, or settled.
-    Nothing,
-    /// Decided at this level: walked back then.
-    Decided(u16),
-    /// A win out of the set falls due at this level (checked at the level before).
-    Pending(u16),
-}
-
 impl Propagation {
     /// The set of positions `0..n`, unseeded: each must be given its seed by
-    /// [`Propagation::seed`] and the seeds' [`Due`] handed to [`Propagation::schedule`].
+    /// [`Propagation::seed`], then [`Propagation::schedule_seeds`] called once.
     pub(crate) fn with_len(n: usize) -> Propagation {
         Propagation {
             cells: (0..n).map(|_| AtomicU16::new(0)).collect(),
@@ -196,39 +192,75 @@ impl Propagation {
     #[cfg(test)]
     pub(crate) fn new(n: usize, seeds: impl Iterator<Item = Seed>) -> Propagation {
         let mut propagation = Propagation::with_len(n);
-        let dues: Vec<(Due, u32)> = seeds
-            .enumerate()
-            .map(|(x, seed)| (propagation.seed(x, seed), x as u32))
-            .collect();
-        propagation.schedule(dues);
+        for (x, seed) in seeds.enumerate() {
+            propagation.seed(x, seed);
+        }
+        propagation.schedule_seeds();
         propagation
     }
 
-    /// Gives position `x` its seed (from any thread); returns where it goes.
-    pub(crate) fn seed(&self, x: usize, seed: Seed) -> Due {
-        let (state, open, level, due) = match seed {
-            Seed::Won(l) => (WON, 0, l, Due::Decided(l)),
-            Seed::Lost(l) => (LOST, 0, l, Due::Decided(l)),
+    /// Gives position `x` its seed (from any thread).
+    pub(crate) fn seed(&self, x: usize, seed: Seed) {
+        let (state, open, level) = match seed {
+            Seed::Won(l) => (WON, 0, l),
+            Seed::Lost(l) => (LOST, 0, l),
             Seed::Open {
                 open,
                 pending: Some(l),
                 ..
-            } => (PENDING, open, l, Due::Pending(l)),
-            Seed::Open { open, floor, .. } => (OPEN, open, floor, Due::Nothing),
-            Seed::Settled => (SETTLED, 0, 0, Due::Nothing),
+            } => (PENDING, open, l),
+            Seed::Open { open, floor, .. } => (OPEN, open, floor),
+            Seed::Settled => (SETTLED, 0, 0),
         };
         self.cells[x].store(Cell::new(state, open).0, Ordering::Relaxed);
         self.levels[x].store(level, Ordering::Relaxed);
-        due
     }
 
-    /// Schedules seeded positions.
-    pub(crate) fn schedule(&mut self, dues: impl IntoIterator<Item = (Due, u32)>) {
-        for (due, x) in dues {
-            match due {
-                Due::Nothing => {}
-                Due::Decided(l) => push(&mut self.due, l, x),
-                Due::Pending(l) => push(&mut self.pending, l - 1, x),
+    /// Puts every seeded position where the levels will find it: a decided one on its level's
+    /// list, one with a pending win on the list of the level before. The cells tell which, so
+    /// seeding keeps no list of its own (for a kings-only material that list would cost more
+    /// than the propagation). The lists are counted before they are filled, so each is
+    /// allocated once at its size, and filled in position order.
+    pub(crate) fn schedule_seeds(&mut self) {
+        let (mut due, mut pending) = (Vec::new(), Vec::new());
+        self.for_each_seeded(|list, level, _| {
+            let counts = if list == Listed::Due {
+                &mut due
+            } else {
+                &mut pending
+            };
+            let level = usize::from(level);
+            if counts.len() <= level {
+                counts.resize(level + 1, 0);
+            }
+            counts[level] += 1;
+        });
+        self.due = due.into_iter().map(Vec::with_capacity).collect();
+        self.pending = pending.into_iter().map(Vec::with_capacity).collect();
+        let (mut due, mut pending) = (
+            std::mem::take(&mut self.due),
+            std::mem::take(&mut self.pending),
+        );
+        self.for_each_seeded(|list, level, x| {
+            let lists = if list == Listed::Due {
+                &mut due
+            } else {
+                &mut pending
+            };
+            lists[usize::from(level)].push(x);
+        });
+        (self.due, self.pending) = (due, pending);
+    }
+
+    /// Calls `f` with the list, the level and the number of every seeded position that goes
+    /// on a list, in position order.
+    fn for_each_seeded(&self, mut f: impl FnMut(Listed, u16, u32)) {
+        for (x, (cell, level)) in self.cells.iter().zip(&self.levels).enumerate() {
+            let level = level.load(Ordering::Relaxed);
+            match Cell(cell.load(Ordering::Relaxed)).state() {
+                WON | LOST => f(Listed::Due, level, x as u32),
+                PENDING => f(Listed::Pending, level - 1, x as u32),
+                _ => {}
             }
         }
     }

@@ -35,8 +35,12 @@ pub struct MaterialPlan {
     /// reach, whose values it reads.
     pub reads: Vec<usize>,
     /// Peak bytes of memory solving it holds with no budget: the state of its slices solved
-    /// at once, its own raw work file, and every block of the materials it reads, cached.
+    /// at once ([`MaterialPlan::slices_bytes`]), its own raw work file, and every block of the
+    /// materials it reads, cached.
     pub solve_bytes: u64,
+    /// Bytes the state of its slices solved at once holds, the part of its memory that grows
+    /// with its slices.
+    pub slices_bytes: u64,
 }
 
 /// Which tables a run writes.
@@ -135,6 +139,7 @@ impl Plan {
                 limits: Limits::fmjd(variant),
                 reads: Vec::new(),
                 solve_bytes: 0,
+                slices_bytes: 0,
             })
             .collect();
         for j in 0..materials.len() {
@@ -209,7 +214,8 @@ impl Plan {
                 .map(|&d| cached_bytes(materials[d].positions))
                 .sum();
             let own = materials[j].positions * BYTES_PER_POSITION;
-            materials[j].solve_bytes = slices_bytes(&index) + own + cached + OVERHEAD;
+            materials[j].slices_bytes = slices_bytes(&index);
+            materials[j].solve_bytes = materials[j].slices_bytes + own + cached + OVERHEAD;
         }
         let peak_material = materials.iter().map(|m| m.solve_bytes).max().unwrap_or(0);
         let floor = working_bytes(largest_slice) + LEAST_CACHE_BYTES + OVERHEAD;

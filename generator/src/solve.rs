@@ -22,7 +22,7 @@ use rafle_probe::{
 };
 use rayon::prelude::*;
 
-use crate::engine::{Due, Outcome, Predecessors, Propagation, Seed};
+use crate::engine::{Outcome, Predecessors, Propagation, Seed};
 use crate::store::Store;
 use crate::values::{distance, distance_code, ValuesFile, CAPTURE, DRAW};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
@@ -233,7 +233,6 @@ impl<'a> MaterialSolver<'a> {
             .collect();
         let (d, r) = (distances.as_deref(), rules.as_deref());
         let seed_range = |range: &Range<u64>| {
-            let mut dues = (Vec::new(), Vec::new());
             let mut cursor = self.index.cursor(slice.global(range.start));
             let mut moves = MoveList::new();
             for x in range.clone() {
@@ -245,31 +244,22 @@ impl<'a> MaterialSolver<'a> {
                     captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
                 }
                 if let Some(p) = d {
-                    dues.0.push((p.seed(at, distance), x as u32));
+                    p.seed(at, distance);
                 }
                 if let Some(p) = r {
-                    dues.1.push((p.seed(at, rule), x as u32));
+                    p.seed(at, rule);
                 }
             }
-            dues.0.retain(|(due, _)| *due != Due::Nothing);
-            dues.1.retain(|(due, _)| *due != Due::Nothing);
-            Ok(dues)
+            Ok(())
         };
         // A small slice is seeded on this thread: its band keeps the others busy.
-        let dues: Vec<(Dues, Dues)> = if n <= CHUNK {
-            ranges.iter().map(seed_range).collect::<Result<_, _>>()?
+        if n <= CHUNK {
+            ranges.iter().try_for_each(seed_range)?;
         } else {
-            ranges
-                .par_iter()
-                .map(seed_range)
-                .collect::<Result<_, GenerateError>>()?
-        };
-        let (d_dues, r_dues): (Vec<_>, Vec<_>) = dues.into_iter().unzip();
-        if let Some(p) = distances {
-            p.schedule(d_dues.into_iter().flatten());
+            ranges.par_iter().try_for_each(seed_range)?;
         }
-        if let Some(p) = rules {
-            p.schedule(r_dues.into_iter().flatten());
+        for p in [distances, rules].into_iter().flatten() {
+            p.schedule_seeds();
         }
         Ok(())
     }
@@ -328,9 +318,6 @@ impl<'a> MaterialSolver<'a> {
         ))
     }
 }
-
-/// Seeded positions with where they go.
-type Dues = Vec<(Due, u32)>;
 
 /// What a position's moves out of its slice give.
 #[derive(Default)]
