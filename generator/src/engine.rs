@@ -163,8 +163,8 @@ pub(crate) struct Propagation {
 /// Which of a propagation's lists a seeded position goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Listed {
-    Due,
-    Pending,
+    Due = 0,
+    Pending = 1,
 }
 
 /// Appends `x` to list `level` of `lists`, growing them as needed.
@@ -222,34 +222,21 @@ impl Propagation {
     /// than the propagation). The lists are counted before they are filled, so each is
     /// allocated once at its size, and filled in position order.
     pub(crate) fn schedule_seeds(&mut self) {
-        let (mut due, mut pending) = (Vec::new(), Vec::new());
+        let mut counts: [Vec<usize>; 2] = Default::default();
         self.for_each_seeded(|list, level, _| {
-            let counts = if list == Listed::Due {
-                &mut due
-            } else {
-                &mut pending
-            };
+            let counts = &mut counts[list as usize];
             let level = usize::from(level);
             if counts.len() <= level {
                 counts.resize(level + 1, 0);
             }
             counts[level] += 1;
         });
-        self.due = due.into_iter().map(Vec::with_capacity).collect();
-        self.pending = pending.into_iter().map(Vec::with_capacity).collect();
-        let (mut due, mut pending) = (
-            std::mem::take(&mut self.due),
-            std::mem::take(&mut self.pending),
-        );
+        let mut lists: [Vec<Vec<u32>>; 2] =
+            counts.map(|counts| counts.into_iter().map(Vec::with_capacity).collect());
         self.for_each_seeded(|list, level, x| {
-            let lists = if list == Listed::Due {
-                &mut due
-            } else {
-                &mut pending
-            };
-            lists[usize::from(level)].push(x);
+            lists[list as usize][usize::from(level)].push(x);
         });
-        (self.due, self.pending) = (due, pending);
+        [self.due, self.pending] = lists;
     }
 
     /// Calls `f` with the list, the level and the number of every seeded position that goes
