@@ -432,7 +432,7 @@ fn damaged_tables_fail_verify_and_probe_naming_the_file() {
         );
         let err = text(&out.stderr);
         assert!(
-            err.starts_with("rafle: ") && err.ends_with(" tables failed verification\n"),
+            err.starts_with("rafle: ") && err.ends_with(" materials failed verification\n"),
             "{err}"
         );
 
@@ -473,6 +473,19 @@ fn a_missing_table_is_named() {
             .lines()
             .any(|l| l.starts_with("brazilian KKvK missing: ")),
         "{stdout}"
+    );
+    // The summary counts materials and missing files apart: the materials whose captures
+    // reach KKvK fail, and the one file is missing.
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains(" missing: ")).count(),
+        1
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("rafle: ")
+            && err.contains(" materials failed verification; ")
+            && err.ends_with("; 1 table is missing\n"),
+        "{err}"
     );
 }
 

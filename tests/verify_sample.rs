@@ -145,7 +145,7 @@ fn a_sample_reports_the_mismatches_it_meets() {
     );
     let err = text(&out.stderr);
     assert!(
-        err.starts_with("rafle: ") && err.ends_with(" of 9 tables failed verification\n"),
+        err.starts_with("rafle: ") && err.ends_with(" of 9 materials failed verification\n"),
         "{err}"
     );
 }

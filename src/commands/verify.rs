@@ -69,7 +69,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         .progress_chars("=> "),
     );
     let mut out = io::stdout().lock();
-    let (mut checked, mut failed) = (0, 0);
+    // Materials checked and failed, and table files missing (whose materials are not checked).
+    let (mut checked, mut failed, mut missing) = (0, 0, 0);
     for variant in chosen {
         let verifier = Verifier::new(&tables, variant).with_memory(memory);
         // A set up to N pieces needs every material up to N: probes of a missing one fail.
@@ -77,8 +78,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         for (material, _, path) in tables.missing_tables(variant) {
             let line = format!("{variant} {material} missing: {}\n", path.display());
             bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))?;
-            failed += 1;
-            checked += 1;
+            missing += 1;
         }
         // Each material's line as soon as it is done; the next one's bar set up.
         let start = |material: Material| {
@@ -130,12 +130,22 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         written?;
     }
     bar.finish_and_clear();
+    let mut problems = Vec::new();
     if failed > 0 {
-        return Err(Failure::Other(anyhow!(
-            "{failed} of {checked} tables failed verification"
-        )));
+        problems.push(format!(
+            "{failed} of {checked} materials failed verification"
+        ));
     }
-    Ok(())
+    match missing {
+        0 => {}
+        1 => problems.push("1 table is missing".to_string()),
+        n => problems.push(format!("{n} tables are missing")),
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Other(anyhow!("{}", problems.join("; "))))
+    }
 }
 
 /// The rest of a material's line (`N positions ok`, or for a sample `N of M positions
