@@ -191,13 +191,17 @@ pub(crate) fn write_table(
         .into_par_iter()
         .map(|b| {
             let packed = pack(b)?;
-            let compressed =
+            let mut compressed =
                 zstd::bulk::compress(&packed, COMPRESSION_LEVEL).map_err(|source| {
                     GenerateError::Io {
                         path: path.to_path_buf(),
                         source,
                     }
                 })?;
+            // The buffer was sized for the worst case, the whole block; every block of the
+            // table is held until the file is written, so the spare room would add up to
+            // gigabytes for the largest materials.
+            compressed.shrink_to_fit();
             Ok((crc32fast::hash(&packed), compressed))
         })
         .collect::<Result<_, GenerateError>>()?;
