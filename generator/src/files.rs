@@ -15,6 +15,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use rafle_probe::Material;
 
@@ -85,22 +86,24 @@ impl WriterLock {
     /// [`GenerateError::Busy`] if another generation writes there, [`GenerateError::Io`] if
     /// the lock file cannot be made.
     pub(crate) fn whole(dir: &Path) -> Result<WriterLock, GenerateError> {
+        let path = lock_path(dir, "writer.lock");
         let mut directory = lock_file(dir, "writer.lock")?;
-        match directory.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                // Shared holders are units, which do not leave their process id here.
-                let units = directory.try_lock_shared().is_ok();
-                let pid = if units {
-                    None
-                } else {
-                    read_pid(&mut directory)
-                };
-                return Err(busy(dir, pid));
+        let taken = with_grace(|| match directory.try_lock() {
+            Ok(()) => Ok(Attempt::Taken),
+            // Shared holders are units, which do not leave their process id here (what the
+            // file holds is a dead run's).
+            Err(TryLockError::WouldBlock) if directory.try_lock_shared().is_ok() => {
+                Ok(Attempt::HeldByUnits)
             }
-            Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, "writer.lock"), e)),
+            Err(TryLockError::WouldBlock) => Ok(Attempt::Held(read_pid(&mut directory))),
+            Err(TryLockError::Error(e)) => Err(io(&path, e)),
+        })?;
+        match taken {
+            Attempt::Taken => {}
+            Attempt::HeldByUnits => return Err(busy(dir, None)),
+            Attempt::Held(pid) => return Err(busy(dir, pid)),
         }
-        write_pid(&mut directory, &lock_path(dir, "writer.lock"))?;
+        write_pid(&mut directory, &path)?;
         Ok(WriterLock {
             dir: dir.to_path_buf(),
             directory,
@@ -122,25 +125,29 @@ impl WriterLock {
         material: Material,
         waiting: &dyn Fn(Option<u32>),
     ) -> Result<WriterLock, GenerateError> {
+        let path = lock_path(dir, "writer.lock");
         let mut directory = lock_file(dir, "writer.lock")?;
-        match directory.try_lock_shared() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(busy(dir, read_pid(&mut directory)));
-            }
-            Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, "writer.lock"), e)),
+        let taken = with_grace(|| match directory.try_lock_shared() {
+            Ok(()) => Ok(Attempt::Taken),
+            Err(TryLockError::WouldBlock) => Ok(Attempt::Held(read_pid(&mut directory))),
+            Err(TryLockError::Error(e)) => Err(io(&path, e)),
+        })?;
+        if let Attempt::Held(pid) = taken {
+            return Err(busy(dir, pid));
         }
         let name = format!("{material}.lock");
+        let path = lock_path(dir, &name);
         let mut unit = lock_file(dir, &name)?;
+        // No grace here: the holder's id only decorates the message that this unit waits.
         match unit.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 waiting(read_pid(&mut unit));
-                unit.lock().map_err(|e| io(&lock_path(dir, &name), e))?;
+                unit.lock().map_err(|e| io(&path, e))?;
             }
-            Err(TryLockError::Error(e)) => return Err(io(&lock_path(dir, &name), e)),
+            Err(TryLockError::Error(e)) => return Err(io(&path, e)),
         }
-        write_pid(&mut unit, &lock_path(dir, &name))?;
+        write_pid(&mut unit, &path)?;
         Ok(WriterLock {
             dir: dir.to_path_buf(),
             directory,
@@ -224,6 +231,36 @@ fn write_pid(file: &mut File, path: &Path) -> Result<(), GenerateError> {
         .and_then(|()| file.seek(SeekFrom::Start(0)))
         .and_then(|_| writeln!(file, "{}", std::process::id()))
         .map_err(|e| io(path, e))
+}
+
+/// How long a lock's holder is given to write its process id: one that has just taken the lock
+/// has not written it yet, and one letting the lock go has already erased it.
+const PID_GRACE: Duration = Duration::from_millis(500);
+
+/// What one try at a lock found.
+enum Attempt {
+    Taken,
+    /// Held by a process that wrote this id, or has not written one (yet).
+    Held(Option<u32>),
+    /// Held shared by units of work, which write no id.
+    HeldByUnits,
+}
+
+/// Repeats `attempt` while the lock is held by a holder without a process id, for at most
+/// [`PID_GRACE`], so that a contender names the holder, or takes the lock it has just let go,
+/// instead of reporting a nameless holder because of a moment's timing.
+fn with_grace(
+    mut attempt: impl FnMut() -> Result<Attempt, GenerateError>,
+) -> Result<Attempt, GenerateError> {
+    let deadline = Instant::now() + PID_GRACE;
+    loop {
+        match attempt()? {
+            Attempt::Held(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            settled => return Ok(settled),
+        }
+    }
 }
 
 /// The process id the lock's holder wrote, if it has written one yet.
@@ -321,6 +358,41 @@ mod tests {
         assert!(!second.is_finished(), "the second unit did not wait");
         drop(kvk);
         second.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn a_holder_that_has_not_yet_written_its_id_is_named_once_it_has() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("brazilian");
+        // A holder caught between taking the lock and writing its id, as a second run started
+        // at the same moment finds it.
+        let holder = lock_file(&dir, "writer.lock").unwrap();
+        holder.lock().unwrap();
+        let writes = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            let mut holder = holder;
+            write_pid(&mut holder, Path::new("writer.lock")).unwrap();
+            holder
+        });
+        let err = WriterLock::whole(&dir).unwrap_err();
+        let pid = std::process::id();
+        assert!(
+            matches!(err, GenerateError::Busy { pid: Some(p), .. } if p == pid),
+            "{err}"
+        );
+        // One that never writes it is reported without, after the grace.
+        let holder = writes.join().unwrap();
+        holder.set_len(0).unwrap();
+        let started = Instant::now();
+        let err = WriterLock::whole(&dir).unwrap_err();
+        assert!(
+            matches!(err, GenerateError::Busy { pid: None, .. }),
+            "{err}"
+        );
+        assert!(started.elapsed() >= PID_GRACE);
+        // Once it lets go, the lock is taken.
+        drop(holder);
+        WriterLock::whole(&dir).unwrap();
     }
 
     #[test]
