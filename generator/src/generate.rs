@@ -617,15 +617,13 @@ fn solve_material(
     }
     let values = store.values(m.material).expect("inserted above");
     let rules = plan.tables == Tables::All;
-    let solver = MaterialSolver::new(index, store, values, m.limits, rules);
-    let mut checkpoint = Instant::now();
-    // Past this, the pages of the raw work file read are given back before the next band.
+    // Past this, the pages of the raw work file read are given back.
     let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
+    let solver =
+        MaterialSolver::new(index, store, values, m.limits, rules).releasing_past(release_at);
+    let mut checkpoint = Instant::now();
     for band in bands.iter().skip(journal.bands.len()) {
         journal.finish_band(solver.solve_band(band, progress)?);
-        if crate::plan::resident_memory().is_some_and(|rss| rss > release_at) {
-            store.release();
-        }
         if checkpoint.elapsed() >= CHECKPOINT_EVERY {
             journal.checkpoint(values)?;
             store.release();

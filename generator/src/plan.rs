@@ -486,9 +486,17 @@ fn reached(materials: &[MaterialPlan], j: usize) -> Vec<usize> {
 
 /// Resident memory of this process, from `/proc/self/statm` where there is one.
 pub fn resident_memory() -> Option<u64> {
+    resident_and_mapped_memory().map(|(resident, _)| resident)
+}
+
+/// Resident memory of this process and the part of it that maps files (the pages of the work
+/// files it has touched), from `/proc/self/statm` where there is one.
+pub(crate) fn resident_and_mapped_memory() -> Option<(u64, u64)> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    let mut pages = statm.split_whitespace().skip(1).map(str::parse::<u64>);
+    let resident = pages.next()?.ok()?;
+    let mapped = pages.next()?.ok()?;
+    Some((resident * 4096, mapped * 4096))
 }
 
 /// Peak resident memory of this process so far (`VmHWM` of `/proc/self/status`).

@@ -84,7 +84,13 @@ pub(crate) struct MaterialSolver<'a> {
     /// Whether the rule-aware values are solved (else only distances, and every rule code
     /// written is 0).
     rules: bool,
+    /// Resident memory past which the pages of the work files are given back.
+    release_at: u64,
 }
+
+/// The least bytes of mapped work files worth giving back: below, resident memory is over its
+/// mark for another reason, and giving back would only make the pages be read again.
+const LEAST_RELEASE: u64 = 64 << 20;
 
 impl<'a> MaterialSolver<'a> {
     pub(crate) fn new(
@@ -102,6 +108,28 @@ impl<'a> MaterialSolver<'a> {
             category,
             limit: limits.of(category),
             rules,
+            release_at: u64::MAX,
+        }
+    }
+
+    /// The same solver giving back the pages of the work files it has read or written
+    /// whenever the process's resident memory passes `bytes`.
+    pub(crate) fn releasing_past(self, bytes: u64) -> MaterialSolver<'a> {
+        MaterialSolver {
+            release_at: bytes,
+            ..self
+        }
+    }
+
+    /// Gives the pages of the work files back if resident memory is past its mark. Checked
+    /// after every slice (or group of small ones), not only between bands: a band of a large
+    /// material reads more of its own work file (the slices its men's moves reach) than the
+    /// budget leaves room for. What is given back stays in the system's cache and the file.
+    fn keep_within_budget(&self) {
+        if let Some((resident, mapped)) = crate::plan::resident_and_mapped_memory() {
+            if resident > self.release_at && mapped >= LEAST_RELEASE {
+                self.store.release();
+            }
         }
     }
 
@@ -132,6 +160,7 @@ impl<'a> MaterialSolver<'a> {
                 if grouped {
                     progress.advance(UNITS_PER_POSITION * n * slices.len() as u64);
                 }
+                self.keep_within_budget();
                 Ok(longest)
             })
             .try_reduce(|| 0, |a, b| Ok(a.max(b)))

@@ -447,6 +447,49 @@ pub(crate) fn rule_value(code: u8) -> RuleValue {
 mod tests {
     use super::*;
 
+    /// Resident bytes of the mapping starting at `start`, from `/proc/self/smaps`.
+    fn mapping_resident(start: *const u8) -> u64 {
+        let smaps = fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut lines = smaps.lines();
+        let range = format!("{:x}-", start as usize);
+        lines.find(|l| l.starts_with(&range)).expect("the mapping");
+        let rss = lines.find_map(|l| l.strip_prefix("Rss:")).unwrap();
+        rss.trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+            * 1024
+    }
+
+    #[test]
+    fn released_pages_leave_the_process_and_keep_what_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let positions = 8 << 20;
+        let file = ValuesFile::open(&dir.path().join("work"), positions, true).unwrap();
+        let slice = 4096;
+        let codes = |s: u64| {
+            (s..s + slice)
+                .map(|i| (i % 1021) as u16)
+                .collect::<Vec<_>>()
+        };
+        let rules = |s: u64| (s..s + slice).map(|i| (i % 251) as u8).collect::<Vec<_>>();
+        for s in (0..positions).step_by(slice as usize) {
+            file.write_range(s, &codes(s), &rules(s)).unwrap();
+        }
+        let start = file.map.as_ptr();
+        let touched = mapping_resident(start);
+        assert!(touched >= 3 * positions * 9 / 10);
+        let (resident, mapped) = crate::plan::resident_and_mapped_memory().unwrap();
+        assert!(mapped >= touched && resident >= mapped);
+        file.release();
+        assert!(mapping_resident(start) < 3 * positions / 10);
+        for i in (0..positions).step_by(4093) {
+            assert_eq!(file.distance_code(i), (i % 1021) as u16);
+            assert_eq!(file.rule_code(i), (i % 251) as u8);
+        }
+    }
+
     #[test]
     fn ranges_round_trip_and_journal_resumes() {
         let dir = tempfile::tempdir().unwrap();
