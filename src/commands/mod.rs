@@ -9,6 +9,7 @@ mod serve;
 mod show;
 mod slurm;
 mod stats;
+mod verified;
 mod verify;
 
 use clap::{Args, Subcommand};

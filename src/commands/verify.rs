@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rafle_generator::{Verifier, VerifyReport};
 use rafle_probe::{Material, ProbeError, Tablebase, DEFAULT_CACHE_BYTES};
 
+use super::verified::{self, Verified};
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::Failure;
 
@@ -38,6 +39,11 @@ pub struct VerifyArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     memory: u64,
+    /// Keep a record of the materials checked whole, in DIR/<variant>/.rafle-verified, and
+    /// skip those it holds with the same tables (their block checksums are still checked): a
+    /// check stopped at any point starts again at the first material not recorded.
+    #[arg(long, conflicts_with = "sample")]
+    resume: bool,
 }
 
 const AFTER_HELP: &str = "\
@@ -49,7 +55,12 @@ mismatches, with up to five examples; the exit code is 1 if any table fails.
 
 With --sample N, N positions of each material are drawn at random (--seed picks the draw) and
 checked the same way, reading only the blocks they need:
-  brazilian KKvK 1000 of 29760 positions sampled, ok";
+  brazilian KKvK 1000 of 29760 positions sampled, ok
+
+With --resume, each material that passes is recorded as soon as it is done, with a fingerprint
+of its tables; run again, the command checks only the block checksums of the recorded materials
+whose tables are unchanged, and every position of the others:
+  brazilian KKvK 29760 positions ok (checked before, as .rafle-verified records)";
 
 pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let (listed, chosen) = super::open_tables(&args.data, args.variant)?;
@@ -74,11 +85,47 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     for variant in chosen {
         let verifier = Verifier::new(&tables, variant).with_memory(memory);
         // A set up to N pieces needs every material up to N: probes of a missing one fail.
-        let present = tables.materials(variant);
+        let mut present = tables.materials(variant);
         for (material, _, path) in tables.missing_tables(variant) {
             let line = format!("{variant} {material} missing: {}\n", path.display());
             bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))?;
             missing += 1;
+        }
+        let mut record = match args.resume {
+            true => Some(Verified::open(&args.data, variant).map_err(Failure::Other)?),
+            false => None,
+        };
+        // The stamp of each material's tables, for the record.
+        let mut stamps = std::collections::HashMap::new();
+        if let Some(record) = &record {
+            let mut todo = Vec::with_capacity(present.len());
+            let all = verified::stamps(&tables, variant, &present);
+            for (material, stamp) in present.into_iter().zip(all) {
+                // A material whose tables cannot be stamped is checked, which reports why.
+                let Some(stamp) = stamp else {
+                    todo.push(material);
+                    continue;
+                };
+                if !record.holds(material, &stamp) {
+                    stamps.insert(material, stamp);
+                    todo.push(material);
+                    continue;
+                }
+                let text = match verified::check_checksums(&tables, variant, material) {
+                    Ok(()) => format!(
+                        "{variant} {material} {} positions ok (checked before, as {} records)\n",
+                        rafle_probe::PositionIndex::count(variant, material),
+                        verified::FILE_NAME
+                    ),
+                    Err(err) => {
+                        failed += 1;
+                        format!("{variant} {material} error: {err}\n")
+                    }
+                };
+                checked += 1;
+                bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
+            }
+            present = todo;
         }
         // Each material's line as soon as it is done; the next one's bar set up.
         let start = |material: Material| {
@@ -88,11 +135,17 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
             bar.set_prefix(format!("{variant} {material}"));
         };
         let mut written = Ok(());
+        let mut recorded = Ok(());
         let mut count = 0;
         let mut done = |material: Material, report: Result<VerifyReport, ProbeError>| {
             let text = match report {
                 Ok(r) => {
                     failed += usize::from(r.mismatches > 0);
+                    if let (Some(record), Some(stamp), 0) =
+                        (&mut record, stamps.get(&material), r.mismatches)
+                    {
+                        recorded = record.record(material, stamp);
+                    }
                     format!(
                         "{variant} {material} {}",
                         summary(&r, args.sample.is_some())
@@ -109,8 +162,9 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
             if let Some(&next) = present.get(count) {
                 start(next);
             }
-            // A reader gone away (`| head`) ends the run.
-            written.is_ok()
+            // A reader gone away (`| head`) ends the run, and so does a record that cannot be
+            // kept (the run would otherwise lose what it checks).
+            written.is_ok() && recorded.is_ok()
         };
         if let Some(&first) = present.first() {
             start(first);
@@ -128,6 +182,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
             None => verifier.verify_each(&present, &advance, &mut done),
         }
         written?;
+        recorded.map_err(Failure::Other)?;
     }
     bar.finish_and_clear();
     let mut problems = Vec::new();

@@ -5,7 +5,11 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
+
+use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
+use rafle_probe::{Material, Table, Variant};
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -119,4 +123,64 @@ pub fn crc32(bytes: &[u8]) -> u32 {
         }
     }
     !crc
+}
+
+/// `data` as a zstd frame of uncompressed ("raw") blocks: what any zstd reader decompresses.
+pub fn raw_zstd_frame(data: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd];
+    // Single segment, a 4-byte content size, no checksum, no dictionary.
+    frame.push(0xa0);
+    frame.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    let chunks: Vec<&[u8]> = data.chunks(1 << 16).collect();
+    for (k, chunk) in chunks.iter().enumerate() {
+        let last = u32::from(k + 1 == chunks.len());
+        let header = (chunk.len() as u32) << 3 | last;
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.extend_from_slice(chunk);
+    }
+    frame
+}
+
+/// Rewrites a win/draw/loss table with every stored win made a loss and every loss a win, its
+/// blocks and their checksums written anew so that the file opens and reads cleanly.
+pub fn swap_wins_and_losses(path: &Path, material: Material) {
+    let (header, blocks) = {
+        let table = Table::open(path, TableKind::Wdl, Variant::Brazilian, material).unwrap();
+        let blocks: Vec<Vec<u8>> = (0..table.header().blocks)
+            .map(|b| table.read_block(b).unwrap())
+            .collect();
+        (*table.header(), blocks)
+    };
+    let frames: Vec<Vec<u8>> = blocks
+        .into_iter()
+        .map(|mut block| {
+            for byte in &mut block {
+                for k in 0..4 {
+                    let code = *byte >> (2 * k) & 3;
+                    if code == 1 || code == 2 {
+                        *byte ^= 0b11 << (2 * k);
+                    }
+                }
+            }
+            raw_zstd_frame(&block)
+        })
+        .collect();
+    let mut offset = (HEADER_LEN + header.index_len()) as u64;
+    let mut index = Vec::new();
+    for frame in &frames {
+        let entry = BlockEntry {
+            offset,
+            len: frame.len() as u32,
+            crc: crc32(frame),
+        };
+        index.extend_from_slice(&entry.encode());
+        offset += frame.len() as u64;
+    }
+    let mut bytes = header.encode().to_vec();
+    bytes.extend_from_slice(&index);
+    bytes.extend_from_slice(&crc32(&index).to_le_bytes());
+    bytes.extend(frames.concat());
+    let temporary = path.with_extension("new");
+    std::fs::write(&temporary, bytes).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
 }
