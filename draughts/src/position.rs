@@ -368,6 +368,25 @@ impl Position {
             variant,
         })
     }
+
+    /// The same position with kings of `color` added on the squares of `internal`, a bitboard
+    /// in the internal layout ([`crate::layout::to_internal`]): for code that places kings
+    /// around fixed pieces many times over. Returns `None` if one of those squares is taken or
+    /// off the board.
+    #[inline]
+    pub fn with_kings(self, color: Color, internal: u64) -> Option<Position> {
+        let board = crate::geometry::board_mask(self.variant);
+        if internal & (self.white | self.black | !board) != 0 {
+            return None;
+        }
+        let mut pos = self;
+        match color {
+            Color::White => pos.white |= internal,
+            Color::Black => pos.black |= internal,
+        }
+        pos.kings |= internal;
+        Some(pos)
+    }
 }
 
 /// How a game has ended, seen from the side to move ([`Position::game_over`]).
@@ -414,6 +433,32 @@ mod tests {
                 Position::start(v).mirrored(),
                 Position::start(v).with_turn(Color::Black)
             );
+        }
+    }
+
+    #[test]
+    fn kings_added_by_internal_bits() {
+        for v in Variant::ALL {
+            let pos = Position::from_fen(v, "W:W20,K9:B12").unwrap();
+            let on = |numbers: &[u32]| {
+                numbers.iter().fold(0, |bits, &n| {
+                    bits | crate::layout::to_internal(v, 1 << (n - 1))
+                })
+            };
+            assert_eq!(
+                pos.with_kings(Color::Black, on(&[1, 5])),
+                Some(Position::from_fen(v, "W:W20,K9:B12,K1,K5").unwrap())
+            );
+            assert_eq!(
+                pos.with_kings(Color::White, on(&[3])),
+                Some(Position::from_fen(v, "W:W20,K9,K3:B12").unwrap())
+            );
+            assert_eq!(pos.with_kings(Color::Black, 0), Some(pos));
+            // A square taken, by either side, or off the board.
+            assert_eq!(pos.with_kings(Color::Black, on(&[9])), None);
+            assert_eq!(pos.with_kings(Color::White, on(&[12, 1])), None);
+            let off = !crate::geometry::board_mask(v) & (1 << 63);
+            assert_eq!(pos.with_kings(Color::Black, off), None, "{v}");
         }
     }
 }

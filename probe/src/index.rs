@@ -9,6 +9,8 @@
 //! free; Black's kings as a combination of the squares left after that. Combinations are ranked
 //! in the combinatorial number system (colex order).
 
+use rafle_draughts::layout;
+
 use crate::{Color, Material, Position, Role, SliceMoves, Variant};
 
 /// Most pieces of one kind a table can hold.
@@ -298,14 +300,17 @@ impl PositionIndex {
         let rest = index / self.black_king_configs;
         let white_kings = rest % self.white_king_configs;
         let rest = rest / self.white_king_configs;
+        let m = &self.material;
+        let others = u32::from(m.white_men + m.black_men + m.white_kings);
         IndexCursor {
             index: self,
             black_kings,
             white_kings,
             men: rest % self.men_configs,
             black_to_move: rest >= self.men_configs,
+            black_slots: unrank_set(black_kings, u32::from(m.black_kings), self.squares - others),
             men_cache: None,
-            white_king_cache: None,
+            around: None,
         }
     }
 
@@ -479,6 +484,11 @@ impl KingSlice<'_> {
 
 /// A position of an index that moves to the next index without dividing, and rebuilds only
 /// the pieces whose part of the index changed (mostly Black's kings, the fastest-moving part).
+///
+/// Black's kings are followed as a set of slots among the squares the other pieces leave free:
+/// the next index is the next set in colex order (the next larger number with as many bits),
+/// and each slot's square comes from a table made once for the other pieces, so that stepping
+/// neither unranks nor squeezes.
 #[derive(Debug, Clone)]
 pub struct IndexCursor<'a> {
     index: &'a PositionIndex,
@@ -486,10 +496,30 @@ pub struct IndexCursor<'a> {
     white_kings: u64,
     men: u64,
     black_to_move: bool,
+    /// Black's kings at `black_kings`, as slots: kept in step by [`IndexCursor::advance`].
+    black_slots: u64,
     /// (men part, white men, black men) last built.
     men_cache: Option<(u64, u64, u64)>,
-    /// (men part, white kings part, white kings) last built.
-    white_king_cache: Option<(u64, u64, u64)>,
+    /// The pieces Black's kings are placed among, last built.
+    around: Option<Around>,
+}
+
+/// The position without Black's kings for one part of the index above them, and the square
+/// (internal bit) of each slot left free for them.
+#[derive(Debug, Clone)]
+struct Around {
+    /// (men part, white kings part, Black to move).
+    key: (u64, u64, bool),
+    position: Position,
+    square_of_slot: [u64; 64],
+}
+
+/// The next set of as many slots in colex order: the next larger number with as many bits.
+#[inline]
+fn next_combination(set: u64) -> u64 {
+    let low = set | (set - 1);
+    let next = low + 1;
+    next | ((!low & next) - 1) >> (set.trailing_zeros() + 1)
 }
 
 impl IndexCursor<'_> {
@@ -498,9 +528,11 @@ impl IndexCursor<'_> {
     pub fn advance(&mut self) {
         self.black_kings += 1;
         if self.black_kings < self.index.black_king_configs {
+            self.black_slots = next_combination(self.black_slots);
             return;
         }
         self.black_kings = 0;
+        self.black_slots = below(u32::from(self.index.material.black_kings));
         self.white_kings += 1;
         if self.white_kings < self.index.white_king_configs {
             return;
@@ -515,6 +547,25 @@ impl IndexCursor<'_> {
 
     /// The position at the cursor.
     pub fn position(&mut self) -> Position {
+        let key = (self.men, self.white_kings, self.black_to_move);
+        if self.around.as_ref().is_none_or(|around| around.key != key) {
+            self.around = Some(self.around_black_kings(key));
+        }
+        let around = self.around.as_ref().expect("built above");
+        let mut squares = 0;
+        let mut slots = self.black_slots;
+        while slots != 0 {
+            squares |= around.square_of_slot[slots.trailing_zeros() as usize];
+            slots &= slots - 1;
+        }
+        around
+            .position
+            .with_kings(Color::Black, squares)
+            .expect("every index names a valid position")
+    }
+
+    /// The pieces Black's kings stand among at `key`.
+    fn around_black_kings(&mut self, key: (u64, u64, bool)) -> Around {
         let index = self.index;
         let (white_men, black_men) = match self.men_cache {
             Some((men, w, b)) if men == self.men => (w, b),
@@ -524,20 +575,30 @@ impl IndexCursor<'_> {
                 (w, b)
             }
         };
-        let white_kings = match self.white_king_cache {
-            Some((men, wk, bits)) if men == self.men && wk == self.white_kings => bits,
-            _ => {
-                let bits = index.white_kings_bits(self.white_kings, white_men | black_men);
-                self.white_king_cache = Some((self.men, self.white_kings, bits));
-                bits
-            }
+        let white_kings = index.white_kings_bits(self.white_kings, white_men | black_men);
+        let turn = if self.black_to_move {
+            Color::Black
+        } else {
+            Color::White
         };
-        index.assemble(
-            self.black_to_move,
-            (white_men, black_men),
-            white_kings,
-            self.black_kings,
-        )
+        let position =
+            Position::from_numbered_bits(index.variant, turn, white_men, white_kings, black_men, 0)
+                .expect("every index names a valid position");
+        let taken = white_men | black_men | white_kings;
+        let mut square_of_slot = [0; 64];
+        let mut free = !taken & below(index.squares);
+        let mut slot = 0;
+        while free != 0 {
+            let square = free & free.wrapping_neg();
+            free &= free - 1;
+            square_of_slot[slot] = layout::to_internal(index.variant, square);
+            slot += 1;
+        }
+        Around {
+            key,
+            position,
+            square_of_slot,
+        }
     }
 }
 
@@ -610,15 +671,35 @@ mod tests {
         }
     }
 
+    /// From the start, across the change of side to move and up to the end, with no to three
+    /// kings for Black (kings alone, with one placement of the men, among them).
     #[test]
     fn cursor_walks_like_unrank() {
-        for name in ["KMvMM", "KKvK", "MMvK"] {
-            let index = PositionIndex::new(Variant::Brazilian, name.parse().unwrap());
-            let start = index.size() / 2 - 1000;
-            let mut cursor = index.cursor(start);
-            for i in start..start + 5000 {
-                assert_eq!(cursor.position(), index.unrank(i), "{name} {i}");
-                cursor.advance();
+        let names = [
+            "KMvMM", "KKvK", "MMvK", "KvKK", "MvKK", "KvKKK", "KKvKK", "KMvKK",
+        ];
+        for variant in Variant::ALL {
+            for name in names {
+                let index = PositionIndex::new(variant, name.parse().unwrap());
+                let size = index.size();
+                for start in [0, size / 2 - 1000, size - 3000] {
+                    let mut cursor = index.cursor(start);
+                    for i in start..(start + 3000).min(size) {
+                        assert_eq!(cursor.position(), index.unrank(i), "{variant} {name} {i}");
+                        cursor.advance();
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn combinations_step_in_colex_order() {
+        for k in 1..5 {
+            let mut set = below(k);
+            for rank in 0..binomial(12, k) {
+                assert_eq!(set, unrank_set(rank, k, 12), "{k} {rank}");
+                set = next_combination(set);
             }
         }
     }
