@@ -25,6 +25,12 @@ pub(crate) enum Dir {
 impl Dir {
     pub(crate) const ALL: [Dir; 4] = [Dir::DownLeft, Dir::DownRight, Dir::UpRight, Dir::UpLeft];
 
+    /// Whether a step in this direction goes towards higher bits.
+    #[inline(always)]
+    pub(crate) fn increasing(self) -> bool {
+        matches!(self, Dir::DownLeft | Dir::DownRight)
+    }
+
     pub(crate) fn reverse(self) -> Dir {
         match self {
             Dir::DownLeft => Dir::UpRight,
@@ -48,6 +54,31 @@ pub(crate) trait Geometry {
     /// Black promotes on the bottom row.
     const BLACK_PROMOTION: u64;
 
+    /// `RAYS[d][b]`: the squares a piece on bit `b` sees along direction `d` (in
+    /// [`Dir::ALL`] order) up to the edge of an empty board; nothing for a bit that is no
+    /// square.
+    const RAYS: [[u64; 64]; 4];
+
+    /// Slides from `at` (one square) along `dir` over the squares of `empty`: the squares
+    /// passed, and the first square reached that is not in `empty` (0 if the edge comes
+    /// first). One lookup and a bit scan, where stepping square by square takes a shift a
+    /// square.
+    #[inline(always)]
+    fn slide(at: u64, dir: Dir, empty: u64) -> (u64, u64) {
+        let ray = Self::RAYS[dir as usize][at.trailing_zeros() as usize];
+        let blockers = ray & !empty;
+        if blockers == 0 {
+            return (ray, 0);
+        }
+        let first = nearest(blockers, dir);
+        let passed = if dir.increasing() {
+            ray & (first - 1)
+        } else {
+            ray & !(first | (first - 1))
+        };
+        (passed, first)
+    }
+
     #[inline(always)]
     fn step(bb: u64, dir: Dir) -> u64 {
         let short = Self::HALF;
@@ -62,8 +93,50 @@ pub(crate) trait Geometry {
     }
 }
 
+/// Of the squares `bits` on one ray from a square along `dir`, the one nearest to it.
+#[inline(always)]
+pub(crate) fn nearest(bits: u64, dir: Dir) -> u64 {
+    if dir.increasing() {
+        bits & bits.wrapping_neg()
+    } else {
+        1 << (63 - bits.leading_zeros())
+    }
+}
+
 pub(crate) struct Ten;
 pub(crate) struct Eight;
+
+/// The rays of every square of a board of `half` squares a row whose squares are `mask`, as
+/// [`Geometry::RAYS`] holds them.
+const fn rays(half: u32, mask: u64) -> [[u64; 64]; 4] {
+    let mut rays = [[0u64; 64]; 4];
+    let mut bit = 0;
+    while bit < 64 {
+        if mask >> bit & 1 == 1 {
+            let mut d = 0;
+            while d < 4 {
+                let mut at = 1u64 << bit;
+                loop {
+                    // Dir::ALL order: the short and long steps towards higher bits, then the
+                    // short and long ones towards lower bits.
+                    at = match d {
+                        0 => at << half,
+                        1 => at << (half + 1),
+                        2 => at >> half,
+                        _ => at >> (half + 1),
+                    } & mask;
+                    if at == 0 {
+                        break;
+                    }
+                    rays[d][bit] |= at;
+                }
+                d += 1;
+            }
+        }
+        bit += 1;
+    }
+    rays
+}
 
 const fn mask(squares: u32, half: u32) -> u64 {
     let mut bits = 0u64;
@@ -94,6 +167,7 @@ impl Geometry for Ten {
     const VARIANT: Variant = Variant::International;
     const HALF: u32 = 5;
     const MASK: u64 = mask(50, 5);
+    const RAYS: [[u64; 64]; 4] = rays(5, mask(50, 5));
     const WHITE_PROMOTION: u64 = row_mask(0, 5);
     const BLACK_PROMOTION: u64 = row_mask(45, 5);
 }
@@ -102,6 +176,7 @@ impl Geometry for Eight {
     const VARIANT: Variant = Variant::Brazilian;
     const HALF: u32 = 4;
     const MASK: u64 = mask(32, 4);
+    const RAYS: [[u64; 64]; 4] = rays(4, mask(32, 4));
     const WHITE_PROMOTION: u64 = row_mask(0, 4);
     const BLACK_PROMOTION: u64 = row_mask(28, 4);
 }

@@ -42,15 +42,9 @@ pub fn king_reach(variant: Variant, from: u64, empty: u64) -> u64 {
 
 #[inline(always)]
 fn reach<G: Geometry>(from: u64, empty: u64) -> u64 {
-    let mut all = 0;
-    for d in Dir::ALL {
-        let mut at = G::step(from, d) & empty;
-        while at != 0 {
-            all |= at;
-            at = G::step(at, d) & empty;
-        }
-    }
-    all
+    Dir::ALL
+        .iter()
+        .fold(0, |all, &d| all | G::slide(from, d, empty).0)
 }
 
 #[cfg(test)]

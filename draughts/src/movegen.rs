@@ -6,7 +6,7 @@ use std::ops::Deref;
 
 use smallvec::SmallVec;
 
-use crate::geometry::{Dir, Eight, Geometry, Ten};
+use crate::geometry::{nearest, Dir, Eight, Geometry, Ten};
 use crate::{Color, Position, Square, SquareSet, Variant};
 
 /// A legal move: where the piece starts, where it ends, and which pieces it captures.
@@ -216,10 +216,7 @@ fn capturing_men<G: Geometry>(s: &Sides) -> u64 {
 #[inline(always)]
 fn king_can_capture<G: Geometry>(king: u64, s: &Sides) -> bool {
     Dir::ALL.iter().any(|&d| {
-        let mut t = G::step(king, d);
-        while t & s.empty != 0 {
-            t = G::step(t, d);
-        }
+        let (_, t) = G::slide(king, d, s.empty);
         t & s.opp != 0 && G::step(t, d) & s.empty != 0
     })
 }
@@ -305,14 +302,16 @@ fn quiet_moves<G: Geometry, const COUNT_KINGS: bool>(
         let from = kings & kings.wrapping_neg();
         kings &= kings - 1;
         for d in Dir::ALL {
-            let mut to = G::step(from, d) & s.empty;
+            let (mut to, _) = G::slide(from, d, s.empty);
+            if COUNT_KINGS {
+                counted += to.count_ones();
+                continue;
+            }
+            // Nearest first, as a king slides.
             while to != 0 {
-                if COUNT_KINGS {
-                    counted += 1;
-                } else {
-                    list.push(Move::new(variant, from, to, 0));
-                }
-                to = G::step(to, d) & s.empty;
+                let square = nearest(to, d);
+                to ^= square;
+                list.push(Move::new(variant, from, square, 0));
             }
         }
     }
@@ -357,18 +356,17 @@ impl<G: Geometry> CaptureSearch<'_, G> {
             if came_along == Some(d.reverse()) {
                 continue;
             }
-            let mut t = G::step(at, d);
-            while t & self.empty != 0 {
-                t = G::step(t, d);
-            }
+            let (_, t) = G::slide(at, d, self.empty);
             if t & self.opp & !captured == 0 {
                 continue;
             }
-            let mut landing = G::step(t, d) & self.empty;
-            while landing != 0 {
+            // The squares past the piece jumped, nearest first.
+            let (mut landings, _) = G::slide(t, d, self.empty);
+            while landings != 0 {
+                let landing = nearest(landings, d);
+                landings ^= landing;
                 extended = true;
                 self.king(landing, captured | t, count + 1, Some(d));
-                landing = G::step(landing, d) & self.empty;
             }
         }
         if !extended {
