@@ -71,12 +71,28 @@ pub(crate) fn rank_set(mut set: u64) -> u64 {
 /// The `k`-set of slots with colex rank `rank`.
 #[inline]
 pub(crate) fn unrank_set(mut rank: u64, k: u32, slots: u32) -> u64 {
-    if k == 1 {
-        return 1 << rank;
-    }
     let mut set = 0;
     let mut top = slots;
     for i in (1..=k).rev() {
+        // The two last elements, found directly: C(c, 1) = c, and C(c, 2) = c(c - 1)/2 <= rank
+        // for c up to (1 + sqrt(1 + 8 rank))/2, exact in floating point at these sizes (the
+        // loops only guard the rounding).
+        if i == 1 {
+            return set | 1 << rank;
+        }
+        if i == 2 {
+            let mut c = ((1.0 + (1.0 + 8.0 * rank as f64).sqrt()) / 2.0) as u32;
+            while c + 1 < top && binomial(c + 1, 2) <= rank {
+                c += 1;
+            }
+            while binomial(c, 2) > rank {
+                c -= 1;
+            }
+            rank -= binomial(c, 2);
+            set |= 1 << c;
+            top = c;
+            continue;
+        }
         // The largest c below `top` with C(c, i) <= rank, by binary search: C(c, i) grows
         // with c, and C(i - 1, i) = 0 <= rank always.
         let (mut lo, mut hi) = (i - 1, top - 1);
@@ -613,6 +629,15 @@ mod tests {
                 let set = unrank_set(r, k, 10);
                 assert_eq!(set.count_ones(), k);
                 assert_eq!(rank_set(set), r);
+            }
+        }
+        // Every set of up to three of the 50 squares of the large board: the direct step for
+        // the last two elements over its whole range.
+        for k in 1..4 {
+            for r in 0..binomial(50, k) {
+                let set = unrank_set(r, k, 50);
+                assert!(set.count_ones() == k && set < 1 << 50, "{k} {r}");
+                assert_eq!(rank_set(set), r, "{k} {r}");
             }
         }
     }
