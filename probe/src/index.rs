@@ -600,15 +600,19 @@ impl IndexCursor<'_> {
         let position =
             Position::from_numbered_bits(index.variant, turn, white_men, white_kings, black_men, 0)
                 .expect("every index names a valid position");
-        let taken = white_men | black_men | white_kings;
         let mut square_of_slot = [0; 64];
-        let mut free = !taken & below(index.squares);
-        let mut slot = 0;
-        while free != 0 {
-            let square = free & free.wrapping_neg();
-            free &= free - 1;
-            square_of_slot[slot] = layout::to_internal(index.variant, square);
-            slot += 1;
+        // Without Black kings (rebuilt at every index then) no slot is ever read.
+        if index.material.black_kings > 0 {
+            let taken = white_men | black_men | white_kings;
+            // The internal layout keeps the squares' order, so the free squares' slots follow
+            // their internal bits: converted once, not square by square.
+            let mut free = layout::to_internal(index.variant, !taken & below(index.squares));
+            let mut slot = 0;
+            while free != 0 {
+                square_of_slot[slot] = free & free.wrapping_neg();
+                free &= free - 1;
+                slot += 1;
+            }
         }
         Around {
             key,
