@@ -1,5 +1,5 @@
 //! Packed work files: the values of a finished material, compressed, as the materials solved
-//! after it read them (through a [`BlockCache`]).
+//! after it read them (through a [`SharedCache`]).
 //!
 //! A finished material's raw work file (3 bytes a position, see [`crate::values`]) is packed
 //! into `<material>.packed` and removed: the raw files of the materials still read would not
@@ -24,12 +24,17 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::values::{ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
-use rafle_probe::cache::{block_key, BlockCache};
+use rafle_probe::cache::{block_key, BlockCache, BlockKey};
+
+/// The cache the packed files are read through: its blocks shared, so that each thread keeps
+/// a few at hand (see [`AtHand`]).
+pub(crate) type SharedCache = BlockCache<Arc<[u8]>>;
 
 /// Positions a block holds. Measured on the work files of the Brazilian materials up to 5
 /// pieces (zstd level 3): 16,384 positions pack into 0.56 bytes a position (4,096: 0.59;
@@ -59,10 +64,44 @@ const BATCH: u64 = 256;
 /// Numbers packed files apart in the cache, for the life of the process.
 static NEXT_FILE: AtomicU32 = AtomicU32::new(0);
 
+/// Blocks each thread keeps at hand (see [`AtHand`]): a power of two.
+pub(crate) const AT_HAND: usize = 8;
+
+/// Bytes of the blocks a thread keeps at hand, at most; they are held outside the cache's
+/// budget.
+pub(crate) const AT_HAND_BYTES: u64 = AT_HAND as u64 * BLOCK_POSITIONS * BYTES_PER_POSITION;
+
+/// The blocks a thread read last, by key, a few of them: the moves out of neighbouring
+/// positions reach the same few blocks over and over, and reading one here costs no lock and
+/// no look-up in the shared cache. Packed files are numbered apart for the life of the process,
+/// so a key never names another block; a block stays alive here until another takes its place.
+struct AtHand([Option<(BlockKey, Arc<[u8]>)>; AT_HAND]);
+
+impl AtHand {
+    #[inline]
+    fn place(key: BlockKey) -> usize {
+        (key ^ key >> 29) as usize & (AT_HAND - 1)
+    }
+
+    #[inline]
+    fn get(&self, key: BlockKey) -> Option<&Arc<[u8]>> {
+        match &self.0[AtHand::place(key)] {
+            Some((k, block)) if *k == key => Some(block),
+            _ => None,
+        }
+    }
+
+    fn keep(&mut self, key: BlockKey, block: Arc<[u8]>) {
+        self.0[AtHand::place(key)] = Some((key, block));
+    }
+}
+
 thread_local! {
     /// A decompression context for each thread: making one costs more than a block.
     static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         const { RefCell::new(None) };
+
+    static AT_HAND_BLOCKS: RefCell<AtHand> = const { RefCell::new(AtHand([const { None }; AT_HAND])) };
 }
 
 /// The positions of block `block` of a file of `positions` positions.
@@ -296,7 +335,7 @@ impl PackedValues {
     /// [`GenerateError::Io`] or [`GenerateError::DamagedWorkFile`] if its block cannot be
     /// read back as written.
     #[inline]
-    pub(crate) fn codes(&self, i: u64, cache: &BlockCache) -> Result<(u16, u8), GenerateError> {
+    pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
         let b = i / BLOCK_POSITIONS;
         let at = (i % BLOCK_POSITIONS) as usize;
         let key = block_key(self.id, b as u32);
@@ -307,13 +346,23 @@ impl PackedValues {
                 block[2 * n + at],
             )
         };
-        if let Some(codes) = cache.read(key, read) {
-            return Ok(codes);
-        }
-        let block = self.read_block(b)?;
-        let codes = read(&block);
-        cache.insert(key, block);
-        Ok(codes)
+        AT_HAND_BLOCKS.with(|at_hand| {
+            let mut at_hand = at_hand.borrow_mut();
+            if let Some(block) = at_hand.get(key) {
+                return Ok(read(block));
+            }
+            let block = match cache.shared(key) {
+                Some(block) => block,
+                None => {
+                    let block: Arc<[u8]> = self.read_block(b)?.into();
+                    cache.insert(key, Arc::clone(&block));
+                    block
+                }
+            };
+            let codes = read(&block);
+            at_hand.keep(key, block);
+            Ok(codes)
+        })
     }
 
     /// Block `b` decompressed, its length and checksum checked.
@@ -389,7 +438,7 @@ mod tests {
 
     fn all_codes(
         packed: &PackedValues,
-        cache: &BlockCache,
+        cache: &SharedCache,
     ) -> Result<Vec<(u16, u8)>, GenerateError> {
         (0..packed.positions)
             .map(|i| packed.codes(i, cache))
@@ -413,7 +462,7 @@ mod tests {
         // Room for one block: blocks keep replacing one another.
         let block = (BLOCK_POSITIONS * BYTES_PER_POSITION) as usize;
         let budget = block + rafle_probe::cache::ENTRY_OVERHEAD;
-        let cache = BlockCache::new(budget);
+        let cache = SharedCache::new(budget);
         for _ in 0..2 {
             assert_eq!(all_codes(&packed, &cache).unwrap(), expected);
             assert!(cache.bytes() <= budget);
@@ -425,6 +474,42 @@ mod tests {
                 Err(GenerateError::DamagedWorkFile { .. })
             ));
         }
+    }
+
+    #[test]
+    fn blocks_at_hand_are_never_another_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = BLOCK_POSITIONS + 10;
+        let values = raw(dir.path(), n);
+        let path = dir.path().join("m.packed");
+        pack(&values, &path, "m").unwrap();
+        // The same values in reverse order, under the same block numbers.
+        let reversed = ValuesFile::open(&dir.path().join("r.partial"), n, true).unwrap();
+        let (distances, rules): (Vec<u16>, Vec<u8>) = (0..n)
+            .rev()
+            .map(|i| (values.distance_code(i), values.rule_code(i)))
+            .unzip();
+        reversed.write_range(0, &distances, &rules).unwrap();
+        let other = dir.path().join("r.packed");
+        pack(&reversed, &other, "r").unwrap();
+        let cache = SharedCache::new(64 << 20);
+        let (a, b) = (
+            PackedValues::open(&path, "m", n).unwrap(),
+            PackedValues::open(&other, "r", n).unwrap(),
+        );
+        for i in (0..n).step_by(97) {
+            let expected = (values.distance_code(i), values.rule_code(i));
+            assert_eq!(a.codes(i, &cache).unwrap(), expected);
+            assert_eq!(b.codes(n - 1 - i, &cache).unwrap(), expected);
+        }
+        // Opened again, a file is read afresh: what the first opening kept is not used.
+        drop(a);
+        fs::copy(&other, &path).unwrap();
+        let again = PackedValues::open(&path, "r", n).unwrap();
+        assert_eq!(
+            again.codes(0, &cache).unwrap(),
+            (values.distance_code(n - 1), values.rule_code(n - 1))
+        );
     }
 
     #[test]
@@ -449,7 +534,7 @@ mod tests {
                 refused += 1;
                 continue;
             };
-            let cache = BlockCache::new(64 << 20);
+            let cache = SharedCache::new(64 << 20);
             match all_codes(&packed, &cache) {
                 // A bit zstd does not use.
                 Ok(codes) => assert_eq!(codes, expected, "byte {at}"),

@@ -424,8 +424,11 @@ impl Plan {
 }
 
 /// Bytes beyond the tables: thread stacks, move lists, indexes, the allocator's slack, the
-/// blocks of a table being written.
+/// blocks of a table being written, the blocks each thread keeps at hand.
 const OVERHEAD: u64 = 256 << 20;
+
+// The blocks kept at hand take a small part of the overhead even with many threads.
+const _: () = assert!(64 * crate::packed::AT_HAND_BYTES <= OVERHEAD / 8);
 
 /// Slices of one band that may be under way at once (rayon's threads steal other slices while
 /// they wait inside one).

@@ -7,10 +7,9 @@ use std::sync::Arc;
 use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
-use crate::packed::PackedValues;
+use crate::packed::{PackedValues, SharedCache};
 use crate::values::{distance, rule_value, ValuesFile};
 use crate::GenerateError;
-use rafle_probe::cache::BlockCache;
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
 /// the largest value of the width marks a draw.
@@ -72,7 +71,7 @@ struct Held {
 #[derive(Debug)]
 pub(crate) struct Store {
     slots: Vec<Option<Arc<Held>>>,
-    cache: BlockCache,
+    cache: SharedCache,
 }
 
 /// A byte count as the cache takes it (more than the address space holds is all of it).
@@ -92,7 +91,7 @@ impl Store {
     pub(crate) fn new(cache_bytes: u64) -> Store {
         Store {
             slots: vec![None; 1 << 16],
-            cache: BlockCache::new(usize_bytes(cache_bytes)),
+            cache: SharedCache::new(usize_bytes(cache_bytes)),
         }
     }
 
@@ -147,7 +146,7 @@ impl Store {
     ///
     /// If the position's material is not held: generation follows dependency order, so this
     /// is a bug.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn value(&self, pos: &Position) -> Result<(Dtw, RuleValue), GenerateError> {
         if pos.side_pieces(pos.turn()).is_empty() {
             return Ok((Dtw::Loss(0), RuleValue::loss(0)));

@@ -4,6 +4,8 @@
 //! The cache is split into shards, each behind its own lock (and on its own cache line, so two
 //! threads probing different shards never touch the same line); a probe copies the few bits it
 //! wants while it holds the lock, so nothing is reference-counted or allocated on the hot path.
+//! The generator's cache holds its blocks shared instead (`BlockCache<Arc<[u8]>>`), so that
+//! each thread can keep the few it reads most at hand and skip the lock.
 //!
 //! Each shard keeps an equal part of the byte budget, counting every block's bytes and a fixed
 //! allowance for its bookkeeping, and makes room *before* it keeps a new block, so the sum
@@ -17,7 +19,7 @@ use std::collections::hash_map::HashMap;
 use std::collections::VecDeque;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// Most shards; fewer when the budget is small, so that a shard still holds several blocks.
 const MAX_SHARDS: usize = 64;
@@ -65,21 +67,31 @@ impl std::fmt::Debug for KeyHasher {
 
 /// A kept block and whether it was read since the clock hand last passed it.
 #[derive(Debug)]
-struct Entry {
-    data: Box<[u8]>,
+struct Entry<B> {
+    data: B,
     referenced: bool,
 }
 
-#[derive(Debug, Default)]
-struct Shard {
-    blocks: HashMap<BlockKey, Entry, BuildHasherDefault<KeyHasher>>,
+#[derive(Debug)]
+struct Shard<B> {
+    blocks: HashMap<BlockKey, Entry<B>, BuildHasherDefault<KeyHasher>>,
     /// The clock: every kept key once, the hand at the front.
     clock: VecDeque<BlockKey>,
     /// Bytes counted against the shard's part of the budget.
     bytes: usize,
 }
 
-impl Shard {
+impl<B> Default for Shard<B> {
+    fn default() -> Shard<B> {
+        Shard {
+            blocks: HashMap::default(),
+            clock: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<B: AsRef<[u8]>> Shard<B> {
     /// Drops blocks, unreferenced ones first, until `wanted` more bytes fit in `budget`.
     fn make_room(&mut self, wanted: usize, budget: usize) {
         while self.bytes + wanted > budget {
@@ -99,30 +111,32 @@ impl Shard {
 
     fn drop_block(&mut self, key: BlockKey) {
         if let Some(gone) = self.blocks.remove(&key) {
-            self.bytes -= gone.data.len() + ENTRY_OVERHEAD;
+            self.bytes -= gone.data.as_ref().len() + ENTRY_OVERHEAD;
         }
     }
 }
 
 /// A shard on cache lines of its own, so that two threads locking neighbouring shards do not
 /// keep stealing each other's line.
-#[derive(Debug, Default)]
-#[repr(align(128))]
-struct PaddedShard(Mutex<Shard>);
-
-/// Decompressed blocks kept up to a byte budget.
 #[derive(Debug)]
-pub struct BlockCache {
-    shards: Box<[PaddedShard]>,
+#[repr(align(128))]
+struct PaddedShard<B>(Mutex<Shard<B>>);
+
+/// Decompressed blocks kept up to a byte budget, each held as a `B`: owned by the cache (the
+/// default), or shared (`Arc<[u8]>`) so that a reader may keep a block at hand past its lock
+/// (see [`BlockCache::shared`]).
+#[derive(Debug)]
+pub struct BlockCache<B = Box<[u8]>> {
+    shards: Box<[PaddedShard<B>]>,
     /// `shards.len() - 1`; the count is a power of two.
     mask: usize,
     /// The budget of each shard ([`BlockCache::set_budget`] changes it).
     shard_budget: AtomicUsize,
 }
 
-impl BlockCache {
+impl<B: AsRef<[u8]>> BlockCache<B> {
     /// A cache that never holds more than `budget` bytes (blocks and their bookkeeping).
-    pub fn new(budget: usize) -> BlockCache {
+    pub fn new(budget: usize) -> BlockCache<B> {
         // Enough shards to spread the threads, few enough that each holds four of the largest
         // blocks; a small budget gets one shard, so that its blocks are not cut off from it.
         let mut count = MAX_SHARDS;
@@ -130,7 +144,7 @@ impl BlockCache {
             count /= 2;
         }
         BlockCache {
-            shards: (0..count).map(|_| PaddedShard::default()).collect(),
+            shards: (0..count).map(|_| PaddedShard(Mutex::default())).collect(),
             mask: count - 1,
             shard_budget: AtomicUsize::new(budget / count),
         }
@@ -146,7 +160,7 @@ impl BlockCache {
         }
     }
 
-    fn shard(&self, key: BlockKey) -> MutexGuard<'_, Shard> {
+    fn shard(&self, key: BlockKey) -> MutexGuard<'_, Shard<B>> {
         let spread = (key ^ key >> 32).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
         lock(&self.shards[spread as usize & self.mask])
     }
@@ -161,13 +175,14 @@ impl BlockCache {
         if !entry.referenced {
             entry.referenced = true;
         }
-        Some(read(&entry.data))
+        Some(read(entry.data.as_ref()))
     }
 
     /// Keeps a block, first dropping other blocks of its shard until it fits. A block bigger
     /// than the shard's whole part of the budget is not kept.
-    pub fn insert(&self, key: BlockKey, block: Vec<u8>) {
-        let cost = block.len() + ENTRY_OVERHEAD;
+    pub fn insert(&self, key: BlockKey, block: impl Into<B>) {
+        let block = block.into();
+        let cost = block.as_ref().len() + ENTRY_OVERHEAD;
         let budget = self.shard_budget.load(Ordering::Relaxed);
         if cost > budget {
             return;
@@ -182,14 +197,15 @@ impl BlockCache {
         shard.blocks.insert(
             key,
             Entry {
-                data: block.into_boxed_slice(),
+                data: block,
                 referenced: false,
             },
         );
         shard.clock.push_back(key);
     }
 
-    /// Drops every block of file `file`: nothing will read them again.
+    /// Drops every block of file `file`: nothing will read them again (but the holders of
+    /// [shared](BlockCache::shared) ones).
     pub fn forget(&self, file: u32) {
         for shard in self.shards.iter() {
             let mut shard = lock(shard);
@@ -214,9 +230,24 @@ impl BlockCache {
     }
 }
 
+impl BlockCache<Arc<[u8]>> {
+    /// The cached block itself, if cached: for a reader that keeps the few blocks it reads
+    /// most at hand, without a lock. Those stay alive while it holds them, even once the cache
+    /// has dropped them, so such a reader holds few.
+    #[inline]
+    pub fn shared(&self, key: BlockKey) -> Option<Arc<[u8]>> {
+        let mut shard = self.shard(key);
+        let entry = shard.blocks.get_mut(&key)?;
+        if !entry.referenced {
+            entry.referenced = true;
+        }
+        Some(Arc::clone(&entry.data))
+    }
+}
+
 /// Locks a shard. A poisoned lock only means another thread panicked while holding it; every
 /// update of a shard leaves it consistent, so its contents are still good.
-fn lock(shard: &PaddedShard) -> MutexGuard<'_, Shard> {
+fn lock<B>(shard: &PaddedShard<B>) -> MutexGuard<'_, Shard<B>> {
     shard.0.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -227,7 +258,7 @@ mod tests {
     #[test]
     fn stays_within_budget() {
         let budget = 16 * 1000;
-        let cache = BlockCache::new(budget);
+        let cache: BlockCache = BlockCache::new(budget);
         for i in 0..1000 {
             cache.insert(block_key(0, i), vec![0b1110_0100; 300]);
             assert!(cache.bytes() <= budget);
@@ -242,7 +273,7 @@ mod tests {
 
     #[test]
     fn a_block_bigger_than_the_budget_is_not_kept() {
-        let cache = BlockCache::new(1000);
+        let cache: BlockCache = BlockCache::new(1000);
         cache.insert(block_key(0, 0), vec![0; 2000]);
         assert_eq!(cache.bytes(), 0);
         assert_eq!(cache.read(block_key(0, 0), |b| b.len()), None);
@@ -251,8 +282,22 @@ mod tests {
     }
 
     #[test]
+    fn a_shared_block_outlives_its_place_in_the_cache() {
+        let cache: BlockCache<Arc<[u8]>> = BlockCache::new(2 * (100 + ENTRY_OVERHEAD));
+        cache.insert(block_key(2, 0), vec![5; 100]);
+        let held = cache.shared(block_key(2, 0)).unwrap();
+        for i in 1..10 {
+            cache.insert(block_key(2, i), vec![i as u8; 100]);
+        }
+        assert!(cache.shared(block_key(2, 0)).is_none());
+        assert_eq!(&held[..], &[5; 100][..]);
+        assert_eq!(cache.read(block_key(2, 9), |b| b[0]), Some(9));
+        assert!(cache.bytes() <= 2 * (100 + ENTRY_OVERHEAD));
+    }
+
+    #[test]
     fn blocks_read_again_outlive_blocks_read_once() {
-        let cache = BlockCache::new(10 * (100 + ENTRY_OVERHEAD));
+        let cache: BlockCache = BlockCache::new(10 * (100 + ENTRY_OVERHEAD));
         for i in 0..10 {
             cache.insert(block_key(1, i), vec![0; 100]);
         }
@@ -268,7 +313,7 @@ mod tests {
     #[test]
     fn a_smaller_budget_and_forgotten_files_drop_blocks_at_once() {
         let budget = 64 * 4 * (300 + ENTRY_OVERHEAD);
-        let cache = BlockCache::new(budget);
+        let cache: BlockCache = BlockCache::new(budget);
         let hot = block_key(1, 0);
         cache.insert(hot, vec![7; 300]);
         for i in 0..2000 {
@@ -290,7 +335,7 @@ mod tests {
     #[test]
     fn many_threads_never_pass_the_budget() {
         let budget = 600 << 10;
-        let cache = BlockCache::new(budget);
+        let cache: BlockCache = BlockCache::new(budget);
         std::thread::scope(|scope| {
             for t in 0..4u32 {
                 let cache = &cache;
