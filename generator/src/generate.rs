@@ -42,7 +42,8 @@ pub struct MaterialSummary {
     /// rule-aware values are solved together, slice by slice, so this is 0 unless the rule
     /// table alone was recomputed.
     pub draw_rules_seconds: f64,
-    /// The longest win, in plies (0 if there is none).
+    /// The longest win, in plies (0 if there is none, and 0 when only win/draw/loss was
+    /// solved: see `rules_solved`).
     pub longest_win: u16,
     /// Size of the win/draw/loss table file.
     pub bytes: u64,
@@ -54,8 +55,9 @@ pub struct MaterialSummary {
     pub cursed_wins: u64,
     /// Positions lost ignoring the draw rules but drawn under them.
     pub blessed_losses: u64,
-    /// Whether the draw rules were solved (with `--tables wdl`, unless the rule table was
-    /// reused): if not, `cursed_wins` and `blessed_losses` are 0 and mean nothing.
+    /// Whether the distances and the draw rules were solved (not with `--tables wdl`, unless
+    /// the tables were reused): if not, `longest_win`, `cursed_wins` and `blessed_losses` are
+    /// 0 and mean nothing.
     pub rules_solved: bool,
     /// Whether an existing valid table was reused instead of generated.
     pub reused: bool,

@@ -81,8 +81,8 @@ pub(crate) struct MaterialSolver<'a> {
     pub(crate) values: &'a ValuesFile,
     category: Category,
     limit: u8,
-    /// Whether the rule-aware values are solved (else only distances, and every rule code
-    /// written is 0).
+    /// Whether the rule-aware values are solved (else only win, draw or loss: the distance
+    /// codes written then hold no true distance, and every rule code is 0).
     rules: bool,
     /// Resident memory past which the pages of the work files are given back.
     release_at: u64,
@@ -319,13 +319,28 @@ impl<'a> MaterialSolver<'a> {
         for mv in moves.iter() {
             let next = pos.play(mv);
             let (dtw, value) = self.store.value(&next)?;
+            if !self.rules {
+                // Only win, draw or loss is wanted: the first winning move out settles the
+                // position, whatever the others, and every move out counts as the shortest
+                // game it can end (a win in one ply, a loss in two: wins stay odd and losses
+                // even, as the codes have them). The levels are then those of the slice's own
+                // moves, not distances (nor are the values read), but who wins is the same: a
+                // position is decided only by a loss it reaches or by wins everywhere it goes,
+                // whatever their levels.
+                match dtw {
+                    Dtw::Loss(_) => {
+                        distance.win(1);
+                        break;
+                    }
+                    Dtw::Win(_) => distance.floor = 2,
+                    Dtw::Draw => distance.escapes = true,
+                }
+                continue;
+            }
             match dtw {
                 Dtw::Loss(d) => distance.win(d + 1),
                 Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),
                 Dtw::Draw => distance.escapes = true,
-            }
-            if !self.rules {
-                continue;
             }
             // A man move (the only move out that keeps the material) resets outside the
             // categories; a capture or promotion resets unless it stays in the category.

@@ -94,7 +94,13 @@ pub(crate) fn write_tables(
         })?;
     }
     if writing == Writing::WdlOnly {
-        return Ok((written, into_counts(counts)));
+        // Solved without distances (see `MaterialSolver::seed`): the levels are not the
+        // longest win.
+        let counts = Counts {
+            longest_win: 0,
+            ..into_counts(counts)
+        };
+        return Ok((written, counts));
     }
     if writing == Writing::All {
         let bits = DtwCodec::bits_for(longest);

@@ -302,6 +302,7 @@ impl Progress for Bars {
             let peak = peak_resident_memory().map_or(String::new(), |b| {
                 format!(", peak memory so far {}", human_bytes(b))
             });
+            let solved = |n: u64| solved_or_dash(summary, n);
             note(&format!(
                 "{} {}: {} positions, {how}{peak}; bytes wdl {} dtw {} rules {}; longest win {}, \
                  cursed wins {}, blessed losses {}",
@@ -311,9 +312,9 @@ impl Progress for Bars {
                 summary.bytes,
                 summary.dtw_bytes,
                 summary.draw_rules_bytes,
-                summary.longest_win,
-                summary.cursed_wins,
-                summary.blessed_losses
+                solved(u64::from(summary.longest_win)),
+                solved(summary.cursed_wins),
+                solved(summary.blessed_losses)
             ));
         }
     }
@@ -375,23 +376,25 @@ fn summary_row(s: &MaterialSummary) -> [String; COLUMNS] {
         s.wins.to_string(),
         s.draws.to_string(),
         s.losses.to_string(),
-        if s.rules_solved {
-            s.cursed_wins.to_string()
-        } else {
-            "-".to_string()
-        },
-        if s.rules_solved {
-            s.blessed_losses.to_string()
-        } else {
-            "-".to_string()
-        },
-        s.longest_win.to_string(),
+        solved_or_dash(s, s.cursed_wins),
+        solved_or_dash(s, s.blessed_losses),
+        solved_or_dash(s, u64::from(s.longest_win)),
         format!("{:.3}", s.seconds),
         s.bytes.to_string(),
         s.dtw_bytes.to_string(),
         s.draw_rules_bytes.to_string(),
         note,
     ]
+}
+
+/// A count that only the distances and the draw rules give, or `-` when a material was solved
+/// for win/draw/loss alone.
+fn solved_or_dash(s: &MaterialSummary, n: u64) -> String {
+    if s.rules_solved {
+        n.to_string()
+    } else {
+        "-".to_string()
+    }
 }
 
 /// The total row of a variant's materials, with the sizes in bits a position.
@@ -403,7 +406,8 @@ fn total_row(summaries: &[MaterialSummary]) -> [String; COLUMNS] {
         sum(|s| s.dtw_bytes),
         sum(|s| s.draw_rules_bytes),
     );
-    // With --tables wdl the rule counts and the other tables' sizes mean nothing.
+    // With --tables wdl the longest win, the rule counts and the other tables' sizes mean
+    // nothing.
     let all_solved = summaries.iter().all(|s| s.rules_solved);
     let rules_solved_or_dash = |n: u64| {
         if all_solved {
@@ -431,12 +435,13 @@ fn total_row(summaries: &[MaterialSummary]) -> [String; COLUMNS] {
         sum(|s| s.losses).to_string(),
         rules_solved_or_dash(sum(|s| s.cursed_wins)),
         rules_solved_or_dash(sum(|s| s.blessed_losses)),
-        summaries
-            .iter()
-            .map(|s| s.longest_win)
-            .max()
-            .unwrap_or(0)
-            .to_string(),
+        rules_solved_or_dash(
+            summaries
+                .iter()
+                .map(|s| u64::from(s.longest_win))
+                .max()
+                .unwrap_or(0),
+        ),
         format!("{:.3}", summaries.iter().map(|s| s.seconds).sum::<f64>()),
         bytes.to_string(),
         dtw_bytes.to_string(),
