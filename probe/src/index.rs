@@ -327,6 +327,7 @@ impl PositionIndex {
             black_slots: unrank_set(black_kings, u32::from(m.black_kings), self.squares - others),
             men_cache: None,
             around: None,
+            square_of_slot: [0; 64],
         }
     }
 
@@ -516,17 +517,11 @@ pub struct IndexCursor<'a> {
     black_slots: u64,
     /// (men part, white men, black men) last built.
     men_cache: Option<(u64, u64, u64)>,
-    /// The pieces Black's kings are placed among, last built.
-    around: Option<Around>,
-}
-
-/// The position without Black's kings for one part of the index above them, and the square
-/// (internal bit) of each slot left free for them.
-#[derive(Debug, Clone)]
-struct Around {
-    /// (men part, white kings part, Black to move).
-    key: (u64, u64, bool),
-    position: Position,
+    /// The position without Black's kings last built, and its key: (men part, white kings
+    /// part, Black to move).
+    around: Option<((u64, u64, bool), Position)>,
+    /// The square (internal bit) of each slot left free for Black's kings around it: filled in
+    /// place, since a material without Black kings builds it again at every index.
     square_of_slot: [u64; 64],
 }
 
@@ -564,24 +559,23 @@ impl IndexCursor<'_> {
     /// The position at the cursor.
     pub fn position(&mut self) -> Position {
         let key = (self.men, self.white_kings, self.black_to_move);
-        if self.around.as_ref().is_none_or(|around| around.key != key) {
-            self.around = Some(self.around_black_kings(key));
-        }
-        let around = self.around.as_ref().expect("built above");
+        let around = match self.around {
+            Some((built, position)) if built == key => position,
+            _ => self.place_around(key),
+        };
         let mut squares = 0;
         let mut slots = self.black_slots;
         while slots != 0 {
-            squares |= around.square_of_slot[slots.trailing_zeros() as usize];
+            squares |= self.square_of_slot[slots.trailing_zeros() as usize];
             slots &= slots - 1;
         }
         around
-            .position
             .with_kings(Color::Black, squares)
             .expect("every index names a valid position")
     }
 
-    /// The pieces Black's kings stand among at `key`.
-    fn around_black_kings(&mut self, key: (u64, u64, bool)) -> Around {
+    /// Builds the pieces Black's kings stand among at `key`, and the squares of their slots.
+    fn place_around(&mut self, key: (u64, u64, bool)) -> Position {
         let index = self.index;
         let (white_men, black_men) = match self.men_cache {
             Some((men, w, b)) if men == self.men => (w, b),
@@ -600,7 +594,6 @@ impl IndexCursor<'_> {
         let position =
             Position::from_numbered_bits(index.variant, turn, white_men, white_kings, black_men, 0)
                 .expect("every index names a valid position");
-        let mut square_of_slot = [0; 64];
         // Without Black kings (rebuilt at every index then) no slot is ever read.
         if index.material.black_kings > 0 {
             let taken = white_men | black_men | white_kings;
@@ -609,16 +602,13 @@ impl IndexCursor<'_> {
             let mut free = layout::to_internal(index.variant, !taken & below(index.squares));
             let mut slot = 0;
             while free != 0 {
-                square_of_slot[slot] = free & free.wrapping_neg();
+                self.square_of_slot[slot] = free & free.wrapping_neg();
                 free &= free - 1;
                 slot += 1;
             }
         }
-        Around {
-            key,
-            position,
-            square_of_slot,
-        }
+        self.around = Some((key, position));
+        position
     }
 }
 
