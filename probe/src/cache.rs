@@ -168,6 +168,12 @@ impl<B: AsRef<[u8]>> BlockCache<B> {
     /// What `read` makes of a cached block, if the block is cached.
     #[inline]
     pub fn read<T>(&self, key: BlockKey, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
+        self.visit(key, |data| read(data.as_ref()))
+    }
+
+    /// What `visit` makes of a cached block as the cache holds it, marking the block read.
+    #[inline]
+    fn visit<T>(&self, key: BlockKey, visit: impl FnOnce(&B) -> T) -> Option<T> {
         let mut shard = self.shard(key);
         let entry = shard.blocks.get_mut(&key)?;
         // Written only when it changes, so that a block read over and over does not dirty its
@@ -175,7 +181,7 @@ impl<B: AsRef<[u8]>> BlockCache<B> {
         if !entry.referenced {
             entry.referenced = true;
         }
-        Some(read(entry.data.as_ref()))
+        Some(visit(&entry.data))
     }
 
     /// Keeps a block, first dropping other blocks of its shard until it fits. A block bigger
@@ -236,12 +242,7 @@ impl BlockCache<Arc<[u8]>> {
     /// has dropped them, so such a reader holds few.
     #[inline]
     pub fn shared(&self, key: BlockKey) -> Option<Arc<[u8]>> {
-        let mut shard = self.shard(key);
-        let entry = shard.blocks.get_mut(&key)?;
-        if !entry.referenced {
-            entry.referenced = true;
-        }
-        Some(Arc::clone(&entry.data))
+        self.visit(key, Arc::clone)
     }
 }
 
