@@ -317,14 +317,23 @@ impl PositionIndex {
         let white_kings = rest % self.white_king_configs;
         let rest = rest / self.white_king_configs;
         let m = &self.material;
-        let others = u32::from(m.white_men + m.black_men + m.white_kings);
+        let men = u32::from(m.white_men + m.black_men);
+        let (fast, fast_slots) = if m.black_kings > 0 {
+            let others = men + u32::from(m.white_kings);
+            let slots = unrank_set(black_kings, u32::from(m.black_kings), self.squares - others);
+            (Color::Black, slots)
+        } else {
+            let slots = unrank_set(white_kings, u32::from(m.white_kings), self.squares - men);
+            (Color::White, slots)
+        };
         IndexCursor {
             index: self,
             black_kings,
             white_kings,
             men: rest % self.men_configs,
             black_to_move: rest >= self.men_configs,
-            black_slots: unrank_set(black_kings, u32::from(m.black_kings), self.squares - others),
+            fast,
+            fast_slots,
             men_cache: None,
             around: None,
             square_of_slot: [0; 64],
@@ -500,9 +509,10 @@ impl KingSlice<'_> {
 }
 
 /// A position of an index that moves to the next index without dividing, and rebuilds only
-/// the pieces whose part of the index changed (mostly Black's kings, the fastest-moving part).
+/// the pieces whose part of the index changed (mostly the kings of the fastest-moving part:
+/// Black's, or White's in a material where Black has none).
 ///
-/// Black's kings are followed as a set of slots among the squares the other pieces leave free:
+/// Those kings are followed as a set of slots among the squares the other pieces leave free:
 /// the next index is the next set in colex order (the next larger number with as many bits),
 /// and each slot's square comes from a table made once for the other pieces, so that stepping
 /// neither unranks nor squeezes.
@@ -513,15 +523,17 @@ pub struct IndexCursor<'a> {
     white_kings: u64,
     men: u64,
     black_to_move: bool,
-    /// Black's kings at `black_kings`, as slots: kept in step by [`IndexCursor::advance`].
-    black_slots: u64,
+    /// Whose kings are the fastest-moving part: Black's if Black has kings, else White's.
+    fast: Color,
+    /// Those kings (at `black_kings` or `white_kings`) as slots: kept in step by
+    /// [`IndexCursor::advance`].
+    fast_slots: u64,
     /// (men part, white men, black men) last built.
     men_cache: Option<(u64, u64, u64)>,
-    /// The position without Black's kings last built, and its key: (men part, white kings
-    /// part, Black to move).
+    /// The position without the fast kings last built, and its key: (men part, white kings
+    /// part if White's kings are not the fast ones, Black to move).
     around: Option<((u64, u64, bool), Position)>,
-    /// The square (internal bit) of each slot left free for Black's kings around it: filled in
-    /// place, since a material without Black kings builds it again at every index.
+    /// The square (internal bit) of each slot left free for the fast kings around it.
     square_of_slot: [u64; 64],
 }
 
@@ -537,18 +549,27 @@ impl IndexCursor<'_> {
     /// Moves to the next index (past the end, [`IndexCursor::position`] must not be called).
     #[inline]
     pub fn advance(&mut self) {
+        let black_fast = self.fast == Color::Black;
         self.black_kings += 1;
         if self.black_kings < self.index.black_king_configs {
-            self.black_slots = next_combination(self.black_slots);
+            self.fast_slots = next_combination(self.fast_slots);
             return;
         }
         self.black_kings = 0;
-        self.black_slots = below(u32::from(self.index.material.black_kings));
+        if black_fast {
+            self.fast_slots = below(u32::from(self.index.material.black_kings));
+        }
         self.white_kings += 1;
         if self.white_kings < self.index.white_king_configs {
+            if !black_fast {
+                self.fast_slots = next_combination(self.fast_slots);
+            }
             return;
         }
         self.white_kings = 0;
+        if !black_fast {
+            self.fast_slots = below(u32::from(self.index.material.white_kings));
+        }
         self.men += 1;
         if self.men == self.index.men_configs {
             self.men = 0;
@@ -558,23 +579,28 @@ impl IndexCursor<'_> {
 
     /// The position at the cursor.
     pub fn position(&mut self) -> Position {
-        let key = (self.men, self.white_kings, self.black_to_move);
+        let white_part = if self.fast == Color::Black {
+            self.white_kings
+        } else {
+            0
+        };
+        let key = (self.men, white_part, self.black_to_move);
         let around = match self.around {
             Some((built, position)) if built == key => position,
             _ => self.place_around(key),
         };
         let mut squares = 0;
-        let mut slots = self.black_slots;
+        let mut slots = self.fast_slots;
         while slots != 0 {
             squares |= self.square_of_slot[slots.trailing_zeros() as usize];
             slots &= slots - 1;
         }
         around
-            .with_kings(Color::Black, squares)
+            .with_kings(self.fast, squares)
             .expect("every index names a valid position")
     }
 
-    /// Builds the pieces Black's kings stand among at `key`, and the squares of their slots.
+    /// Builds the pieces the fast kings stand among at `key`, and the squares of their slots.
     fn place_around(&mut self, key: (u64, u64, bool)) -> Position {
         let index = self.index;
         let (white_men, black_men) = match self.men_cache {
@@ -585,7 +611,13 @@ impl IndexCursor<'_> {
                 (w, b)
             }
         };
-        let white_kings = index.white_kings_bits(self.white_kings, white_men | black_men);
+        let (fast_kings, white_kings) = match self.fast {
+            Color::Black => (
+                index.material.black_kings,
+                index.white_kings_bits(self.white_kings, white_men | black_men),
+            ),
+            Color::White => (index.material.white_kings, 0),
+        };
         let turn = if self.black_to_move {
             Color::Black
         } else {
@@ -594,8 +626,8 @@ impl IndexCursor<'_> {
         let position =
             Position::from_numbered_bits(index.variant, turn, white_men, white_kings, black_men, 0)
                 .expect("every index names a valid position");
-        // Without Black kings (rebuilt at every index then) no slot is ever read.
-        if index.material.black_kings > 0 {
+        // Without kings no slot is ever read.
+        if fast_kings > 0 {
             let taken = white_men | black_men | white_kings;
             // The internal layout keeps the squares' order, so the free squares' slots follow
             // their internal bits: converted once, not square by square.
@@ -695,7 +727,8 @@ mod tests {
     #[test]
     fn cursor_walks_like_unrank() {
         let names = [
-            "KMvMM", "KKvK", "MMvK", "KvKK", "MvKK", "KvKKK", "KKvKK", "KMvKK",
+            "KMvMM", "KKvK", "MMvK", "KvKK", "MvKK", "KvKKK", "KKvKK", "KMvKK", "KKvM", "KKKvMM",
+            "MMvMM",
         ];
         for variant in Variant::ALL {
             for name in names {
@@ -704,7 +737,9 @@ mod tests {
                 for start in [0, size / 2 - 1000, size - 3000] {
                     let mut cursor = index.cursor(start);
                     for i in start..(start + 3000).min(size) {
-                        assert_eq!(cursor.position(), index.unrank(i), "{variant} {name} {i}");
+                        let pos = cursor.position();
+                        assert_eq!(pos, index.unrank(i), "{variant} {name} {i}");
+                        assert_eq!(index.rank(&pos), i, "{variant} {name} {i}");
                         cursor.advance();
                     }
                 }
