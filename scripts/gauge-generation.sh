@@ -19,6 +19,11 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
+usage() {
+    sed -n '2,18p' "$0" >&2
+    exit 2
+}
+
 variant=brazilian pieces=6 tables= rounds=1
 while getopts "v:p:t:r:" opt; do
     case "$opt" in
@@ -26,14 +31,11 @@ while getopts "v:p:t:r:" opt; do
         p) pieces="$OPTARG" ;;
         t) tables="$OPTARG" ;;
         r) rounds="$OPTARG" ;;
-        *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+        *) usage ;;
     esac
 done
 shift $((OPTIND - 1))
-if [ $# -eq 0 ]; then
-    sed -n '2,19p' "$0" >&2
-    exit 2
-fi
+[ $# -gt 0 ] || usage
 if [ ! -x /usr/bin/time ]; then
     echo "gauge-generation: /usr/bin/time is missing (Debian: apt-get install time)" >&2
     exit 1

@@ -551,6 +551,7 @@ impl IndexCursor<'_> {
     pub fn advance(&mut self) {
         let black_fast = self.fast == Color::Black;
         self.black_kings += 1;
+        // Black's part has more than one placement only if Black has kings, the fast ones then.
         if self.black_kings < self.index.black_king_configs {
             self.fast_slots = next_combination(self.fast_slots);
             return;
