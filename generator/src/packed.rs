@@ -336,16 +336,39 @@ impl PackedValues {
     /// read back as written.
     #[inline]
     pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
-        let b = i / BLOCK_POSITIONS;
         let at = (i % BLOCK_POSITIONS) as usize;
-        let key = block_key(self.id, b as u32);
-        let read = |block: &[u8]| {
+        self.read_at(i, cache, |block| {
             let n = block.len() / BYTES_PER_POSITION as usize;
             (
                 u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
                 block[2 * n + at],
             )
-        };
+        })
+    }
+
+    /// The distance code of position `i` alone, as [`PackedValues::codes`] reads it.
+    ///
+    /// # Errors
+    ///
+    /// As [`PackedValues::codes`].
+    #[inline]
+    pub(crate) fn distance_code(&self, i: u64, cache: &SharedCache) -> Result<u16, GenerateError> {
+        let at = (i % BLOCK_POSITIONS) as usize;
+        self.read_at(i, cache, |block| {
+            u16::from_le_bytes([block[2 * at], block[2 * at + 1]])
+        })
+    }
+
+    /// `read` of the block holding position `i`, the block read through `cache`.
+    #[inline(always)]
+    fn read_at<T>(
+        &self,
+        i: u64,
+        cache: &SharedCache,
+        read: impl Fn(&[u8]) -> T,
+    ) -> Result<T, GenerateError> {
+        let b = i / BLOCK_POSITIONS;
+        let key = block_key(self.id, b as u32);
         AT_HAND_BLOCKS.with(|at_hand| {
             let mut at_hand = at_hand.borrow_mut();
             if let Some(block) = at_hand.get(key) {
@@ -501,6 +524,7 @@ mod tests {
             let expected = (values.distance_code(i), values.rule_code(i));
             assert_eq!(a.codes(i, &cache).unwrap(), expected);
             assert_eq!(b.codes(n - 1 - i, &cache).unwrap(), expected);
+            assert_eq!(a.distance_code(i, &cache).unwrap(), expected.0);
         }
         // Opened again, a file is read afresh: what the first opening kept is not used.
         drop(a);

@@ -318,7 +318,6 @@ impl<'a> MaterialSolver<'a> {
         let mut rule = Exits::default();
         for mv in moves.iter() {
             let next = pos.play(mv);
-            let (dtw, value) = self.store.value(&next)?;
             if !self.rules {
                 // Only win, draw or loss is wanted: the first winning move out settles the
                 // position, whatever the others, and every move out counts as the shortest
@@ -327,7 +326,7 @@ impl<'a> MaterialSolver<'a> {
                 // moves, not distances (nor are the values read), but who wins is the same: a
                 // position is decided only by a loss it reaches or by wins everywhere it goes,
                 // whatever their levels.
-                match dtw {
+                match self.store.dtw(&next)? {
                     Dtw::Loss(_) => {
                         distance.win(1);
                         break;
@@ -337,6 +336,7 @@ impl<'a> MaterialSolver<'a> {
                 }
                 continue;
             }
+            let (dtw, value) = self.store.value(&next)?;
             match dtw {
                 Dtw::Loss(d) => distance.win(d + 1),
                 Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),

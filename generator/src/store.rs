@@ -159,13 +159,24 @@ impl Store {
         Ok((distance(distance_code), rule_value(rule_code)))
     }
 
-    /// The distance to win of [`Store::value`].
+    /// The distance to win of [`Store::value`], read alone: the rule code lies elsewhere in
+    /// the work file (another cache line, often another page), and a win/draw/loss-only run
+    /// reads this at every move out of a slice.
     ///
     /// # Errors
     ///
     /// As [`Store::value`].
+    #[inline(always)]
     pub(crate) fn dtw(&self, pos: &Position) -> Result<Dtw, GenerateError> {
-        Ok(self.value(pos)?.0)
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return Ok(Dtw::Loss(0));
+        }
+        let (held, i) = self.locate(pos);
+        let code = match &held.values {
+            Values::Raw(values) => values.distance_code(i),
+            Values::Packed(values) => values.distance_code(i, &self.cache)?,
+        };
+        Ok(distance(code))
     }
 
     /// The rule-aware value of [`Store::value`].
