@@ -148,10 +148,9 @@ impl Store {
     /// is a bug.
     #[inline(always)]
     pub(crate) fn value(&self, pos: &Position) -> Result<(Dtw, RuleValue), GenerateError> {
-        if pos.side_pieces(pos.turn()).is_empty() {
+        let Some((held, i)) = self.locate(pos) else {
             return Ok((Dtw::Loss(0), RuleValue::loss(0)));
-        }
-        let (held, i) = self.locate(pos);
+        };
         let (distance_code, rule_code) = match &held.values {
             Values::Raw(values) => (values.distance_code(i), values.rule_code(i)),
             Values::Packed(values) => values.codes(i, &self.cache)?,
@@ -168,10 +167,9 @@ impl Store {
     /// As [`Store::value`].
     #[inline(always)]
     pub(crate) fn dtw(&self, pos: &Position) -> Result<Dtw, GenerateError> {
-        if pos.side_pieces(pos.turn()).is_empty() {
+        let Some((held, i)) = self.locate(pos) else {
             return Ok(Dtw::Loss(0));
-        }
-        let (held, i) = self.locate(pos);
+        };
         let code = match &held.values {
             Values::Raw(values) => values.distance_code(i),
             Values::Packed(values) => values.distance_code(i, &self.cache)?,
@@ -199,13 +197,17 @@ impl Store {
         }
     }
 
-    /// The held material of a position and the position's index there.
+    /// The held material of a position and the position's index there, or `None` if the side
+    /// to move has no piece left (lost in 0, in no material).
     #[inline]
-    fn locate(&self, pos: &Position) -> (&Held, u64) {
+    fn locate(&self, pos: &Position) -> Option<(&Held, u64)> {
+        if pos.side_pieces(pos.turn()).is_empty() {
+            return None;
+        }
         let (pos, material) = pos.canonical();
         let held = self.slots[slot(material)]
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"));
-        (held, held.index.rank(&pos))
+        Some((held, held.index.rank(&pos)))
     }
 }
