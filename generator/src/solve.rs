@@ -22,7 +22,7 @@ use rafle_probe::{
 };
 use rayon::prelude::*;
 
-use crate::engine::{Outcome, Predecessors, Propagation, Seed};
+use crate::engine::{Moves, Outcome, Propagation, Seed};
 use crate::store::Store;
 use crate::values::{distance, distance_code, ValuesFile, CAPTURE, DRAW};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
@@ -176,8 +176,8 @@ impl<'a> MaterialSolver<'a> {
         let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         let together = n <= TOGETHER;
         let mut distances = Propagation::with_len(n as usize);
-        let mut rules = (self.rules && together).then(|| Propagation::with_len(n as usize));
-        self.seed_slice(&slice, &captures, Some(&mut distances), rules.as_mut())?;
+        let rules = (self.rules && together).then(|| Propagation::with_len(n as usize));
+        self.seed_slice(&slice, &captures, Some(&distances), rules.as_ref())?;
         progress.advance(n);
         distances.run(&moves, u16::MAX);
         let captured = |x: usize| captures[x / 64].load(Ordering::Relaxed) & (1 << (x % 64)) != 0;
@@ -203,8 +203,8 @@ impl<'a> MaterialSolver<'a> {
             let mut rules = match rules {
                 Some(rules) => rules,
                 None => {
-                    let mut rules = Propagation::with_len(n as usize);
-                    self.seed_slice(&slice, &captures, None, Some(&mut rules))?;
+                    let rules = Propagation::with_len(n as usize);
+                    self.seed_slice(&slice, &captures, None, Some(&rules))?;
                     rules
                 }
             };
@@ -244,8 +244,8 @@ impl<'a> MaterialSolver<'a> {
         &self,
         slice: &KingSlice,
         captures: &[AtomicU64],
-        distances: Option<&mut Propagation>,
-        rules: Option<&mut Propagation>,
+        distances: Option<&Propagation>,
+        rules: Option<&Propagation>,
     ) -> Result<(), GenerateError> {
         let n = slice.len();
         let kings = self.index.king_placements();
@@ -260,7 +260,6 @@ impl<'a> MaterialSolver<'a> {
                 }
             })
             .collect();
-        let (d, r) = (distances.as_deref(), rules.as_deref());
         let seed_range = |range: &Range<u64>| {
             let mut cursor = self.index.cursor(slice.global(range.start));
             let mut moves = MoveList::new();
@@ -272,10 +271,10 @@ impl<'a> MaterialSolver<'a> {
                 if capture {
                     captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
                 }
-                if let Some(p) = d {
+                if let Some(p) = distances {
                     p.seed(at, distance);
                 }
-                if let Some(p) = r {
+                if let Some(p) = rules {
                     p.seed(at, rule);
                 }
             }
@@ -286,9 +285,6 @@ impl<'a> MaterialSolver<'a> {
             ranges.iter().try_for_each(seed_range)?;
         } else {
             ranges.par_iter().try_for_each(seed_range)?;
-        }
-        for p in [distances, rules].into_iter().flatten() {
-            p.schedule_seeds();
         }
         Ok(())
     }
@@ -381,9 +377,14 @@ impl Exits {
     }
 }
 
-impl Predecessors for SliceMoves {
+impl Moves for SliceMoves {
     #[inline]
-    fn for_each(&self, x: u32, mut f: impl FnMut(u32)) {
-        self.for_each_predecessor(u64::from(x), |p| f(p as u32));
+    fn for_each_predecessor(&self, x: u32, mut f: impl FnMut(u32)) {
+        SliceMoves::for_each_predecessor(self, u64::from(x), |p| f(p as u32));
+    }
+
+    #[inline]
+    fn for_each_successor(&self, x: u32, mut f: impl FnMut(u32)) {
+        SliceMoves::for_each_successor(self, u64::from(x), |s| f(s as u32));
     }
 }

@@ -1,6 +1,6 @@
-//! The king moves of one slice walked backwards in the slice's own numbering, for retrograde
-//! analysis: no [`Position`](crate::Position) is built, and a predecessor's number comes from
-//! the one king that moved.
+//! The king moves of one slice, walked backwards and forwards in the slice's own numbering,
+//! for retrograde analysis: no [`Position`](crate::Position) is built, and a neighbour's
+//! number comes from the one king that moved.
 //!
 //! Within a slice the men stand still, so the squares left to the kings are fixed: each gets a
 //! slot, its rank among them, and a placement of kings is a set of slots. White's kings are
@@ -12,7 +12,7 @@ use rafle_draughts::layout;
 use crate::index::{rank_set, squeeze, unrank_set, unsqueeze};
 use crate::Variant;
 
-/// The king moves of one slice, walked backwards (see the module documentation).
+/// The king moves of one slice, walked backwards and forwards (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct SliceMoves {
     variant: Variant,
@@ -89,35 +89,52 @@ impl SliceMoves {
     /// [`Position::for_each_quiet_king_predecessor`](crate::Position::for_each_quiet_king_predecessor),
     /// whether the mover had to capture instead is left to the caller.
     #[inline]
-    pub fn for_each_predecessor(&self, local: u64, mut f: impl FnMut(u64)) {
+    pub fn for_each_predecessor(&self, local: u64, f: impl FnMut(u64)) {
+        // Before the move the mover was to move: White's kings moved if Black is to move.
+        self.for_each_king_move(local, local >= self.half, f);
+    }
+
+    /// Calls `f` with the local number of every position a king move of the side to move
+    /// leads to from position `local`: the converse of [`SliceMoves::for_each_predecessor`].
+    /// Whether the side to move must capture instead is left to the caller.
+    #[inline]
+    pub fn for_each_successor(&self, local: u64, f: impl FnMut(u64)) {
+        self.for_each_king_move(local, local < self.half, f);
+    }
+
+    /// Calls `f` with the local number of every position of the other half of the slice (the
+    /// other side to move) that a quiet move of one of White's kings (`white`) or Black's
+    /// leads to from the placement of position `local`. A quiet king move goes back the way it
+    /// came, so this walks the moves forwards and backwards alike.
+    #[inline(always)]
+    fn for_each_king_move(&self, local: u64, white: bool, mut f: impl FnMut(u64)) {
         let black_to_move = local >= self.half;
         let part = local - if black_to_move { self.half } else { 0 };
         let (white_rank, black_rank) = (part / self.black_configs, part % self.black_configs);
-        let white = unrank_set(white_rank, self.white_kings, self.slots);
-        let black = unsqueeze(
+        let white_kings = unrank_set(white_rank, self.white_kings, self.slots);
+        let black_kings = unsqueeze(
             unrank_set(black_rank, self.black_kings, self.slots - self.white_kings),
-            white,
+            white_kings,
         );
-        let empty = self.free & !self.squares(white | black);
-        // Before the move the mover was to move: the other half of the slice.
-        let before = if black_to_move { 0 } else { self.half };
-        if black_to_move {
-            self.for_each_move_back(white, empty, |moved| {
-                let black_rank = rank_set(squeeze(black, moved));
-                f(before + rank_set(moved) * self.black_configs + black_rank);
+        let empty = self.free & !self.squares(white_kings | black_kings);
+        let other_half = if black_to_move { 0 } else { self.half };
+        if white {
+            self.for_each_move(white_kings, empty, |moved| {
+                let black_rank = rank_set(squeeze(black_kings, moved));
+                f(other_half + rank_set(moved) * self.black_configs + black_rank);
             });
         } else {
-            let base = before + white_rank * self.black_configs;
-            self.for_each_move_back(black, empty, |moved| {
-                f(base + rank_set(squeeze(moved, white)));
+            let base = other_half + white_rank * self.black_configs;
+            self.for_each_move(black_kings, empty, |moved| {
+                f(base + rank_set(squeeze(moved, white_kings)));
             });
         }
     }
 
     /// Calls `f` with the slots of `kings` (one side's) after each quiet move of one of them
-    /// back over the `empty` squares.
+    /// over the `empty` squares.
     #[inline(always)]
-    fn for_each_move_back(&self, kings: u64, empty: u64, mut f: impl FnMut(u64)) {
+    fn for_each_move(&self, kings: u64, empty: u64, mut f: impl FnMut(u64)) {
         let mut rest = self.squares(kings);
         while rest != 0 {
             let king = rest & rest.wrapping_neg();
@@ -170,6 +187,42 @@ mod tests {
         assert!(
             predecessors > 100_000,
             "only {predecessors} predecessors compared"
+        );
+    }
+
+    /// A position's successors are the positions it is a predecessor of, over every slice of
+    /// small materials of both variants.
+    #[test]
+    fn successors_are_the_converse_of_predecessors() {
+        let mut successors = 0;
+        for variant in Variant::ALL {
+            for name in ["KKvK", "KMvK", "KMvKM", "MMvK", "KKvKK"] {
+                let material: Material = name.parse().unwrap();
+                let index = PositionIndex::new(variant, material);
+                let step = (index.men_placements() / 5).max(1);
+                for men in (0..index.men_placements()).step_by(step as usize) {
+                    let slice = index.slice(men);
+                    let moves = slice.king_moves();
+                    let mut expected = vec![Vec::new(); slice.len() as usize];
+                    for local in 0..slice.len() {
+                        moves.for_each_predecessor(local, |p| expected[p as usize].push(local));
+                    }
+                    for (local, expected) in expected.iter().enumerate() {
+                        let mut found = Vec::new();
+                        moves.for_each_successor(local as u64, |s| found.push(s));
+                        found.sort_unstable();
+                        assert_eq!(
+                            &found, expected,
+                            "{variant} {name} slice {men} position {local}"
+                        );
+                        successors += found.len();
+                    }
+                }
+            }
+        }
+        assert!(
+            successors > 100_000,
+            "only {successors} successors compared"
         );
     }
 }
