@@ -26,7 +26,8 @@ use std::sync::atomic::{AtomicU16, Ordering};
 
 use rayon::prelude::*;
 
-/// Undecided.
+/// Undecided, every move out of the set winning for the opponent: lost once its count of moves
+/// inside not yet known to win for the opponent runs out.
 const OPEN: u8 = 0;
 /// Decided: won at the level held.
 const WON: u8 = 1;

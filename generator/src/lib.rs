@@ -1,7 +1,7 @@
 //! Retrograde generation of draughts endgame tablebases.
 //!
 //! A [`Plan`] lists the materials of a request in dependency order (a capture leads to fewer
-//! pieces, a promotion to fewer men) with the memory they need; [`generate`] solves each by
+//! pieces, a promotion to fewer men) with the memory they need; [`generate()`] solves each by
 //! parallel retrograde analysis on rayon's threads, under the rules of [`rafle_probe`]
 //! (majority capture included), with and without the draw rules 6.2–6.4 (their limits set by
 //! [`Plan::with_limits`]), and writes zstd-compressed tables that

@@ -163,7 +163,7 @@ pub(crate) fn write(
     result
 }
 
-/// [`write`], under the name `path`, synced; without the rename.
+/// [`write()`], under the name `path`, synced; without the rename.
 fn write_at(
     path: &Path,
     identity: &str,
@@ -225,7 +225,7 @@ fn clone_error(e: &io::Error) -> io::Error {
 ///
 /// # Errors
 ///
-/// As [`write`].
+/// As [`write()`].
 pub(crate) fn pack(values: &ValuesFile, path: &Path, identity: &str) -> Result<u64, GenerateError> {
     write(path, identity, values.positions(), |b, len, out| {
         let (distances, rules) = values.read_range(b * BLOCK_POSITIONS, len)?;

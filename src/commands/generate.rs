@@ -52,7 +52,7 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     memory: Option<u64>,
     /// Which tables: all (win/draw/loss, distance to win, draw rules) or wdl (win/draw/loss
-    /// alone, about 1.8 times as fast).
+    /// alone, about 1.7 times as fast).
     #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
     tables: Tables,
     /// Set by 'rafle slurm submit': the token its stamp in DIR holds, so that a job on a node
