@@ -137,8 +137,9 @@ pub(crate) trait Moves: Sync {
 }
 
 /// A position's cell: its state and, while open, its count of moves not yet known to win for
-/// the opponent, in one half-word: what walking back reads and updates at every predecessor. Its level, needed only when it is decided,
-/// lies apart, so that the cells walking back reaches take half the memory (and the cache).
+/// the opponent, in one half-word: what walking back reads and updates at every predecessor.
+/// Its level, needed only when it is decided, lies apart, so that the cells walking back
+/// reaches take half the memory (and the cache).
 #[derive(Clone, Copy)]
 struct Cell(u16);
 
@@ -255,23 +256,24 @@ impl Propagation {
         // prefetched, before any is read.
         let count = |xs: std::ops::Range<usize>| {
             let mut successors: Vec<u32> = Vec::new();
-            // (open position, end of its successors)
-            let mut open: Vec<(usize, usize)> = Vec::new();
+            // (open position, its count, end of its successors)
+            let mut open: Vec<(usize, u8, usize)> = Vec::new();
             for start in xs.clone().step_by(GATHER) {
                 successors.clear();
                 open.clear();
                 for x in start..(start + GATHER).min(xs.end) {
-                    if Cell(self.cells[x].load(Ordering::Relaxed)).state() == OPEN {
+                    let c = Cell(self.cells[x].load(Ordering::Relaxed));
+                    if c.state() == OPEN {
                         moves.for_each_successor(x as u32, |s| {
                             prefetch(&self.cells[s as usize]);
                             successors.push(s);
                         });
-                        open.push((x, successors.len()));
+                        open.push((x, c.open(), successors.len()));
                     }
                 }
                 let mut from = 0;
-                for &(x, to) in &open {
-                    self.count_off(x, &successors[from..to], limit);
+                for &(x, count, to) in &open {
+                    self.count_off(x, count, &successors[from..to], limit);
                     from = to;
                 }
             }
@@ -286,10 +288,10 @@ impl Propagation {
         }
     }
 
-    /// Counts off the moves of open position `x` to `successors` won by their seeds below
-    /// `limit`.
+    /// Counts off the moves of open position `x`, of count `open`, to `successors` won by their
+    /// seeds below `limit`.
     #[inline]
-    fn count_off(&self, x: usize, successors: &[u32], limit: u16) {
+    fn count_off(&self, x: usize, open: u8, successors: &[u32], limit: u16) {
         let mut won = 0u8;
         let mut floor = self.levels[x].load(Ordering::Relaxed);
         for &s in successors {
@@ -303,7 +305,7 @@ impl Propagation {
             }
         }
         if won > 0 {
-            let open = Cell(self.cells[x].load(Ordering::Relaxed)).open() - won;
+            let open = open - won;
             let cell = if open == 0 {
                 Cell::new(LOST, 0)
             } else {
