@@ -64,6 +64,9 @@ whose tables are unchanged, and every position of the others:
 
 pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let (listed, chosen) = super::open_tables(&args.data, args.variant)?;
+    if args.sample.is_none() {
+        give_back_dropped_pages();
+    }
     let memory = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
     // The probe's block cache serves only the successors no page holds (a promotion whose
     // material's pages are gone): a quarter of the budget, at most its usual size.
@@ -221,3 +224,25 @@ fn summary(r: &VerifyReport, sampled: bool) -> String {
     }
     text
 }
+
+/// Makes every decoded page of a full check (264 KiB) a mapping of its own, so that a page the
+/// check drops is memory given back at once. By default glibc's `malloc` raises its mapping
+/// threshold past a block's size once such a block is freed, and from then on keeps the pages
+/// in its arenas, where the holes dropped pages leave stay resident: measured, international up
+/// to 6 with `--memory 8192` held 10.0 GiB (9.0 GiB of arenas), and Brazilian up to 5 with
+/// `--memory 64` 158 MB, against 132 MB with the threshold fixed. Past the system's limit on
+/// mappings `malloc` falls back to its arenas, so a large budget still works.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_back_dropped_pages() {
+    // 128 KiB, glibc's default, now fixed instead of rising.
+    const THRESHOLD: libc::c_int = 128 << 10;
+    // SAFETY: `mallopt` only sets a parameter of the allocator, under the allocator's own lock;
+    // it takes no pointer and leaves every allocation made so far valid.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, THRESHOLD);
+    }
+}
+
+/// Other allocators keep no such threshold; nothing to do.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back_dropped_pages() {}
