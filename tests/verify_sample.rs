@@ -94,7 +94,7 @@ fn the_sample_options_are_documented() {
     for needle in [
         "--sample <N>",
         "--seed <S>",
-        "--memory <MIB>",
+        "--memory <SIZE>",
         "positions sampled, ok",
     ] {
         assert!(help.contains(needle), "{needle}: {help}");

@@ -233,3 +233,33 @@ fn a_sample_meets_the_damage_and_is_repeatable() {
         "the same positions drawn"
     );
 }
+
+/// What a check holds whatever its budget: a material of kings alone whole, with the kings
+/// alone its captures reach (KKvK: Black taking a king leaves KvK; White taking the last
+/// king leaves no material), in pages of 65,536 positions with one side to move; one with men
+/// a window's allowance.
+#[test]
+fn the_least_memory_of_a_check_counts_what_is_decoded_whole() {
+    let tables = Tablebase::open(shared_tables()).unwrap();
+    let verifier = Verifier::new(&tables, VARIANT);
+    // 264 KiB a page: 4 bytes of codes and a capture bit a position.
+    let page = 65_536 * 4 + 65_536 / 8;
+    let pages =
+        |m: &str| 2 * (PositionIndex::count(VARIANT, m.parse().unwrap()) / 2).div_ceil(65_536);
+    assert_eq!((pages("KKvK"), pages("KvK")), (2, 2));
+    assert_eq!(verifier.least_memory("KKvK".parse().unwrap()), 4 * page);
+    // KKvKK (2 × 496 × 465 positions) reaches KKvK whoever captures (KvKK is its mirror
+    // image, read from its pages), and through it KvK.
+    assert_eq!(pages("KKvKK"), 8);
+    assert_eq!(
+        verifier.least_memory("KKvKK".parse().unwrap()),
+        (8 + 2 + 2) * page
+    );
+    for men in ["KvM", "KMvK", "MMvMM"] {
+        assert_eq!(
+            verifier.least_memory(men.parse().unwrap()),
+            Verifier::WINDOW_MEMORY,
+            "{men}"
+        );
+    }
+}

@@ -83,6 +83,21 @@ impl Table {
         self.map.len() as u64
     }
 
+    /// Gives the pages of the file read so far back to the system: they stay in its page
+    /// cache, and come back from there on the next access, but no longer count in this
+    /// process's resident memory. A reader of a whole set (`rafle verify`) would otherwise end
+    /// with every table file resident.
+    pub fn release_pages(&self) {
+        // SAFETY: the mapping is read-only and shared with the file, which rafle never writes
+        // in place: a page given back is read again from the file, with the same bytes, by
+        // whichever thread touches it next.
+        #[cfg(unix)]
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+
     /// A checksum of the header and the block index, which holds every block's checksum: two
     /// tables with the same fingerprint and length hold the same values but for a one in four
     /// billion chance. Costs no reading of the blocks; for records of what was checked before.

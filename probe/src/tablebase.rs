@@ -215,6 +215,14 @@ impl Tablebase {
         self.cache.bytes()
     }
 
+    /// Gives the pages of every table file opened so far back to the system (see
+    /// [`Table::release_pages`]); the decompressed blocks in the cache stay.
+    pub fn release_mapped_pages(&self) {
+        for table in self.slots.iter().filter_map(|slot| slot.table.get()) {
+            table.release_pages();
+        }
+    }
+
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir

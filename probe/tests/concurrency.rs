@@ -1,7 +1,8 @@
 //! Several threads probing one tablebase give the answers one thread gives: win/draw/loss,
 //! distance, rule outcome with counters, best move and the cache-only probe, with tables
 //! opened by whichever thread comes first and, with a small cache, blocks evicted and
-//! decompressed again all the time, the cache never passing its budget.
+//! decompressed again all the time, the cache never passing its budget, and the pages of the
+//! mapped table files given back to the system all the while.
 
 use std::sync::Barrier;
 
@@ -77,7 +78,8 @@ fn answers(tables: &Tablebase, pos: &Position, counters: Counters, roomy: bool) 
 }
 
 /// The answers of `THREADS` threads on one fresh tablebase, each going through the whole
-/// batch from its own starting point; a watcher checks the cache's size meanwhile.
+/// batch from its own starting point; a watcher checks the cache's size meanwhile, and gives
+/// the pages of the mapped files back (they are read again from the files).
 fn threaded(dir: &TempDir, cache: usize, list: &[(Position, Counters)]) -> Vec<Vec<String>> {
     let tables = Tablebase::open_with_cache(dir.path(), cache).expect("tables open");
     let start = Barrier::new(THREADS);
@@ -102,6 +104,7 @@ fn threaded(dir: &TempDir, cache: usize, list: &[(Position, Counters)]) -> Vec<V
             .collect();
         while done.load(std::sync::atomic::Ordering::SeqCst) < THREADS {
             assert!(tables.cache_bytes() <= cache);
+            tables.release_mapped_pages();
             std::thread::sleep(std::time::Duration::from_micros(100));
         }
         workers

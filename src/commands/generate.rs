@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
-    available_memory, generate, human_bytes, parse_memory, peak_resident_memory, GenerateError,
-    MaterialSummary, Plan, Progress, Tables, UNITS_PER_POSITION,
+    generate, human_bytes, parse_memory, peak_resident_memory, GenerateError, MaterialSummary,
+    Plan, Progress, Tables, UNITS_PER_POSITION,
 };
 use rafle_probe::{Limits, Material, Variant};
 
@@ -69,11 +69,6 @@ pub(super) fn parse_tables(text: &str) -> Result<Tables, String> {
     }
 }
 
-/// The default budget: what the machine has free, less a margin for everything else.
-fn default_budget() -> Option<u64> {
-    available_memory().map(|free| free.saturating_sub((free / 10).max(512 << 20)))
-}
-
 /// The draw-rule limits of `variant` that `--limits` gives (`text`), the FMJD ones without it.
 pub(super) fn limits_of(variant: Variant, text: Option<&str>) -> Result<Limits, Failure> {
     match text {
@@ -122,7 +117,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
                 .map_err(failure)?
                 .with_limits(limits)
                 .with_tables(args.tables);
-            Ok(match args.memory.or_else(default_budget) {
+            Ok(match args.memory.or_else(super::default_budget) {
                 Some(budget) => plan.with_budget(budget),
                 None => plan,
             })

@@ -133,6 +133,12 @@ pub fn read_fen(variant: Variant, fen: &str) -> Result<Position, Failure> {
 
 /// Opens a table directory and lists the chosen variants that have tables there, failing if
 /// none has.
+/// The default memory budget of `generate` and `verify`: what the machine has free, less a
+/// margin for everything else.
+fn default_budget() -> Option<u64> {
+    rafle_generator::available_memory().map(|free| free.saturating_sub((free / 10).max(512 << 20)))
+}
+
 pub fn open_tables(
     dir: &std::path::Path,
     choice: VariantChoice,

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rafle_generator::{Verifier, VerifyReport};
-use rafle_probe::{Material, ProbeError, Tablebase, DEFAULT_CACHE_BYTES};
+use rafle_generator::{human_bytes, parse_memory, Verifier, VerifyReport};
+use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant, DEFAULT_CACHE_BYTES};
 
 use super::verified::{self, Verified};
 use super::{parse_variant_choice, VariantChoice};
@@ -30,15 +30,12 @@ pub struct VerifyArgs {
     /// The seed of the --sample draw: the same seed draws the same positions.
     #[arg(long, value_name = "S", default_value_t = 1, requires = "sample")]
     seed: u64,
-    /// Most MiB of decoded tables a full check keeps between its steps (a material that does
-    /// not fit is checked a window at a time, with the same result).
-    #[arg(
-        long,
-        value_name = "MIB",
-        default_value_t = (Verifier::DEFAULT_MEMORY >> 20) as u64,
-        value_parser = clap::value_parser!(u64).range(1..)
-    )]
-    memory: u64,
+    /// Memory budget of the whole check, like 8G or 512M [default: the memory free, less a
+    /// tenth (at least 512 MiB)]: decoded tables kept between steps (a material that does not
+    /// fit is checked a window at a time, with the same result), the probe's block cache and
+    /// the rest.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    memory: Option<u64>,
     /// Keep a record of the materials checked whole, in DIR/<variant>/.rafle-verified, and
     /// skip those it holds with the same tables (their block checksums are still checked): a
     /// check stopped at any point starts again at the first material not recorded.
@@ -67,13 +64,21 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     if args.sample.is_none() {
         give_back_dropped_pages();
     }
-    let memory = usize::try_from(args.memory.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
-    // The probe's block cache serves only the successors no page holds (a promotion whose
-    // material's pages are gone): a quarter of the budget, at most its usual size.
-    let probe_cache = (memory / 4).min(DEFAULT_CACHE_BYTES);
+    let budget = args.memory.or_else(super::default_budget);
+    let spending = Spending::of(budget, rayon::current_num_threads());
     drop(listed);
-    let tables = Tablebase::open_with_cache(&args.data, probe_cache)
+    let tables = Tablebase::open_with_cache(&args.data, spending.probe_cache as usize)
         .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
+    if args.sample.is_none() {
+        // Every variant's budget checked before anything is said or checked.
+        let notes = chosen
+            .iter()
+            .map(|&variant| spending.check(&tables, variant))
+            .collect::<Result<Vec<Option<String>>, Failure>>()?;
+        for line in notes.iter().flatten() {
+            let _ = writeln!(io::stderr(), "{line}");
+        }
+    }
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template(
@@ -86,7 +91,9 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     // Materials checked and failed, and table files missing (whose materials are not checked).
     let (mut checked, mut failed, mut missing) = (0, 0, 0);
     for variant in chosen {
-        let verifier = Verifier::new(&tables, variant).with_memory(memory);
+        let verifier = Verifier::new(&tables, variant)
+            .with_memory(spending.pages as usize)
+            .releasing_past(spending.release_at);
         // A set up to N pieces needs every material up to N: probes of a missing one fail.
         let mut present = tables.materials(variant);
         for (material, _, path) in tables.missing_tables(variant) {
@@ -206,6 +213,110 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     }
 }
 
+/// Memory a full check holds besides its decoded pages and the probe's block cache: the
+/// program, the tables' headers and block indices, and the pages of the table files read
+/// between two times they are given back.
+const REST: u64 = 128 << 20;
+
+/// Memory each thread holds of positions resolved through the probe (about 3 MiB).
+const PER_THREAD: u64 = 4 << 20;
+
+/// How a full check spends its memory budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Spending {
+    /// The whole budget, if there is one (without, the free memory is unknown).
+    budget: Option<u64>,
+    /// The probe's block cache, for the successors no page holds (a promotion whose
+    /// material's pages are gone).
+    probe_cache: u64,
+    /// What the process holds besides the pages and the probe's cache.
+    rest: u64,
+    /// The most bytes of decoded pages kept between steps.
+    pages: u64,
+    /// Resident memory past which the mapped table files' pages are given back.
+    release_at: u64,
+}
+
+impl Spending {
+    /// The spending of `budget` (none: the default page budget) with `threads` threads.
+    fn of(budget: Option<u64>, threads: usize) -> Spending {
+        let rest = REST + threads as u64 * PER_THREAD;
+        let Some(budget) = budget else {
+            return Spending {
+                budget,
+                probe_cache: DEFAULT_CACHE_BYTES as u64,
+                rest,
+                pages: Verifier::DEFAULT_MEMORY as u64,
+                release_at: u64::MAX,
+            };
+        };
+        // The probe's cache serves few positions: a sixteenth of the budget is plenty.
+        let probe_cache = (budget / 16).min(DEFAULT_CACHE_BYTES as u64);
+        Spending {
+            budget: Some(budget),
+            probe_cache,
+            rest,
+            pages: budget.saturating_sub(probe_cache + rest),
+            // Half of the rest is left for the table files' pages read since the last time.
+            release_at: budget.saturating_sub(rest / 2),
+        }
+    }
+
+    /// The line saying how the budget is spent on the `variant` tables of `tables` (none if
+    /// there are none), or why it is too small: a check holds at least the largest working set
+    /// of its materials (a material of kings alone is decoded whole, whatever the budget),
+    /// with the rest.
+    fn check(&self, tables: &Tablebase, variant: Variant) -> Result<Option<String>, Failure> {
+        let materials = tables.materials(variant);
+        let verifier = Verifier::new(tables, variant);
+        // The largest, the first of equals: materials with men all count a window's.
+        let Some((largest, material)) = materials
+            .iter()
+            .map(|&m| (verifier.least_memory(m) as u64, m))
+            .reduce(|a, b| if b.0 > a.0 { b } else { a })
+        else {
+            return Ok(None);
+        };
+        let working_set = match material.men() {
+            0 => format!("{material} decoded whole"),
+            _ => "a window's".to_string(),
+        };
+        let positions: u64 = materials
+            .iter()
+            .map(|&m| PositionIndex::count(variant, m))
+            .sum();
+        let Some(budget) = self.budget else {
+            return Ok(Some(format!(
+                "{variant}: {} materials, {positions} positions, {} of decoded tables kept \
+                 (the free memory is unknown)",
+                materials.len(),
+                human_bytes(self.pages),
+            )));
+        };
+        let least = largest + self.probe_cache + self.rest;
+        if budget < least {
+            let what = match material.men() {
+                0 => "is checked whole, with the materials its captures reach",
+                _ => "is checked a window at a time",
+            };
+            return Err(Failure::Other(anyhow!(
+                "{variant} {material} {what}: it needs {} of memory at least, but the budget \
+                 is {} (--memory)",
+                human_bytes(least),
+                human_bytes(budget)
+            )));
+        }
+        Ok(Some(format!(
+            "{variant}: {} materials, {positions} positions, memory budget {} ({} of decoded \
+             tables; the largest working set {}, {working_set})",
+            materials.len(),
+            human_bytes(budget),
+            human_bytes(self.pages),
+            human_bytes(largest)
+        )))
+    }
+}
+
 /// The rest of a material's line (`N positions ok`, or for a sample `N of M positions
 /// sampled, ok`) and the examples of its mismatches, one line each.
 fn summary(r: &VerifyReport, sampled: bool) -> String {
@@ -229,9 +340,9 @@ fn summary(r: &VerifyReport, sampled: bool) -> String {
 /// check drops is memory given back at once. By default glibc's `malloc` raises its mapping
 /// threshold past a block's size once such a block is freed, and from then on keeps the pages
 /// in its arenas, where the holes dropped pages leave stay resident: measured, international up
-/// to 6 with `--memory 8192` held 10.0 GiB (9.0 GiB of arenas), and Brazilian up to 5 with
-/// `--memory 64` 158 MB, against 132 MB with the threshold fixed. Past the system's limit on
-/// mappings `malloc` falls back to its arenas, so a large budget still works.
+/// to 6 with 8 GiB of pages held 10.0 GiB (9.0 GiB of arenas), and Brazilian up to 5 with 64
+/// MiB of pages 155 and 168 MB, against 129 and 131 MB with the threshold fixed. Past the
+/// system's limit on mappings `malloc` falls back to its arenas, so a large budget still works.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn give_back_dropped_pages() {
     // 128 KiB, glibc's default, now fixed instead of rising.

@@ -45,7 +45,13 @@ pub(super) struct Context<'a> {
     squares: u32,
     /// The promotion rows, numbered bitboards: White's, then Black's.
     promotion: [u64; 2],
+    /// Resident memory past which the pages of the mapped table files are given back.
+    pub release_at: u64,
 }
+
+/// The least bytes of mapped table files worth giving back: below, resident memory is over its
+/// mark for another reason, and giving back would only make the pages be read again.
+const LEAST_RELEASE: u64 = 64 << 20;
 
 impl<'a> Context<'a> {
     /// Opens the tables of `materials` (header and block index checked), with `closure` those
@@ -68,17 +74,10 @@ impl<'a> Context<'a> {
                 path: tables.dir().join(variant.name()),
                 reason: "a rule table without limits".to_string(),
             })?;
-        let mut wanted = materials.to_vec();
-        let mut k = 0;
-        while closure && k < wanted.len() {
-            for target in capture_targets(wanted[k]) {
-                // A missing table is reported when a capture reaches it, as the probe does.
-                if !wanted.contains(&target) && tables.table(variant, target).is_ok() {
-                    wanted.push(target);
-                }
-            }
-            k += 1;
-        }
+        let mut wanted = match closure {
+            true => reached(tables, variant, materials),
+            false => materials.to_vec(),
+        };
         wanted.sort_by_key(|m| (m.pieces(), m.men(), *m));
         wanted.dedup();
         let mut parts: Vec<Part> = Vec::with_capacity(wanted.len());
@@ -107,8 +106,23 @@ impl<'a> Context<'a> {
             variant,
             squares,
             promotion: [first_row, first_row << (squares - row)],
+            release_at: u64::MAX,
         };
         Ok((ctx, failed))
+    }
+
+    /// Gives the pages of the mapped table files back to the system if the process's
+    /// resident memory is past [`Context::release_at`]: a check reads every block of its
+    /// tables, which would otherwise all end up resident. They stay in the system's cache.
+    pub fn keep_within_budget(&self) {
+        if self.release_at == u64::MAX {
+            return;
+        }
+        if let Some((resident, mapped)) = crate::plan::resident_and_mapped_memory() {
+            if resident > self.release_at && mapped >= LEAST_RELEASE {
+                self.tables.release_mapped_pages();
+            }
+        }
     }
 
     /// The part of `material`, if it has one.
@@ -402,6 +416,27 @@ fn key(m: Material) -> Option<usize> {
         return None;
     }
     Some(counts.iter().fold(0, |acc, &c| acc << 4 | usize::from(c)))
+}
+
+/// `materials` and every material with tables that their captures reach, however many
+/// captures away. A missing table is left out: it is reported when a capture reaches it, as
+/// the probe does.
+pub(super) fn reached(
+    tables: &Tablebase,
+    variant: Variant,
+    materials: &[Material],
+) -> Vec<Material> {
+    let mut found = materials.to_vec();
+    let mut k = 0;
+    while k < found.len() {
+        for target in capture_targets(found[k]) {
+            if !found.contains(&target) && tables.table(variant, target).is_ok() {
+                found.push(target);
+            }
+        }
+        k += 1;
+    }
+    found
 }
 
 /// The canonical materials one capture from `material` reaches: some of the opponent's pieces

@@ -97,6 +97,7 @@ pub(super) fn verify(
                 .collect();
         }
         walk.cache.end_step();
+        ctx.keep_within_budget();
     }
     // The pages with Black to move that no move with White to move reaches.
     let rest: Vec<u32> = (0..part.layout.black)
@@ -106,6 +107,7 @@ pub(super) fn verify(
     for pages in rest.chunks(WINDOW) {
         walk.make(pages)?;
         walk.cache.end_step();
+        ctx.keep_within_budget();
     }
     check_black_blocks(part)?;
     Ok(walk.tally)
@@ -245,9 +247,14 @@ impl Walk<'_, '_> {
             .collect();
         wanted.sort_unstable();
         wanted.dedup();
+        // Room made first, from the pages this step has not used, so that the budget holds
+        // during the step too, not only once it ends.
+        self.cache.make_room(wanted.len());
         for level in wanted.chunk_by(|a, b| a.0 == b.0) {
             let these: Vec<u32> = level.iter().map(|&(_, p)| p).collect();
             self.make_level(&these)?;
+            // A level may read whole tables (a material decoded whole).
+            self.ctx.keep_within_budget();
         }
         Ok(())
     }

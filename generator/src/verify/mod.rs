@@ -86,17 +86,19 @@ pub fn verify_table(
 /// Brazilian material up to 5 pieces fits the default: the largest, KKMvKM, takes 73 MiB).
 ///
 /// A larger one is checked four pages with White to move at a time, the pages their moves
-/// reach made as needed, and between windows the least recently used pages are dropped until
-/// the cache is back within budget; what one window needs stays until it is done. Memory is
-/// then bounded by the budget or by one window's working set, whichever is larger, and not by
-/// the material: the working set is the pages of the positions with the same men as the window
-/// (those a king move reaches), with those a man move reaches, a few hundred pages for a
-/// material with men. A material of kings alone has a single placement of the men, so there it
-/// is the whole material (at most 2.6 GB, for international KKKvKKK), whatever the budget.
+/// reach made as needed; before pages are made, the least recently used ones the window has
+/// not used are dropped until the new ones fit in the budget, and what one window needs stays
+/// until it is done. Memory is then bounded by the budget or by one window's working set,
+/// whichever is larger, and not by the material: the working set is the pages of the positions
+/// with the same men as the window (those a king move reaches), with those a man move reaches,
+/// a few hundred pages for a material with men. A material of kings alone has a single
+/// placement of the men, so there it is the whole material with the materials its captures
+/// reach (2.6 GiB for international KKKvKKK), whatever the budget: [`Verifier::least_memory`]
+/// tells.
 ///
 /// On top of that come the probe's block cache for the positions no page holds (the budget
 /// the tablebase was opened with), about 3 MiB per thread of positions resolved that way, and
-/// the mapped table files.
+/// the pages of the mapped table files read so far, which [`Verifier::releasing_past`] bounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Verifier<'a> {
     /// The tables checked, and those their successors are read from.
@@ -105,6 +107,8 @@ pub struct Verifier<'a> {
     variant: Variant,
     /// The most bytes of decoded pages kept between steps.
     memory: usize,
+    /// Resident memory past which the pages of the mapped table files are given back.
+    release_at: u64,
 }
 
 impl<'a> Verifier<'a> {
@@ -120,6 +124,7 @@ impl<'a> Verifier<'a> {
             tablebase,
             variant,
             memory: Self::DEFAULT_MEMORY,
+            release_at: u64::MAX,
         }
     }
 
@@ -127,6 +132,40 @@ impl<'a> Verifier<'a> {
     /// (see the memory bound above).
     pub fn with_memory(self, memory: usize) -> Self {
         Verifier { memory, ..self }
+    }
+
+    /// The same verifier giving back the pages of the mapped table files whenever the
+    /// process's resident memory passes `bytes`, checked after each step of a full check:
+    /// reading every block of a large set would otherwise leave every table file resident.
+    /// What is given back stays in the system's cache.
+    pub fn releasing_past(self, bytes: u64) -> Self {
+        Verifier {
+            release_at: bytes,
+            ..self
+        }
+    }
+
+    /// The allowance for the decoded pages a full check of a material with men holds at once
+    /// whatever the budget: one window's working set, the pages with the window's men (those a
+    /// king move reaches) and those its men's moves and captures reach (measured with a budget
+    /// of one page: at most 137 pages, 36 MiB, on Brazilian up to 5 pieces).
+    pub const WINDOW_MEMORY: usize = 128 << 20;
+
+    /// Bytes of decoded pages a full check of `material` holds at once, whatever the budget:
+    /// a material of kings alone is checked whole (its positions all share one placement of
+    /// the men), with the materials its captures reach that have tables; one with men a window
+    /// at a time, counted as [`Verifier::WINDOW_MEMORY`].
+    pub fn least_memory(&self, material: Material) -> usize {
+        if material.men() > 0 {
+            return Self::WINDOW_MEMORY;
+        }
+        context::reached(self.tablebase, self.variant, &[material])
+            .iter()
+            .map(|&m| {
+                let layout = pages::Layout::new(PositionIndex::count(self.variant, m));
+                layout.pages() as usize * pages::PAGE_BYTES
+            })
+            .sum()
     }
 
     /// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule
@@ -154,7 +193,8 @@ impl<'a> Verifier<'a> {
         advance: &(dyn Fn(u64) + Sync),
     ) -> Result<VerifyReport, ProbeError> {
         let (tablebase, variant) = (self.tablebase, self.variant);
-        let (ctx, failed) = Context::open(tablebase, variant, &[material], true)?;
+        let (mut ctx, failed) = Context::open(tablebase, variant, &[material], true)?;
+        ctx.release_at = self.release_at;
         if let Some((_, err)) = failed.into_iter().find(|&(m, _)| m == material) {
             return Err(err);
         }
@@ -185,7 +225,7 @@ impl<'a> Verifier<'a> {
         done: &mut dyn FnMut(Material, Result<VerifyReport, ProbeError>) -> bool,
     ) {
         let (tablebase, variant) = (self.tablebase, self.variant);
-        let Ok((ctx, mut failed)) = Context::open(tablebase, variant, materials, true) else {
+        let Ok((mut ctx, mut failed)) = Context::open(tablebase, variant, materials, true) else {
             // Each material then reports the error for itself.
             for &m in materials {
                 if !done(m, self.verify(m, advance)) {
@@ -194,6 +234,7 @@ impl<'a> Verifier<'a> {
             }
             return;
         };
+        ctx.release_at = self.release_at;
         let mut cache = Cache::new(ctx.pages(), self.memory);
         for &m in materials {
             let result = match ctx.part(m) {
