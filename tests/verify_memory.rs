@@ -62,7 +62,10 @@ fn a_budget_below_what_a_check_holds_is_refused_up_front() {
     );
     // Bytes unless a unit says otherwise, as for `generate`.
     let err = fails(&["verify", "--memory", "8192", "--data", data(&dir)], 1);
-    assert!(err.contains("but the budget is 8.0 KiB (--memory)"), "{err}");
+    assert!(
+        err.contains("but the budget is 8.0 KiB (--memory)"),
+        "{err}"
+    );
     let err = fails(&["verify", "--memory", "8X", "--data", data(&dir)], 2);
     assert!(err.contains("unknown unit"), "{err}");
 }
