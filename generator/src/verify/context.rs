@@ -129,8 +129,9 @@ impl<'a> Context<'a> {
     /// [`Context::release_at`]: the pages of the mapped table files (a check reads every block
     /// of its tables, which would otherwise all end up resident; they stay in the system's
     /// cache), and the free memory the allocator keeps (the pages' capture bits and the
-    /// probe's blocks come and go in its arenas, whose holes stay resident: on international
-    /// up to 6 with `--memory 7.5G` the arenas held 1.1 GiB, about 0.5 GiB of it in use).
+    /// probe's blocks come and go in its arenas: on international up to 6 with `--memory 7.5G`
+    /// they held 1.0 to 1.1 GiB, of which those account for about 0.5 GiB; giving their free
+    /// memory back did not shrink them, so what holds the rest is still to be found).
     pub fn keep_within_budget(&self) {
         if self.release_at == u64::MAX {
             return;
