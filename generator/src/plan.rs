@@ -492,6 +492,18 @@ pub fn resident_memory() -> Option<u64> {
     resident_and_mapped_memory().map(|(resident, _)| resident)
 }
 
+/// The least bytes of mapped files worth giving back: below, resident memory is past its mark
+/// for another reason, and giving the pages back would only make them be read again.
+const LEAST_RELEASE: u64 = 64 << 20;
+
+/// Whether this process's resident memory is past `mark` (`None` if it is not, or cannot be
+/// read), and if so whether enough of it maps files (work files, tables) to be worth giving
+/// back.
+pub(crate) fn past_mark(mark: u64) -> Option<bool> {
+    let (resident, mapped) = resident_and_mapped_memory()?;
+    (resident > mark).then_some(mapped >= LEAST_RELEASE)
+}
+
 /// Resident memory of this process and the part of it that maps files (the pages of the work
 /// files it has touched), from `/proc/self/statm` where there is one.
 pub(crate) fn resident_and_mapped_memory() -> Option<(u64, u64)> {

@@ -88,10 +88,6 @@ pub(crate) struct MaterialSolver<'a> {
     release_at: u64,
 }
 
-/// The least bytes of mapped work files worth giving back: below, resident memory is over its
-/// mark for another reason, and giving back would only make the pages be read again.
-const LEAST_RELEASE: u64 = 64 << 20;
-
 impl<'a> MaterialSolver<'a> {
     pub(crate) fn new(
         index: &'a PositionIndex,
@@ -126,10 +122,8 @@ impl<'a> MaterialSolver<'a> {
     /// material reads more of its own work file (the slices its men's moves reach) than the
     /// budget leaves room for. What is given back stays in the system's cache and the file.
     fn keep_within_budget(&self) {
-        if let Some((resident, mapped)) = crate::plan::resident_and_mapped_memory() {
-            if resident > self.release_at && mapped >= LEAST_RELEASE {
-                self.store.release();
-            }
+        if crate::plan::past_mark(self.release_at) == Some(true) {
+            self.store.release();
         }
     }
 

@@ -61,10 +61,6 @@ pub(super) struct Context<'a> {
 /// walks all its free blocks, and resident memory may stay past its mark for other reasons.
 const TRIM_EVERY: Duration = Duration::from_secs(1);
 
-/// The least bytes of mapped table files worth giving back: below, resident memory is over its
-/// mark for another reason, and giving back would only make the pages be read again.
-const LEAST_RELEASE: u64 = 64 << 20;
-
 impl<'a> Context<'a> {
     /// Opens the tables of `materials` (header and block index checked), with `closure` those
     /// of every material their captures reach, however many captures away. Returns the
@@ -136,13 +132,10 @@ impl<'a> Context<'a> {
         if self.release_at == u64::MAX {
             return;
         }
-        let Some((resident, mapped)) = crate::plan::resident_and_mapped_memory() else {
+        let Some(files_worth_it) = crate::plan::past_mark(self.release_at) else {
             return;
         };
-        if resident <= self.release_at {
-            return;
-        }
-        if mapped >= LEAST_RELEASE {
+        if files_worth_it {
             self.tables.release_mapped_pages();
         }
         let now = self.made.elapsed().as_millis() as u64;
