@@ -69,3 +69,58 @@ fn a_budget_below_what_a_check_holds_is_refused_up_front() {
     let err = fails(&["verify", "--memory", "8X", "--data", data(&dir)], 2);
     assert!(err.contains("unknown unit"), "{err}");
 }
+
+#[test]
+fn a_resumed_check_is_sized_on_the_materials_left() {
+    let (dir, _, _) = generate("brazilian", 2, &[]);
+    let resume = |memory: &str| {
+        let out = rafle(&[
+            "verify",
+            "--resume",
+            "--memory",
+            memory,
+            "--data",
+            data(&dir),
+        ]);
+        assert!(
+            out.status.success(),
+            "--memory {memory}: {}",
+            text(&out.stderr)
+        );
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let (first, _) = resume("4G");
+    assert_eq!(first.lines().count(), 3, "{first}");
+    // A check of the recorded materials reads no pages, so a budget no check fits in is
+    // enough for it (refused above while there was something to check).
+    let (again, said) = resume("100M");
+    assert_eq!(
+        said,
+        "brazilian: all 3 materials checked before, as .rafle-verified records\n"
+    );
+    assert!(
+        again
+            .lines()
+            .all(|l| l.ends_with(" (checked before, as .rafle-verified records)")),
+        "{again}"
+    );
+    // With the last material's record gone, only it is sized and checked.
+    let record = dir.path().join("brazilian").join(".rafle-verified");
+    let kept = std::fs::read_to_string(&record).unwrap();
+    let mut lines: Vec<&str> = kept.lines().collect();
+    let last = lines.pop().unwrap().split(' ').next().unwrap().to_string();
+    std::fs::write(&record, lines.join("\n") + "\n").unwrap();
+    let (third, said) = resume("4G");
+    assert!(
+        said.starts_with("brazilian: 1 material to check, ")
+            && said.contains(" positions (2 checked before), memory budget 4.0 GiB ("),
+        "{said}"
+    );
+    assert!(
+        third
+            .lines()
+            .any(|l| l.starts_with(&format!("brazilian {last} ")) && l.ends_with(" positions ok")),
+        "{third}"
+    );
+    assert_eq!(third.matches("checked before").count(), 2, "{third}");
+}

@@ -1,8 +1,9 @@
 //! `rafle verify`: every table checked against its successors, independently of how it was
 //! generated.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
@@ -69,11 +70,16 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     drop(listed);
     let tables = Tablebase::open_with_cache(&args.data, spending.probe_cache as usize)
         .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
+    let mut work = Vec::with_capacity(chosen.len());
+    for variant in chosen {
+        work.push(Work::of(&tables, variant, &args.data, args.resume)?);
+    }
     if args.sample.is_none() {
-        // Every variant's budget checked before anything is said or checked.
-        let notes = chosen
+        // Every variant's budget checked before anything is said or checked, sized on the
+        // materials still to check (a resumed check does not need a recorded one's memory).
+        let notes = work
             .iter()
-            .map(|&variant| spending.check(&tables, variant))
+            .map(|w| spending.check(&tables, w.variant, &w.todo, w.before.len()))
             .collect::<Result<Vec<Option<String>>, Failure>>()?;
         for line in notes.iter().flatten() {
             let _ = writeln!(io::stderr(), "{line}");
@@ -90,52 +96,37 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     // Materials checked and failed, and table files missing (whose materials are not checked).
     let (mut checked, mut failed, mut missing) = (0, 0, 0);
-    for variant in chosen {
+    for work in work {
+        let Work {
+            variant,
+            mut record,
+            stamps,
+            before,
+            todo: present,
+        } = work;
         let verifier = Verifier::new(&tables, variant)
             .with_memory(spending.pages as usize)
             .releasing_past(spending.release_at);
         // A set up to N pieces needs every material up to N: probes of a missing one fail.
-        let mut present = tables.materials(variant);
         for (material, _, path) in tables.missing_tables(variant) {
             let line = format!("{variant} {material} missing: {}\n", path.display());
             bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))?;
             missing += 1;
         }
-        let mut record = match args.resume {
-            true => Some(Verified::open(&args.data, variant).map_err(Failure::Other)?),
-            false => None,
-        };
-        // The stamp of each material's tables, for the record.
-        let mut stamps = std::collections::HashMap::new();
-        if let Some(record) = &record {
-            let mut todo = Vec::with_capacity(present.len());
-            let all = verified::stamps(&tables, variant, &present);
-            for (material, stamp) in present.into_iter().zip(all) {
-                // A material whose tables cannot be stamped is checked, which reports why.
-                let Some(stamp) = stamp else {
-                    todo.push(material);
-                    continue;
-                };
-                if !record.holds(material, &stamp) {
-                    stamps.insert(material, stamp);
-                    todo.push(material);
-                    continue;
+        for material in before {
+            let text = match verified::check_checksums(&tables, variant, material) {
+                Ok(()) => format!(
+                    "{variant} {material} {} positions ok (checked before, as {} records)\n",
+                    PositionIndex::count(variant, material),
+                    verified::FILE_NAME
+                ),
+                Err(err) => {
+                    failed += 1;
+                    format!("{variant} {material} error: {err}\n")
                 }
-                let text = match verified::check_checksums(&tables, variant, material) {
-                    Ok(()) => format!(
-                        "{variant} {material} {} positions ok (checked before, as {} records)\n",
-                        rafle_probe::PositionIndex::count(variant, material),
-                        verified::FILE_NAME
-                    ),
-                    Err(err) => {
-                        failed += 1;
-                        format!("{variant} {material} error: {err}\n")
-                    }
-                };
-                checked += 1;
-                bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
-            }
-            present = todo;
+            };
+            checked += 1;
+            bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
         }
         // Each material's line as soon as it is done; the next one's bar set up.
         let start = |material: Material| {
@@ -213,6 +204,53 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     }
 }
 
+/// What a check does in one variant: the materials recorded as checked before (with
+/// `--resume`) and those to check.
+struct Work {
+    variant: Variant,
+    /// The record of materials checked, with `--resume`.
+    record: Option<Verified>,
+    /// The stamp of each material to check whose tables could be stamped, for the record.
+    stamps: HashMap<Material, String>,
+    /// Materials the record holds with the same tables: only their checksums are checked.
+    before: Vec<Material>,
+    /// Materials to check, in order.
+    todo: Vec<Material>,
+}
+
+impl Work {
+    /// The work in `variant` of the tables in `dir`, skipping recorded materials if `resume`.
+    fn of(tables: &Tablebase, variant: Variant, dir: &Path, resume: bool) -> Result<Work, Failure> {
+        let present = tables.materials(variant);
+        let mut work = Work {
+            variant,
+            record: None,
+            stamps: HashMap::new(),
+            before: Vec::new(),
+            todo: Vec::with_capacity(present.len()),
+        };
+        if !resume {
+            work.todo = present;
+            return Ok(work);
+        }
+        let record = Verified::open(dir, variant).map_err(Failure::Other)?;
+        let all = verified::stamps(tables, variant, &present);
+        for (material, stamp) in present.into_iter().zip(all) {
+            match stamp {
+                Some(stamp) if record.holds(material, &stamp) => work.before.push(material),
+                Some(stamp) => {
+                    work.stamps.insert(material, stamp);
+                    work.todo.push(material);
+                }
+                // A material whose tables cannot be stamped is checked, which reports why.
+                None => work.todo.push(material),
+            }
+        }
+        work.record = Some(record);
+        Ok(work)
+    }
+}
+
 /// Memory a full check holds besides its decoded pages and the probe's block cache: the
 /// program, the tables' headers and block indices, and the pages of the table files read
 /// between two times they are given back.
@@ -262,12 +300,18 @@ impl Spending {
         }
     }
 
-    /// The line saying how the budget is spent on the `variant` tables of `tables` (none if
-    /// there are none), or why it is too small: a check holds at least the largest working set
-    /// of its materials (a material of kings alone is decoded whole, whatever the budget),
-    /// with the rest.
-    fn check(&self, tables: &Tablebase, variant: Variant) -> Result<Option<String>, Failure> {
-        let materials = tables.materials(variant);
+    /// The line saying how the budget is spent on checking `materials` of the `variant`
+    /// tables of `tables` (none if there are none to check), or why it is too small: a check
+    /// holds at least the largest working set of its materials (a material of kings alone is
+    /// decoded whole, whatever the budget), with the rest. `before` materials were checked
+    /// before (`--resume`) and are not checked again.
+    fn check(
+        &self,
+        tables: &Tablebase,
+        variant: Variant,
+        materials: &[Material],
+        before: usize,
+    ) -> Result<Option<String>, Failure> {
         let verifier = Verifier::new(tables, variant);
         // The largest, the first of equals: materials with men all count a window's.
         let Some((largest, material)) = materials
@@ -275,7 +319,12 @@ impl Spending {
             .map(|&m| (verifier.least_memory(m) as u64, m))
             .reduce(|a, b| if b.0 > a.0 { b } else { a })
         else {
-            return Ok(None);
+            return Ok((before > 0).then(|| {
+                format!(
+                    "{variant}: all {before} materials checked before, as {} records",
+                    verified::FILE_NAME
+                )
+            }));
         };
         let working_set = match material.men() {
             0 => format!("{material} decoded whole"),
@@ -285,11 +334,19 @@ impl Spending {
             .iter()
             .map(|&m| PositionIndex::count(variant, m))
             .sum();
+        let count = match materials.len() {
+            1 => "1 material".to_string(),
+            n => format!("{n} materials"),
+        };
+        let to_check = match before {
+            0 => format!("{variant}: {count}, {positions} positions"),
+            _ => format!(
+                "{variant}: {count} to check, {positions} positions ({before} checked before)"
+            ),
+        };
         let Some(budget) = self.budget else {
             return Ok(Some(format!(
-                "{variant}: {} materials, {positions} positions, {} of decoded tables kept \
-                 (the free memory is unknown)",
-                materials.len(),
+                "{to_check}, {} of decoded tables kept (the free memory is unknown)",
                 human_bytes(self.pages),
             )));
         };
@@ -307,9 +364,8 @@ impl Spending {
             )));
         }
         Ok(Some(format!(
-            "{variant}: {} materials, {positions} positions, memory budget {} ({} of decoded \
-             tables; the largest working set {}, {working_set})",
-            materials.len(),
+            "{to_check}, memory budget {} ({} of decoded tables; the largest working set {}, \
+             {working_set})",
             human_bytes(budget),
             human_bytes(self.pages),
             human_bytes(largest)
