@@ -124,17 +124,14 @@ impl<'a> Context<'a> {
     /// Gives memory back to the system if the process's resident memory is past
     /// [`Context::release_at`]: the pages of the mapped table files (a check reads every block
     /// of its tables, which would otherwise all end up resident; they stay in the system's
-    /// cache), and the free memory the allocator keeps (the pages' capture bits and the
-    /// probe's blocks come and go in its arenas: on international up to 6 with `--memory 7.5G`
-    /// they held 1.0 to 1.1 GiB, of which those account for about 0.5 GiB; giving their free
-    /// memory back did not shrink them, so what holds the rest is still to be found).
-    pub fn keep_within_budget(&self) {
+    /// cache), and the free memory the allocator keeps. Returns how far past the mark the
+    /// memory that maps no file still is after that (`None` if it is not, or if there is no
+    /// mark).
+    pub fn keep_within_budget(&self) -> Option<u64> {
         if self.release_at == u64::MAX {
-            return;
+            return None;
         }
-        let Some(files_worth_it) = crate::plan::past_mark(self.release_at) else {
-            return;
-        };
+        let files_worth_it = crate::plan::past_mark(self.release_at)?;
         if files_worth_it {
             self.tables.release_mapped_pages();
         }
@@ -144,6 +141,21 @@ impl<'a> Context<'a> {
             self.trimmed_at.store(now, Ordering::Relaxed);
             trim_allocator();
         }
+        // The table files' pages left are fewer than are worth giving back, within the room
+        // between the mark and the budget: only the rest counts.
+        let (resident, mapped) = crate::plan::resident_and_mapped_memory()?;
+        resident
+            .saturating_sub(mapped)
+            .checked_sub(self.release_at)
+            .filter(|&past| past > 0)
+    }
+
+    /// Gives the allocator's free memory back to the system at once, after pages were dropped
+    /// to bring resident memory back under its mark.
+    pub fn trim(&self) {
+        self.trimmed_at
+            .store(self.made.elapsed().as_millis() as u64, Ordering::Relaxed);
+        trim_allocator();
     }
 
     /// The part of `material`, if it has one.

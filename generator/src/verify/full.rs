@@ -97,7 +97,7 @@ pub(super) fn verify(
                 .collect();
         }
         walk.cache.end_step();
-        ctx.keep_within_budget();
+        walk.keep_within_budget();
     }
     // The pages with Black to move that no move with White to move reaches.
     let rest: Vec<u32> = (0..part.layout.black)
@@ -107,7 +107,7 @@ pub(super) fn verify(
     for pages in rest.chunks(WINDOW) {
         walk.make(pages)?;
         walk.cache.end_step();
-        ctx.keep_within_budget();
+        walk.keep_within_budget();
     }
     check_black_blocks(part)?;
     Ok(walk.tally)
@@ -236,6 +236,19 @@ impl Walk<'_, '_> {
         2 * k + usize::from(!self.ctx.parts[k].layout.is_white(p))
     }
 
+    /// Gives memory back if the process is past its mark, and if it stays past it, lowers the
+    /// pages' share by as much: what the process holds besides the pages (the tables' indices,
+    /// the allocator's own overhead, the pages of a step still being made) is only estimated
+    /// up front, and grows with the set.
+    fn keep_within_budget(&mut self) {
+        let Some(past) = self.ctx.keep_within_budget() else {
+            return;
+        };
+        if self.cache.shrink(past) {
+            self.ctx.trim();
+        }
+    }
+
     /// Makes the pages of `pages` that the cache lacks, level by level, with those they need.
     fn make(&mut self, pages: &[u32]) -> Result<(), ProbeError> {
         let mut wanted: Vec<(usize, u32)> = pages
@@ -254,7 +267,7 @@ impl Walk<'_, '_> {
             let these: Vec<u32> = level.iter().map(|&(_, p)| p).collect();
             self.make_level(&these)?;
             // A level may read whole tables (a material decoded whole).
-            self.ctx.keep_within_budget();
+            self.keep_within_budget();
         }
         Ok(())
     }

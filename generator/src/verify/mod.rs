@@ -98,7 +98,8 @@ pub fn verify_table(
 ///
 /// On top of that come the probe's block cache for the positions no page holds (the budget
 /// the tablebase was opened with), about 3 MiB per thread of positions resolved that way, and
-/// the pages of the mapped table files read so far, which [`Verifier::releasing_past`] bounds.
+/// the pages of the mapped table files read so far, which [`Verifier::releasing_past`] bounds;
+/// past that mark, the pages' budget is also lowered by whatever else keeps the process there.
 #[derive(Debug, Clone, Copy)]
 pub struct Verifier<'a> {
     /// The tables checked, and those their successors are read from.
@@ -137,7 +138,10 @@ impl<'a> Verifier<'a> {
     /// The same verifier giving back the pages of the mapped table files whenever the
     /// process's resident memory passes `bytes`, checked after each step of a full check:
     /// reading every block of a large set would otherwise leave every table file resident.
-    /// What is given back stays in the system's cache.
+    /// What is given back stays in the system's cache. If the memory that maps no file is
+    /// still past `bytes` after that (the tables' indices, the allocator's overhead and the
+    /// pages being made are only estimated up front), the budget of decoded pages is lowered
+    /// by as much, for the rest of the check, down to a single page.
     pub fn releasing_past(self, bytes: u64) -> Self {
         Verifier {
             release_at: bytes,

@@ -284,10 +284,52 @@ impl Cache {
         }
     }
 
+    /// Lowers the budget by `bytes` (rounded up to whole pages, keeping room for one page) and
+    /// drops the least recently used pages not used in the current step until it is met;
+    /// returns whether any page was dropped.
+    pub fn shrink(&mut self, bytes: u64) -> bool {
+        let pages = bytes.div_ceil(PAGE_BYTES as u64);
+        self.most = self
+            .most
+            .saturating_sub(usize::try_from(pages).unwrap_or(usize::MAX))
+            .max(1);
+        let held = self.held.len();
+        self.make_room(0);
+        self.held.len() < held
+    }
+
     /// Ends a step: drops the least recently used pages not used in it until the budget is
     /// met (the pages of the step itself stay, whatever their number).
     pub fn end_step(&mut self) {
         self.make_room(0);
         self.step += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shrinking_drops_the_pages_of_earlier_steps_and_keeps_those_of_this_one() {
+        let mut cache = Cache::new(8, 4 * PAGE_BYTES);
+        for p in 0..4 {
+            cache.insert(p, Page::new(1));
+        }
+        cache.end_step();
+        cache.insert(4, Page::new(1));
+        assert_eq!(cache.held.len(), 5);
+        // Half a page past: one page less, the oldest of the earlier step.
+        assert!(cache.shrink(PAGE_BYTES as u64 / 2));
+        assert_eq!(cache.most, 3);
+        assert_eq!(cache.held.len(), 3);
+        assert!(cache.contains(4));
+        // Far past: room for one page only, but this step's page stays.
+        assert!(cache.shrink(u64::MAX));
+        assert_eq!(cache.most, 1);
+        assert_eq!(cache.held, vec![4]);
+        assert!(!cache.shrink(u64::MAX));
+        cache.end_step();
+        assert!(cache.holds(1) && !cache.holds(2));
     }
 }
