@@ -28,6 +28,7 @@ mod error;
 mod files;
 mod generate;
 mod load;
+mod memory;
 mod packed;
 mod plan;
 mod progress;
@@ -41,10 +42,8 @@ mod write;
 pub use error::{human_bytes, GenerateError};
 pub use files::temporary_path;
 pub use generate::{generate, MaterialSummary};
-pub use plan::{
-    available_memory, parse_memory, peak_resident_memory, resident_memory, MaterialPlan, Plan,
-    Tables, UnitState, MAX_PIECES,
-};
+pub use memory::{available_memory, peak_resident_memory, resident_memory};
+pub use plan::{parse_memory, MaterialPlan, Plan, Tables, UnitState, MAX_PIECES};
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 pub use values::WORK_DIR;
 pub use verify::{verify_table, Verifier, VerifyReport};

@@ -487,44 +487,6 @@ fn reached(materials: &[MaterialPlan], j: usize) -> Vec<usize> {
     out
 }
 
-/// Resident memory of this process, from `/proc/self/statm` where there is one.
-pub fn resident_memory() -> Option<u64> {
-    resident_and_mapped_memory().map(|(resident, _)| resident)
-}
-
-/// The least bytes of mapped files worth giving back: below, resident memory is past its mark
-/// for another reason, and giving the pages back would only make them be read again.
-const LEAST_RELEASE: u64 = 64 << 20;
-
-/// Whether this process's resident memory is past `mark` (`None` if it is not, or cannot be
-/// read), and if so whether enough of it maps files (work files, tables) to be worth giving
-/// back.
-pub(crate) fn past_mark(mark: u64) -> Option<bool> {
-    let (resident, mapped) = resident_and_mapped_memory()?;
-    (resident > mark).then_some(mapped >= LEAST_RELEASE)
-}
-
-/// Resident memory of this process and the part of it that maps files (the pages of the work
-/// files it has touched), from `/proc/self/statm` where there is one.
-pub(crate) fn resident_and_mapped_memory() -> Option<(u64, u64)> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let mut pages = statm.split_whitespace().skip(1).map(str::parse::<u64>);
-    let resident = pages.next()?.ok()?;
-    let mapped = pages.next()?.ok()?;
-    Some((resident * 4096, mapped * 4096))
-}
-
-/// Peak resident memory of this process so far (`VmHWM` of `/proc/self/status`).
-pub fn peak_resident_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().strip_suffix("kB"))
-        .and_then(|kb| kb.trim().parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-}
-
 /// Parses a memory size: bytes, or a number with a unit `K`, `M`, `G` or `T` (powers of 1024,
 /// optionally followed by `iB` or `B`), like `8G`, `8GiB` or `512M`.
 ///
@@ -553,16 +515,6 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
         return Err(format!("{text:?} is not a usable memory size"));
     }
     Ok(bytes as u64)
-}
-
-/// Memory available for generation: `MemAvailable` of `/proc/meminfo` where there is one.
-pub fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    info.lines()
-        .find_map(|line| line.strip_prefix("MemAvailable:"))
-        .and_then(|rest| rest.trim().strip_suffix("kB"))
-        .and_then(|kb| kb.trim().parse::<u64>().ok())
-        .map(|kb| kb * 1024)
 }
 
 #[cfg(test)]

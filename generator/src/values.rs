@@ -480,7 +480,7 @@ mod tests {
         let start = file.map.as_ptr();
         let touched = mapping_resident(start);
         assert!(touched >= 3 * positions * 9 / 10);
-        let (resident, mapped) = crate::plan::resident_and_mapped_memory().unwrap();
+        let (resident, mapped) = crate::memory::resident_and_mapped_memory().unwrap();
         assert!(mapped >= touched && resident >= mapped);
         file.release();
         assert!(mapping_resident(start) < 3 * positions / 10);

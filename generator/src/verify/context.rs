@@ -7,9 +7,6 @@
 //! White to move); both agree unless that material's table is wrong, which its own check
 //! reports.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
-
 use rafle_probe::{
     resets_counter, Category, Counters, Material, Move, Position, ProbeError, Tablebase, Variant,
 };
@@ -19,6 +16,7 @@ use super::pages::Cache;
 use super::part::{Codes, Part, Successor, Values};
 use super::rank::Pieces;
 use super::walker::Walker;
+use crate::memory::Trimmer;
 
 /// Where a move leaving the material leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,15 +49,9 @@ pub(super) struct Context<'a> {
     /// Resident memory past which the pages of the mapped table files, and the free memory the
     /// allocator keeps, are given back.
     pub release_at: u64,
-    /// When this context was made, and how long after it the allocator last gave back its free
-    /// memory (in milliseconds).
-    made: Instant,
-    trimmed_at: AtomicU64,
+    /// Gives the allocator's free memory back past the mark.
+    trimmer: Trimmer,
 }
-
-/// The least time between two times the allocator is asked to give back its free memory: it
-/// walks all its free blocks, and resident memory may stay past its mark for other reasons.
-const TRIM_EVERY: Duration = Duration::from_secs(1);
 
 impl<'a> Context<'a> {
     /// Opens the tables of `materials` (header and block index checked), with `closure` those
@@ -115,8 +107,7 @@ impl<'a> Context<'a> {
             squares,
             promotion: [first_row, first_row << (squares - row)],
             release_at: u64::MAX,
-            made: Instant::now(),
-            trimmed_at: AtomicU64::new(0),
+            trimmer: Trimmer::new(),
         };
         Ok((ctx, failed))
     }
@@ -131,19 +122,14 @@ impl<'a> Context<'a> {
         if self.release_at == u64::MAX {
             return None;
         }
-        let files_worth_it = crate::plan::past_mark(self.release_at)?;
+        let files_worth_it = crate::memory::past_mark(self.release_at)?;
         if files_worth_it {
             self.tables.release_mapped_pages();
         }
-        let now = self.made.elapsed().as_millis() as u64;
-        let last = self.trimmed_at.load(Ordering::Relaxed);
-        if now >= last + TRIM_EVERY.as_millis() as u64 {
-            self.trimmed_at.store(now, Ordering::Relaxed);
-            trim_allocator();
-        }
+        self.trimmer.trim();
         // The table files' pages left are fewer than are worth giving back, within the room
         // between the mark and the budget: only the rest counts.
-        let (resident, mapped) = crate::plan::resident_and_mapped_memory()?;
+        let (resident, mapped) = crate::memory::resident_and_mapped_memory()?;
         resident
             .saturating_sub(mapped)
             .checked_sub(self.release_at)
@@ -153,9 +139,7 @@ impl<'a> Context<'a> {
     /// Gives the allocator's free memory back to the system at once, after pages were dropped
     /// to bring resident memory back under its mark.
     pub fn trim(&self) {
-        self.trimmed_at
-            .store(self.made.elapsed().as_millis() as u64, Ordering::Relaxed);
-        trim_allocator();
+        self.trimmer.trim_now();
     }
 
     /// The part of `material`, if it has one.
@@ -450,20 +434,6 @@ fn key(m: Material) -> Option<usize> {
     }
     Some(counts.iter().fold(0, |acc, &c| acc << 4 | usize::from(c)))
 }
-
-/// Asks glibc's `malloc` to give the free pages of its arenas back to the system.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn trim_allocator() {
-    // SAFETY: `malloc_trim` takes no pointer and only returns free memory to the system, under
-    // the allocator's own locks; every allocation stays valid.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// Other allocators are left to give memory back their own way.
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn trim_allocator() {}
 
 /// `materials` and every material with tables that their captures reach, however many
 /// captures away. A missing table is left out: it is reported when a capture reaches it, as
