@@ -118,10 +118,10 @@ impl<'a> MaterialSolver<'a> {
     }
 
     /// Gives the pages of the work files back if resident memory is past its mark, and the
-    /// allocator's free memory (at most once a second). Checked
-    /// after every slice (or group of small ones), not only between bands: a band of a large
-    /// material reads more of its own work file (the slices its men's moves reach) than the
-    /// budget leaves room for. What is given back stays in the system's cache and the file.
+    /// allocator's free memory (at most once a second). Checked after every slice (or group of
+    /// small ones), not only between bands: a band of a large material reads more of its own
+    /// work file (the slices its men's moves reach) than the budget leaves room for. What is
+    /// given back stays in the system's cache and the file.
     fn keep_within_budget(&self) {
         match crate::memory::past_mark(self.release_at) {
             Some(true) => self.store.release(),
