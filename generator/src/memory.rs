@@ -18,8 +18,15 @@ const LEAST_RELEASE: u64 = 64 << 20;
 /// read), and if so whether enough of it maps files (work files, tables) to be worth giving
 /// back.
 pub(crate) fn past_mark(mark: u64) -> Option<bool> {
+    would_pass_mark(mark, 0)
+}
+
+/// Whether this process's resident memory would be past `mark` with `more` bytes (`None` if
+/// not, or if it cannot be read), and if so whether enough of it maps files to be worth giving
+/// back.
+pub(crate) fn would_pass_mark(mark: u64, more: u64) -> Option<bool> {
     let (resident, mapped) = resident_and_mapped_memory()?;
-    (resident > mark).then_some(mapped >= LEAST_RELEASE)
+    (resident.saturating_add(more) > mark).then_some(mapped >= LEAST_RELEASE)
 }
 
 /// Resident memory of this process and the part of it that maps files (the pages of the work

@@ -7,6 +7,9 @@
 //! White to move); both agree unless that material's table is wrong, which its own check
 //! reports.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 use rafle_probe::{
     resets_counter, Category, Counters, Material, Move, Position, ProbeError, Tablebase, Variant,
 };
@@ -52,6 +55,10 @@ pub(super) struct Context<'a> {
     /// Gives the allocator's free memory back past the mark.
     trimmer: Trimmer,
 }
+
+/// How often [`Context::tended`] looks at the process's memory: reading it costs a few
+/// microseconds, and a step reads table files at a few MiB a second.
+const TEND_EVERY: Duration = Duration::from_millis(100);
 
 impl<'a> Context<'a> {
     /// Opens the tables of `materials` (header and block index checked), with `closure` those
@@ -119,14 +126,7 @@ impl<'a> Context<'a> {
     /// memory that maps no file still is after that (`None` if it is not, or if there is no
     /// mark).
     pub fn keep_within_budget(&self) -> Option<u64> {
-        if self.release_at == u64::MAX {
-            return None;
-        }
-        let files_worth_it = crate::memory::past_mark(self.release_at)?;
-        if files_worth_it {
-            self.tables.release_mapped_pages();
-        }
-        self.trimmer.trim();
+        self.make_room_for(0)?;
         // The table files' pages left are fewer than are worth giving back, within the room
         // between the mark and the budget: only the rest counts.
         let (resident, mapped) = crate::memory::resident_and_mapped_memory()?;
@@ -134,6 +134,46 @@ impl<'a> Context<'a> {
             .saturating_sub(mapped)
             .checked_sub(self.release_at)
             .filter(|&past| past > 0)
+    }
+
+    /// Gives memory back to the system, as [`Context::keep_within_budget`] does, if `bytes`
+    /// more would take the process past [`Context::release_at`]: a step may make gigabytes of
+    /// pages at once (a material decoded whole), more than the room the mark leaves, and the
+    /// table files' pages read before it (the checksums of the materials a resumed check
+    /// skips) would stay resident beside them. Returns `None` if there was nothing to do.
+    pub fn make_room_for(&self, bytes: u64) -> Option<()> {
+        if self.release_at == u64::MAX {
+            return None;
+        }
+        let files_worth_it = crate::memory::would_pass_mark(self.release_at, bytes)?;
+        if files_worth_it {
+            self.tables.release_mapped_pages();
+        }
+        self.trimmer.trim();
+        Some(())
+    }
+
+    /// Runs `work` with a watcher beside it that gives memory back, as
+    /// [`Context::keep_within_budget`] does, whenever the process passes its mark (looked at
+    /// every [`TEND_EVERY`]): a single step of a large material reads table files for minutes,
+    /// and their pages would otherwise pile up until it ends.
+    pub fn tended<T>(&self, work: impl FnOnce() -> T) -> T {
+        if self.release_at == u64::MAX {
+            return work();
+        }
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    self.make_room_for(0);
+                    std::thread::park_timeout(TEND_EVERY);
+                }
+            });
+            let out = work();
+            stop.store(true, Ordering::Relaxed);
+            watcher.thread().unpark();
+            out
+        })
     }
 
     /// Gives the allocator's free memory back to the system at once, after pages were dropped

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 
 use super::context::Context;
 use super::outside::Local;
-use super::pages::{read_codes, Cache, Page, CHUNK};
+use super::pages::{read_codes, Cache, Page, CHUNK, PAGE_BYTES};
 use super::part::{widen_dtw, Codes, Part, Successor, Values};
 use super::walker::Walker;
 use super::Tally;
@@ -265,6 +265,7 @@ impl Walk<'_, '_> {
         self.cache.make_room(wanted.len());
         for level in wanted.chunk_by(|a, b| a.0 == b.0) {
             let these: Vec<u32> = level.iter().map(|&(_, p)| p).collect();
+            self.ctx.make_room_for((these.len() * PAGE_BYTES) as u64);
             self.make_level(&these)?;
             // A level may read whole tables (a material decoded whole).
             self.keep_within_budget();

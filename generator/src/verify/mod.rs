@@ -206,7 +206,7 @@ impl<'a> Verifier<'a> {
             .part(material)
             .ok_or_else(|| missing(tablebase, variant, material))?;
         let mut cache = Cache::new(ctx.pages(), self.memory);
-        let tally = full::verify(&ctx, &mut cache, main, advance)?;
+        let tally = ctx.tended(|| full::verify(&ctx, &mut cache, main, advance))?;
         Ok(tally.report(ctx.parts[main].index.size()))
     }
 
@@ -240,19 +240,21 @@ impl<'a> Verifier<'a> {
         };
         ctx.release_at = self.release_at;
         let mut cache = Cache::new(ctx.pages(), self.memory);
-        for &m in materials {
-            let result = match ctx.part(m) {
-                Some(main) => full::verify(&ctx, &mut cache, main, advance)
-                    .map(|tally| tally.report(ctx.parts[main].index.size())),
-                None => Err(match failed.iter().position(|&(f, _)| f == m) {
-                    Some(k) => failed.swap_remove(k).1,
-                    None => missing(tablebase, variant, m),
-                }),
-            };
-            if !done(m, result) {
-                return;
+        ctx.tended(|| {
+            for &m in materials {
+                let result = match ctx.part(m) {
+                    Some(main) => full::verify(&ctx, &mut cache, main, advance)
+                        .map(|tally| tally.report(ctx.parts[main].index.size())),
+                    None => Err(match failed.iter().position(|&(f, _)| f == m) {
+                        Some(k) => failed.swap_remove(k).1,
+                        None => missing(tablebase, variant, m),
+                    }),
+                };
+                if !done(m, result) {
+                    return;
+                }
             }
-        }
+        });
     }
 
     /// Checks `count` positions of the material drawn at random (without repeats, the same
