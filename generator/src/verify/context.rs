@@ -122,35 +122,37 @@ impl<'a> Context<'a> {
     /// Gives memory back to the system if the process's resident memory is past
     /// [`Context::release_at`]: the pages of the mapped table files (a check reads every block
     /// of its tables, which would otherwise all end up resident; they stay in the system's
-    /// cache), and the free memory the allocator keeps. Returns how far past the mark the
-    /// memory that maps no file still is after that (`None` if it is not, or if there is no
-    /// mark).
-    pub fn keep_within_budget(&self) -> Option<u64> {
-        self.make_room_for(0)?;
-        // The table files' pages left are fewer than are worth giving back, within the room
-        // between the mark and the budget: only the rest counts.
+    /// cache), and the free memory the allocator keeps.
+    pub fn keep_within_budget(&self) {
+        self.make_room_for(0);
+    }
+
+    /// The process's resident memory that maps no file, if there is a mark to keep it under
+    /// and it can be read.
+    pub fn unmapped_memory(&self) -> Option<u64> {
+        if self.release_at == u64::MAX {
+            return None;
+        }
         let (resident, mapped) = crate::memory::resident_and_mapped_memory()?;
-        resident
-            .saturating_sub(mapped)
-            .checked_sub(self.release_at)
-            .filter(|&past| past > 0)
+        Some(resident.saturating_sub(mapped))
     }
 
     /// Gives memory back to the system, as [`Context::keep_within_budget`] does, if `bytes`
     /// more would take the process past [`Context::release_at`]: a step may make gigabytes of
     /// pages at once (a material decoded whole), more than the room the mark leaves, and the
     /// table files' pages read before it (the checksums of the materials a resumed check
-    /// skips) would stay resident beside them. Returns `None` if there was nothing to do.
-    pub fn make_room_for(&self, bytes: u64) -> Option<()> {
+    /// skips) would stay resident beside them.
+    pub fn make_room_for(&self, bytes: u64) {
         if self.release_at == u64::MAX {
-            return None;
+            return;
         }
-        let files_worth_it = crate::memory::would_pass_mark(self.release_at, bytes)?;
+        let Some(files_worth_it) = crate::memory::would_pass_mark(self.release_at, bytes) else {
+            return;
+        };
         if files_worth_it {
             self.tables.release_mapped_pages();
         }
         self.trimmer.trim();
-        Some(())
     }
 
     /// Runs `work` with a watcher beside it that gives memory back, as
@@ -176,8 +178,8 @@ impl<'a> Context<'a> {
         })
     }
 
-    /// Gives the allocator's free memory back to the system at once, after pages were dropped
-    /// to bring resident memory back under its mark.
+    /// Gives the allocator's free memory back to the system at once: after pages were dropped,
+    /// or before the memory is measured.
     pub fn trim(&self) {
         self.trimmer.trim_now();
     }

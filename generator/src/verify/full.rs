@@ -67,6 +67,12 @@ pub(super) fn verify(
             p.first_page..p.first_page + p.layout.pages()
         })
         .collect();
+    // Whether the material fits is judged on the budget as the memory now held leaves it,
+    // once the allocator has given its free memory back.
+    if ctx.release_at != u64::MAX {
+        ctx.trim();
+        walk.keep_within_budget();
+    }
     let window = if walk.cache.holds(needed.len() as u32) {
         // Room made first, so that the budget holds even while this material is walked.
         walk.cache.touch(&needed);
@@ -236,15 +242,18 @@ impl Walk<'_, '_> {
         2 * k + usize::from(!self.ctx.parts[k].layout.is_white(p))
     }
 
-    /// Gives memory back if the process is past its mark, and if it stays past it, lowers the
-    /// pages' share by as much: what the process holds besides the pages (the tables' indices,
-    /// the allocator's own overhead, the pages of a step still being made) is only estimated
-    /// up front, and grows with the set.
+    /// Gives memory back if the process is past its mark, then keeps the pages' budget within
+    /// what the mark leaves besides everything else the process holds, measured: the rest is
+    /// only estimated up front, and on the largest sets comes to more (the tables' indices of
+    /// every material, the probe's blocks, the allocator's own overhead). Between steps only,
+    /// when no page is being made. The budget is only ever lowered.
     fn keep_within_budget(&mut self) {
-        let Some(past) = self.ctx.keep_within_budget() else {
+        self.ctx.keep_within_budget();
+        let Some(unmapped) = self.ctx.unmapped_memory() else {
             return;
         };
-        if self.cache.shrink(past) {
+        let others = unmapped.saturating_sub(self.cache.held_bytes());
+        if self.cache.fit(self.ctx.release_at.saturating_sub(others)) {
             self.ctx.trim();
         }
     }
@@ -268,7 +277,7 @@ impl Walk<'_, '_> {
             self.ctx.make_room_for((these.len() * PAGE_BYTES) as u64);
             self.make_level(&these)?;
             // A level may read whole tables (a material decoded whole).
-            self.keep_within_budget();
+            self.ctx.keep_within_budget();
         }
         Ok(())
     }

@@ -79,11 +79,11 @@ pub fn verify_table(
 ///
 /// A material is walked in pages of 65,536 positions with one side to move, decoded from the
 /// table blocks that cover them and completed (4 bytes of codes and a capture bit a position:
-/// 264 KiB a page); the smaller materials its captures reach are paged the same way. Pages stay
-/// in a cache of at most the budget ([`Verifier::DEFAULT_MEMORY`] unless
+/// 264 KiB a page, 272 KiB with what the allocator adds); the smaller materials its captures
+/// reach are paged the same way. Pages stay in a cache of at most the budget ([`Verifier::DEFAULT_MEMORY`] unless
 /// [`Verifier::with_memory`] sets another). When the material and those its captures reach
 /// fit, they are decoded whole, room being made first so that the budget holds (every
-/// Brazilian material up to 5 pieces fits the default: the largest, KKMvKM, takes 73 MiB).
+/// Brazilian material up to 5 pieces fits the default: the largest, KKMvKM, takes 75 MiB).
 ///
 /// A larger one is checked four pages with White to move at a time, the pages their moves
 /// reach made as needed; before pages are made, the least recently used ones the window has
@@ -93,13 +93,14 @@ pub fn verify_table(
 /// with the same men as the window (those a king move reaches), with those a man move reaches,
 /// a few hundred pages for a material with men. A material of kings alone has a single
 /// placement of the men, so there it is the whole material with the materials its captures
-/// reach (2.6 GiB for international KKKvKKK), whatever the budget: [`Verifier::least_memory`]
+/// reach (2.7 GiB for international KKKvKKK), whatever the budget: [`Verifier::least_memory`]
 /// tells.
 ///
 /// On top of that come the probe's block cache for the positions no page holds (the budget
 /// the tablebase was opened with), about 3 MiB per thread of positions resolved that way, and
 /// the pages of the mapped table files read so far, which [`Verifier::releasing_past`] bounds;
-/// past that mark, the pages' budget is also lowered by whatever else keeps the process there.
+/// with that mark, the pages' budget is also kept within what the mark leaves besides
+/// everything else the process holds, as measured.
 #[derive(Debug, Clone, Copy)]
 pub struct Verifier<'a> {
     /// The tables checked, and those their successors are read from.
@@ -138,10 +139,11 @@ impl<'a> Verifier<'a> {
     /// The same verifier giving back the pages of the mapped table files whenever the
     /// process's resident memory passes `bytes`, checked after each step of a full check:
     /// reading every block of a large set would otherwise leave every table file resident.
-    /// What is given back stays in the system's cache. If the memory that maps no file is
-    /// still past `bytes` after that (the tables' indices, the allocator's overhead and the
-    /// pages being made are only estimated up front), the budget of decoded pages is lowered
-    /// by as much, for the rest of the check, down to a single page.
+    /// What is given back stays in the system's cache (and before a step that would pass
+    /// `bytes`, and every 100 ms during one). Between steps, the budget of decoded pages is
+    /// lowered, for the rest of the check, to what `bytes` leaves besides the rest of the
+    /// memory that maps no file, as measured (the tables' indices, the probe's blocks and the
+    /// allocator's overhead are only estimated up front), down to a single page.
     pub fn releasing_past(self, bytes: u64) -> Self {
         Verifier {
             release_at: bytes,
