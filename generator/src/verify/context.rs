@@ -60,6 +60,16 @@ pub(super) struct Context<'a> {
 /// microseconds, and a step reads table files at a few MiB a second.
 const TEND_EVERY: Duration = Duration::from_millis(100);
 
+/// Stops the watcher of [`Context::tended`] when dropped.
+struct StopWatcher<'s>(&'s AtomicBool, std::thread::Thread);
+
+impl Drop for StopWatcher<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+        self.1.unpark();
+    }
+}
+
 impl<'a> Context<'a> {
     /// Opens the tables of `materials` (header and block index checked), with `closure` those
     /// of every material their captures reach, however many captures away. Returns the
@@ -171,10 +181,9 @@ impl<'a> Context<'a> {
                     std::thread::park_timeout(TEND_EVERY);
                 }
             });
-            let out = work();
-            stop.store(true, Ordering::Relaxed);
-            watcher.thread().unpark();
-            out
+            // Stopped on the way out, unwinding included, so that the scope can join it.
+            let _stop = StopWatcher(&stop, watcher.thread().clone());
+            work()
         })
     }
 
