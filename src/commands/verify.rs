@@ -392,8 +392,9 @@ fn summary(r: &VerifyReport, sampled: bool) -> String {
     text
 }
 
-/// Makes every decoded page of a full check (264 KiB) a mapping of its own, so that a page the
-/// check drops is memory given back at once. By default glibc's `malloc` raises its mapping
+/// Makes the decoded pages of a full check (264 KiB) mappings of their own, so that a page the
+/// check drops is memory given back at once (but for those `malloc` places in free room of its
+/// arenas, which the check's trims give back). By default glibc's `malloc` raises its mapping
 /// threshold past a block's size once such a block is freed, and from then on keeps the pages
 /// in its arenas, where the holes dropped pages leave stay resident: measured, international up
 /// to 6 with 8 GiB of pages held 10.0 GiB (9.0 GiB of arenas), and Brazilian up to 5 with 64
