@@ -80,10 +80,11 @@ pub fn verify_table(
 /// A material is walked in pages of 65,536 positions with one side to move, decoded from the
 /// table blocks that cover them and completed (4 bytes of codes and a capture bit a position:
 /// 264 KiB a page, 272 KiB with what the allocator adds); the smaller materials its captures
-/// reach are paged the same way. Pages stay in a cache of at most the budget ([`Verifier::DEFAULT_MEMORY`] unless
-/// [`Verifier::with_memory`] sets another). When the material and those its captures reach
-/// fit, they are decoded whole, room being made first so that the budget holds (every
-/// Brazilian material up to 5 pieces fits the default: the largest, KKMvKM, takes 75 MiB).
+/// reach are paged the same way. Pages stay in a cache of at most the budget
+/// ([`Verifier::DEFAULT_MEMORY`] unless [`Verifier::with_memory`] sets another). When the
+/// material and those its captures reach fit, they are decoded whole, room being made first so
+/// that the budget holds (every Brazilian material up to 5 pieces fits the default: the
+/// largest, KKMvKM, takes 75 MiB).
 ///
 /// A larger one is checked four pages with White to move at a time, the pages their moves
 /// reach made as needed; before pages are made, the least recently used ones the window has
