@@ -12,6 +12,14 @@
 //! resets the counter reaches a position whose class alone matters, any other adds one to its
 //! count; a king move never resets). What the rules leave undecided takes the class the
 //! distance gives: a cursed win, a draw or a blessed loss.
+//!
+//! In a symmetric material (as many kings and men a side) the mirror image of a position (the
+//! board turned, the colours swapped) is a position of the same material with the same value,
+//! and the mirror images of a slice's positions make a slice of the same band. So of two such
+//! slices only the first is solved; the other's values are copied, position by position, from
+//! its mirror image's, which costs a rank where solving costs a move generation and the values
+//! of every move out. A slice that is its own mirror image (every kings-only slice among them)
+//! is solved whole.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,6 +79,32 @@ fn promotion_distance(index: &PositionIndex, slice: &KingSlice) -> u32 {
     white + black
 }
 
+/// The men placement of the slice of a symmetric material whose positions are the mirror
+/// images of `slice`'s (the board turned and the colours swapped).
+fn mirror_men(index: &PositionIndex, slice: &KingSlice) -> u64 {
+    let global = index.rank(&slice.position(0).mirrored());
+    global / index.king_placements() % index.men_placements()
+}
+
+/// `codes` and `rule_codes` cut into the consecutive `ranges` that cover them.
+fn split_by<'c>(
+    ranges: &'c [Range<u64>],
+    mut codes: &'c mut [u16],
+    mut rule_codes: &'c mut [u8],
+) -> Vec<(&'c Range<u64>, &'c mut [u16], &'c mut [u8])> {
+    ranges
+        .iter()
+        .map(|range| {
+            let len = (range.end - range.start) as usize;
+            let (c, rest) = std::mem::take(&mut codes).split_at_mut(len);
+            codes = rest;
+            let (r, rest) = std::mem::take(&mut rule_codes).split_at_mut(len);
+            rule_codes = rest;
+            (range, c, r)
+        })
+        .collect()
+}
+
 /// What solving a material needs: its index, the values it reads, where its own go, and the
 /// draw-rule limit of its category.
 pub(crate) struct MaterialSolver<'a> {
@@ -84,6 +118,9 @@ pub(crate) struct MaterialSolver<'a> {
     /// Whether the rule-aware values are solved (else only win, draw or loss: the distance
     /// codes written then hold no true distance, and every rule code is 0).
     rules: bool,
+    /// Whether the material is its own mirror image (as many kings and men a side), so that
+    /// each slice's mirror image is a slice of the same band with the same values.
+    symmetric: bool,
     /// Resident memory past which the pages of the work files are given back.
     release_at: u64,
 }
@@ -104,6 +141,7 @@ impl<'a> MaterialSolver<'a> {
             category,
             limit: limits.of(category),
             rules,
+            symmetric: index.material().is_symmetric(),
             release_at: u64::MAX,
         }
     }
@@ -154,7 +192,7 @@ impl<'a> MaterialSolver<'a> {
             .map(|slices| {
                 let mut longest = 0;
                 for &men in slices {
-                    longest = longest.max(self.solve_slice(men, slice_progress)?);
+                    longest = longest.max(self.solve_pair(men, slice_progress)?);
                 }
                 if grouped {
                     progress.advance(UNITS_PER_POSITION * n * slices.len() as u64);
@@ -165,18 +203,107 @@ impl<'a> MaterialSolver<'a> {
             .try_reduce(|| 0, |a, b| Ok(a.max(b)))
     }
 
-    /// Solves one slice and writes it, reporting its progress as it goes. Returns the longest
-    /// win found.
-    fn solve_slice(&self, men: u64, progress: &dyn Progress) -> Result<u16, GenerateError> {
+    /// Solves the slice of men placement `men` and writes it; in a symmetric material, writes
+    /// its mirror image's slice too (the board turned and the colours swapped: every value the
+    /// same), unless that slice comes first, which does this one's. Returns the longest win
+    /// found.
+    fn solve_pair(&self, men: u64, progress: &dyn Progress) -> Result<u16, GenerateError> {
         let slice = self.index.slice(men);
-        let n = slice.len();
+        let image = self.symmetric.then(|| mirror_men(self.index, &slice));
+        if image.is_some_and(|image| image < men) {
+            return Ok(0);
+        }
+        let (longest, codes, rule_codes) = self.solve_slice(&slice, progress)?;
+        self.write_slice(&slice, &codes, &rule_codes)?;
+        if let Some(image) = image.filter(|&image| image != men) {
+            let image = self.index.slice(image);
+            let (codes, rule_codes) = self.mirror_values(&slice, &image, &codes, &rule_codes);
+            self.write_slice(&image, &codes, &rule_codes)?;
+            progress.advance(3 * image.len());
+        }
+        Ok(longest)
+    }
+
+    /// The values of slice `image`, the mirror image of `slice`, whose values are `codes` and
+    /// `rule_codes`: each position's are those of its mirror image.
+    fn mirror_values(
+        &self,
+        slice: &KingSlice,
+        image: &KingSlice,
+        codes: &[u16],
+        rule_codes: &[u8],
+    ) -> (Vec<u16>, Vec<u8>) {
+        let n = image.len() as usize;
+        let mut image_codes = vec![0; n];
+        let mut image_rule_codes = vec![0; n];
+        let ranges = self.ranges(n as u64);
+        let fill = |(range, codes_out, rules_out): (&Range<u64>, &mut [u16], &mut [u8])| {
+            let mut cursor = self.index.cursor(image.global(range.start));
+            for (code, rule) in codes_out.iter_mut().zip(rules_out.iter_mut()) {
+                let y = slice.local_rank(&cursor.position().mirrored()) as usize;
+                cursor.advance();
+                *code = codes[y];
+                *rule = rule_codes[y];
+            }
+        };
+        let parts = split_by(&ranges, &mut image_codes, &mut image_rule_codes);
+        if n as u64 <= CHUNK {
+            parts.into_iter().for_each(|(r, c, u)| fill((r, c, u)));
+        } else {
+            parts.into_par_iter().for_each(|(r, c, u)| fill((r, c, u)));
+        }
+        (image_codes, image_rule_codes)
+    }
+
+    /// Writes the values of a slice to the work file.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the work file cannot be written.
+    fn write_slice(
+        &self,
+        slice: &KingSlice,
+        codes: &[u16],
+        rule_codes: &[u8],
+    ) -> Result<(), GenerateError> {
         let kings = self.index.king_placements();
+        let half = kings as usize;
+        self.values
+            .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
+        self.values
+            .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])
+    }
+
+    /// Ranges of the local numbers of a slice of `n` positions, one unit of parallel work
+    /// each, that each lie in one half (one side to move).
+    fn ranges(&self, n: u64) -> Vec<Range<u64>> {
+        let kings = self.index.king_placements();
+        (0..n.div_ceil(CHUNK))
+            .flat_map(|c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                if range.start < kings && range.end > kings {
+                    vec![range.start..kings, kings..range.end]
+                } else {
+                    vec![range]
+                }
+            })
+            .collect()
+    }
+
+    /// Solves one slice, reporting its progress as it goes. Returns the longest win found, and
+    /// the slice's distance and rule codes in its local numbering.
+    fn solve_slice(
+        &self,
+        slice: &KingSlice,
+        progress: &dyn Progress,
+    ) -> Result<(u16, Vec<u16>, Vec<u8>), GenerateError> {
+        let n = slice.len();
         let moves = slice.king_moves();
         let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         let together = n <= TOGETHER;
         let mut distances = Propagation::with_len(n as usize);
         let rules = (self.rules && together).then(|| Propagation::with_len(n as usize));
-        self.seed_slice(&slice, &captures, Some(&distances), rules.as_ref())?;
+        self.seed_slice(slice, &captures, Some(&distances), rules.as_ref())?;
         progress.advance(n);
         distances.run(&moves, u16::MAX);
         let captured = |x: usize| captures[x / 64].load(Ordering::Relaxed) & (1 << (x % 64)) != 0;
@@ -203,7 +330,7 @@ impl<'a> MaterialSolver<'a> {
                 Some(rules) => rules,
                 None => {
                     let rules = Propagation::with_len(n as usize);
-                    self.seed_slice(&slice, &captures, None, Some(&rules))?;
+                    self.seed_slice(slice, &captures, None, Some(&rules))?;
                     rules
                 }
             };
@@ -224,13 +351,8 @@ impl<'a> MaterialSolver<'a> {
         } else {
             vec![0; n as usize]
         };
-        let half = kings as usize;
-        self.values
-            .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
-        self.values
-            .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])?;
         progress.advance(n);
-        Ok(longest)
+        Ok((longest, codes, rule_codes))
     }
 
     /// One pass over the moves of every position of a slice: seeds the propagations given,
@@ -247,18 +369,7 @@ impl<'a> MaterialSolver<'a> {
         rules: Option<&Propagation>,
     ) -> Result<(), GenerateError> {
         let n = slice.len();
-        let kings = self.index.king_placements();
-        // Ranges of local numbers that each lie in one half (one side to move).
-        let ranges: Vec<Range<u64>> = (0..n.div_ceil(CHUNK))
-            .flat_map(|c| {
-                let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-                if range.start < kings && range.end > kings {
-                    vec![range.start..kings, kings..range.end]
-                } else {
-                    vec![range]
-                }
-            })
-            .collect();
+        let ranges = self.ranges(n);
         let seed_range = |range: &Range<u64>| {
             let mut cursor = self.index.cursor(slice.global(range.start));
             let mut moves = MoveList::new();
@@ -385,5 +496,46 @@ impl Moves for SliceMoves {
     #[inline]
     fn for_each_successor(&self, x: u32, mut f: impl FnMut(u32)) {
         SliceMoves::for_each_successor(self, u64::from(x), |s| f(s as u32));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rafle_probe::{Material, PositionIndex, Variant};
+
+    use super::*;
+
+    /// What pairing slices rests on: in a symmetric material, a slice's mirror image is a slice
+    /// of the same band, whose own mirror image is the first, and every position of one is the
+    /// mirror image of a position of the other.
+    #[test]
+    fn the_mirror_image_of_a_slice_is_a_slice_of_its_band() {
+        for (variant, name) in [
+            (Variant::Brazilian, "KMvKM"),
+            (Variant::Brazilian, "KMMvKMM"),
+            (Variant::International, "MMvMM"),
+        ] {
+            let index = PositionIndex::new(variant, name.parse::<Material>().unwrap());
+            let mut paired = 0;
+            for band in bands(&index) {
+                for &men in &band {
+                    let slice = index.slice(men);
+                    let image = mirror_men(&index, &slice);
+                    assert!(band.contains(&image), "{name}: slice {men} and {image}");
+                    assert_eq!(mirror_men(&index, &index.slice(image)), men, "{name}");
+                    if image == men {
+                        continue;
+                    }
+                    paired += 1;
+                    let image = index.slice(image);
+                    for x in (0..slice.len()).step_by(7) {
+                        let mirrored = slice.position(x).mirrored();
+                        let y = image.local_rank(&mirrored);
+                        assert_eq!(image.position(y), mirrored, "{name}: slice {men}, {x}");
+                    }
+                }
+            }
+            assert!(paired > 0, "{name}: no slice paired");
+        }
     }
 }
