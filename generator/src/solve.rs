@@ -248,9 +248,9 @@ impl<'a> MaterialSolver<'a> {
         };
         let parts = split_by(&ranges, &mut image_codes, &mut image_rule_codes);
         if n as u64 <= CHUNK {
-            parts.into_iter().for_each(|(r, c, u)| fill((r, c, u)));
+            parts.into_iter().for_each(&fill);
         } else {
-            parts.into_par_iter().for_each(|(r, c, u)| fill((r, c, u)));
+            parts.into_par_iter().for_each(fill);
         }
         (image_codes, image_rule_codes)
     }
