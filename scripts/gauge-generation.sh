@@ -76,19 +76,22 @@ table_files_sha() {
 printf '%-10s %5s %10s %10s %12s %s\n' build round wall_s cpu_s max_rss_MiB tables_sha256
 for round in $(seq 1 "$rounds"); do
     for name in "${names[@]}"; do
-        data="$dir/data-$name"
+        # Named by the tables asked for too, so that a second gauge of the other kind in the
+        # same GAUGE_DIR keeps the first one's per-material lines.
+        run="$name${tables:+-$tables}"
+        data="$dir/data-$run"
         rm -rf "$data"
         mkdir -p "$data"
         args=(generate --variant "$variant" --pieces "$pieces" --data "$data")
         [ -n "$tables" ] && args+=(--tables "$tables")
-        /usr/bin/time -v -o "$dir/time-$name" "$dir/bin/$name" "${args[@]}" >/dev/null 2>"$dir/log-$name"
+        /usr/bin/time -v -o "$dir/time-$run" "$dir/bin/$name" "${args[@]}" >/dev/null 2>"$dir/log-$run"
         awk -v name="$name" -v round="$round" -v sha="$(table_files_sha "$data")" '
             /Elapsed \(wall clock\)/ { n = split($NF, t, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + t[i] }
             /User time/ { cpu += $NF }
             /System time/ { cpu += $NF }
             /Maximum resident/ { rss = $NF / 1024 }
             END { printf "%-10s %5d %10.1f %10.1f %12.0f %s\n", name, round, wall, cpu, rss, sha }
-        ' "$dir/time-$name"
+        ' "$dir/time-$run"
     done
 done
 echo "builds, data and logs: $dir"
