@@ -234,6 +234,12 @@ impl<B: AsRef<[u8]>> BlockCache<B> {
     pub fn bytes(&self) -> usize {
         self.shards.iter().map(|s| lock(s).bytes).sum()
     }
+
+    /// The budget: the most bytes [`BlockCache::bytes`] may come to (whole shards' parts of
+    /// what [`BlockCache::new`] or [`BlockCache::set_budget`] was given).
+    pub fn budget(&self) -> usize {
+        self.shard_budget.load(Ordering::Relaxed) * self.shards.len()
+    }
 }
 
 impl BlockCache<Arc<[u8]>> {
@@ -270,6 +276,18 @@ mod tests {
             .filter(|&i| code(block_key(0, i), 0).is_some())
             .count();
         assert_eq!(kept, budget / (300 + ENTRY_OVERHEAD));
+    }
+
+    #[test]
+    fn the_budget_is_whole_shards_and_follows_set_budget() {
+        let big = 64 * 4 * (LARGEST_BLOCK + ENTRY_OVERHEAD) + 7;
+        let cache: BlockCache = BlockCache::new(big);
+        assert!(cache.shards.len() > 1);
+        assert_eq!(cache.budget(), big - big % cache.shards.len());
+        assert!(big - cache.budget() < cache.shards.len());
+        cache.set_budget(1 << 20);
+        assert_eq!(cache.budget(), 1 << 20);
+        assert_eq!(cache.bytes(), 0);
     }
 
     #[test]

@@ -215,6 +215,13 @@ impl Tablebase {
         self.cache.bytes()
     }
 
+    /// The most bytes of decompressed blocks the cache may hold (see
+    /// [`Tablebase::open_with_cache`]): a caller keeping a memory budget counts this, not
+    /// [`Tablebase::cache_bytes`], as the cache fills up as probes go on.
+    pub fn cache_budget(&self) -> usize {
+        self.cache.budget()
+    }
+
     /// Gives the pages of every table file opened so far back to the system (see
     /// [`Table::release_pages`]); the decompressed blocks in the cache stay.
     pub fn release_mapped_pages(&self) {

@@ -34,6 +34,19 @@ use super::Tally;
 /// Pages with White to move checked together when the material does not fit in the budget.
 const WINDOW: usize = 4;
 
+/// Making a page takes, besides the page, about 26 KiB that lives only while its level is made
+/// (its waiting bits, and per chunk of [`CHUNK`] positions the unit of parallel work and what
+/// it found, twice over as rayon gathers them), which no look at memory sees: 10% of
+/// [`PAGE_BYTES`] on top of the pages' budget. A level is therefore made at most a
+/// `BATCH_SHARE`th of that budget at a time, so that the bookkeeping stays under 1% of it: a
+/// large material made whole in one go (one level of 8,000 pages and more, on Brazilian up to
+/// 7) took 200 MiB past the budget so.
+const BATCH_SHARE: usize = 16;
+
+/// The most pages made together, whatever the budget: 13 MiB of bookkeeping, and many times
+/// more chunks of work than threads.
+const MOST_BATCH: usize = 512;
+
 /// Checks every position of part `main` of `ctx`, with the pages of `cache` (which keeps
 /// those it makes, up to its budget), calling `advance` with the number of positions done as
 /// work goes on.
@@ -243,17 +256,24 @@ impl Walk<'_, '_> {
     }
 
     /// Gives memory back if the process is past its mark, then keeps the pages' budget within
-    /// what the mark leaves besides everything else the process holds, measured: the rest is
-    /// only estimated up front, and on the largest sets comes to more (the tables' indices of
-    /// every material, the probe's blocks, the allocator's own overhead). Between steps only,
-    /// when no page is being made. The budget is only ever lowered.
+    /// what the mark leaves besides everything else the process holds, measured (see
+    /// [`room_for_pages`]): the rest is only estimated up front, and on the largest sets comes
+    /// to more (the tables' indices of every material, the allocator's own overhead). Between
+    /// steps only, when no page is being made. The budget is only ever lowered.
     fn keep_within_budget(&mut self) {
         self.ctx.keep_within_budget();
         let Some(unmapped) = self.ctx.unmapped_memory() else {
             return;
         };
-        let others = unmapped.saturating_sub(self.cache.held_bytes());
-        if self.cache.fit(self.ctx.release_at.saturating_sub(others)) {
+        let tables = self.ctx.tables;
+        let room = room_for_pages(
+            self.ctx.release_at,
+            unmapped,
+            self.cache.held_bytes(),
+            tables.cache_bytes() as u64,
+            tables.cache_budget() as u64,
+        );
+        if self.cache.fit(room) {
             self.ctx.trim();
         }
     }
@@ -272,12 +292,17 @@ impl Walk<'_, '_> {
         // Room made first, from the pages this step has not used, so that the budget holds
         // during the step too, not only once it ends.
         self.cache.make_room(wanted.len());
+        // The pages of a level need only lower levels, so a level is made a batch at a time
+        // (see [`BATCH_SHARE`]).
+        let batch = (self.cache.budget_pages() / BATCH_SHARE).clamp(1, MOST_BATCH);
         for level in wanted.chunk_by(|a, b| a.0 == b.0) {
-            let these: Vec<u32> = level.iter().map(|&(_, p)| p).collect();
-            self.ctx.make_room_for((these.len() * PAGE_BYTES) as u64);
-            self.make_level(&these)?;
-            // A level may read whole tables (a material decoded whole).
-            self.ctx.keep_within_budget();
+            for pages in level.chunks(batch) {
+                let these: Vec<u32> = pages.iter().map(|&(_, p)| p).collect();
+                self.ctx.make_room_for((these.len() * PAGE_BYTES) as u64);
+                self.make_level(&these)?;
+                // A level may read whole tables (a material decoded whole).
+                self.ctx.keep_within_budget();
+            }
         }
         Ok(())
     }
@@ -447,6 +472,27 @@ impl Walk<'_, '_> {
     }
 }
 
+/// The bytes of pages that fit under `release_at` besides what else the process holds, given
+/// the memory it holds that maps no file (`unmapped`), of which `pages` are pages and
+/// `probe_held` the probe's decoded blocks. The probe's cache counts at its whole
+/// `probe_budget`, not at what it holds now: it fills as a step resolves successors through
+/// the probe, and from nearly empty when a material's promotions reach tables no page holds,
+/// long after the look that set the pages' budget (the Brazilian up to 7 check went 74 MiB
+/// past its budget so).
+fn room_for_pages(
+    release_at: u64,
+    unmapped: u64,
+    pages: u64,
+    probe_held: u64,
+    probe_budget: u64,
+) -> u64 {
+    let others = unmapped
+        .saturating_sub(pages)
+        .saturating_sub(probe_held)
+        .saturating_add(probe_budget);
+    release_at.saturating_sub(others)
+}
+
 /// Fills the waiting positions of a chunk; returns its page's place among the pages being made,
 /// with what checking them found and the pages those still waiting lack.
 fn fill_chunk(
@@ -605,4 +651,33 @@ fn fill(
         ..Codes::of(derived)
     };
     Ok(Filled::Done(codes, mismatch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn the_probes_cache_counts_at_its_budget_however_full() {
+        // 7,000 MiB under the mark; 900 MiB held besides 5,000 MiB of pages, 40 of them the
+        // probe's blocks out of a 256 MiB budget: the pages get what is left once the probe's
+        // cache is full, 7,000 - (860 + 256).
+        let room = room_for_pages(7000 * MIB, 5900 * MIB, 5000 * MIB, 40 * MIB, 256 * MIB);
+        assert_eq!(room, 5884 * MIB);
+        // The same once the cache is full: the room does not move as it fills.
+        let full = room_for_pages(7000 * MIB, 6116 * MIB, 5000 * MIB, 256 * MIB, 256 * MIB);
+        assert_eq!(full, room);
+    }
+
+    #[test]
+    fn no_room_is_left_when_the_rest_passes_the_mark() {
+        assert_eq!(room_for_pages(1000 * MIB, 1200 * MIB, 0, 0, 256 * MIB), 0);
+        // Memory read at another moment than the pages' count: nothing wraps round.
+        assert_eq!(
+            room_for_pages(1000 * MIB, 10 * MIB, 300 * MIB, 50 * MIB, 0),
+            1000 * MIB
+        );
+    }
 }

@@ -143,8 +143,9 @@ impl<'a> Verifier<'a> {
     /// What is given back stays in the system's cache (and before a step that would pass
     /// `bytes`, and every 100 ms during one). Between steps, the budget of decoded pages is
     /// lowered, for the rest of the check, to what `bytes` leaves besides the rest of the
-    /// memory that maps no file, as measured (the tables' indices, the probe's blocks and the
-    /// allocator's overhead are only estimated up front), down to a single page.
+    /// memory that maps no file, as measured (the tables' indices and the allocator's overhead
+    /// are only estimated up front), with the probe's block cache counted at its whole budget
+    /// (it fills during steps), down to a single page.
     pub fn releasing_past(self, bytes: u64) -> Self {
         Verifier {
             release_at: bytes,

@@ -211,6 +211,11 @@ impl Cache {
         }
     }
 
+    /// The budget, in pages.
+    pub fn budget_pages(&self) -> usize {
+        self.most
+    }
+
     /// Whether `pages` pages fit in the budget at once.
     pub fn holds(&self, pages: u32) -> bool {
         pages as usize <= self.most
