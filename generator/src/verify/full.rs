@@ -40,7 +40,7 @@ const WINDOW: usize = 4;
 /// [`PAGE_BYTES`] on top of the pages' budget. A level is therefore made at most a
 /// `BATCH_SHARE`th of that budget at a time, so that the bookkeeping stays under 1% of it: a
 /// large material made whole in one go (one level of 8,000 pages and more, on Brazilian up to
-/// 7) took 200 MiB past the budget so.
+/// 7) would take 200 MiB past the budget so.
 const BATCH_SHARE: usize = 16;
 
 /// The most pages made together, whatever the budget: 13 MiB of bookkeeping, and many times
