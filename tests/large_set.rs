@@ -3,14 +3,18 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The script tested.
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/large-set.sh")
+}
 
 /// Runs the script on Brazilian up to 3 pieces into `dir`; returns its exit code.
 fn run(dir: &Path) -> Option<i32> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/large-set.sh");
     let out = Command::new("bash")
-        .arg(script)
+        .arg(script())
         .args([
             "-r",
             env!("CARGO_BIN_EXE_rafle"),
@@ -74,9 +78,8 @@ fn builds_checks_and_resumes_a_set_with_its_record() {
 
 #[test]
 fn a_wrong_call_says_how_to_call_it() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/large-set.sh");
     let out = Command::new("bash")
-        .arg(script)
+        .arg(script())
         .args(["brazilian", "3"])
         .output()
         .expect("bash runs the script");
