@@ -644,7 +644,9 @@ fn solve_material(
     if resumed && partial_len.as_ref().is_ok_and(|&len| len != expected_len) {
         progress.damaged_work_file(
             &paths.partial,
-            &format!("not the size of its values ({expected_len} bytes): solved again from the start"),
+            &format!(
+                "not the size of its values ({expected_len} bytes): solved again from the start"
+            ),
         );
         journal.keep_first(0)?;
     }

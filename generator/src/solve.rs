@@ -286,9 +286,9 @@ impl<'a> MaterialSolver<'a> {
     ) -> Result<u64, GenerateError> {
         let kings = self.index.king_placements();
         let half = kings as usize;
-        let first = self
-            .values
-            .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
+        let first =
+            self.values
+                .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
         let second =
             self.values
                 .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])?;
@@ -620,6 +620,10 @@ mod impossible {
                 if *material == kkvk && *path == partial),
             "{err}"
         );
-        assert!(err.to_string().contains("past the longest a work file holds"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("past the longest a work file holds"),
+            "{err}"
+        );
     }
 }

@@ -266,14 +266,19 @@ mod tests {
         let n = index.size() as usize;
         let store_of = |path: &std::path::Path, rule_code: u8| {
             let values = ValuesFile::open(path, index.size(), true).unwrap();
-            values.write_range(0, &vec![0; n], &vec![rule_code; n]).unwrap();
+            values
+                .write_range(0, &vec![0; n], &vec![rule_code; n])
+                .unwrap();
             let mut store = Store::new(1 << 20);
             store.insert_raw(index.clone(), values);
             store
         };
         let pos = index.unrank(7);
         let good = store_of(&dir.path().join("good.partial"), RuleValue::loss(0).code());
-        assert_eq!(good.value(&pos).unwrap(), (Dtw::Loss(0), RuleValue::loss(0)));
+        assert_eq!(
+            good.value(&pos).unwrap(),
+            (Dtw::Loss(0), RuleValue::loss(0))
+        );
         let path = dir.path().join("KvK.partial");
         let err = store_of(&path, 255).value(&pos).unwrap_err();
         assert!(
@@ -282,6 +287,9 @@ mod tests {
             "{err}"
         );
         let text = err.to_string();
-        assert!(text.contains("KvK") && text.contains("rule code 255"), "{text}");
+        assert!(
+            text.contains("KvK") && text.contains("rule code 255"),
+            "{text}"
+        );
     }
 }

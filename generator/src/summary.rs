@@ -294,10 +294,22 @@ mod tests {
         assert!(counts.possible(10));
         assert!(!counts.possible(11));
         let refused = [
-            Counts { wins: u64::MAX, ..counts },
-            Counts { cursed_wins: 6, ..counts },
-            Counts { blessed_losses: 3, ..counts },
-            Counts { longest_win: MAX_DISTANCE + 1, ..counts },
+            Counts {
+                wins: u64::MAX,
+                ..counts
+            },
+            Counts {
+                cursed_wins: 6,
+                ..counts
+            },
+            Counts {
+                blessed_losses: 3,
+                ..counts
+            },
+            Counts {
+                longest_win: MAX_DISTANCE + 1,
+                ..counts
+            },
         ];
         for c in refused {
             assert!(!c.possible(10), "{c:?}");

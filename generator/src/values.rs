@@ -511,8 +511,7 @@ impl Journal {
         &mut self,
         checksum: impl Fn(usize) -> Option<u64>,
     ) -> Result<Option<usize>, GenerateError> {
-        let damaged =
-            (0..self.bands.len()).find(|&b| checksum(b) != Some(self.bands[b].checksum));
+        let damaged = (0..self.bands.len()).find(|&b| checksum(b) != Some(self.bands[b].checksum));
         if let Some(b) = damaged {
             self.keep_first(b)?;
         }
@@ -686,7 +685,10 @@ mod tests {
             assert_eq!(file.checksum(600, 400) == second, in_first, "byte {at}");
         }
         // The same bytes elsewhere in the file do not have the same checksum.
-        assert_ne!(range_checksum(0, &[1, 2], &[3]), range_checksum(1, &[1, 2], &[3]));
+        assert_ne!(
+            range_checksum(0, &[1, 2], &[3]),
+            range_checksum(1, &[1, 2], &[3])
+        );
     }
 
     /// The lines of a journal and of its first `bands` bands, as [`Journal::rewrite`] writes them.
@@ -706,9 +708,18 @@ mod tests {
         let path = dir.path().join("m.journal");
         let identity = Journal::identity(v, m, 10, limits);
         let bands = [
-            FinishedBand { longest: 3, checksum: 0xabc },
-            FinishedBand { longest: 9, checksum: 0x1234_5678_9abc },
-            FinishedBand { longest: 1, checksum: 7 },
+            FinishedBand {
+                longest: 3,
+                checksum: 0xabc,
+            },
+            FinishedBand {
+                longest: 9,
+                checksum: 0x1234_5678_9abc,
+            },
+            FinishedBand {
+                longest: 1,
+                checksum: 7,
+            },
         ];
         let good = journal_text(&identity, &bands);
         fs::write(&path, &good).unwrap();
