@@ -45,6 +45,19 @@ pub enum GenerateError {
         /// What is wrong.
         reason: String,
     },
+    /// A value read from a work file or a table (or solved from such values) cannot be right:
+    /// a distance past the longest a work file holds, a rule code no value has. The file it
+    /// came from was changed past its checksums.
+    ImpossibleValue {
+        /// The board.
+        variant: Variant,
+        /// The material whose value it is (or which was being solved).
+        material: Material,
+        /// The file it was read from (or written to).
+        path: PathBuf,
+        /// What the value is.
+        detail: String,
+    },
     /// The variant has no such material.
     NoSuchMaterial {
         /// The board.
@@ -112,6 +125,12 @@ impl fmt::Display for GenerateError {
             GenerateError::DamagedWorkFile { path, reason } => {
                 write!(f, "work file {} is damaged: {reason}", path.display())
             }
+            GenerateError::ImpossibleValue { variant, material, path, detail } => write!(
+                f,
+                "{variant} {material}: a value that cannot be right ({detail}) in {}: a file was \
+                 changed after it was written",
+                path.display()
+            ),
             GenerateError::NoSuchMaterial { variant, material } => {
                 write!(f, "{variant} has no material {material}")
             }

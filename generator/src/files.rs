@@ -51,6 +51,35 @@ pub fn temporary_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Writes `bytes` as the whole file `path`: under a [`temporary_path`], synced, then renamed
+/// over `path`. A reader never sees it half written, and whatever held the name before (a
+/// symbolic link, whose target stays untouched, or a FIFO, which would block a plain write) is
+/// replaced rather than written through.
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if it cannot be written (the temporary file is then removed).
+pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    }
+    let tmp = temporary_path(path);
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_data()
+        })
+        .map_err(|e| io(&tmp, e))
+        .and_then(|()| fs::rename(&tmp, path).map_err(|e| io(path, e)));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written
+}
+
 /// Whether `name` is one [`temporary_path`] makes.
 fn is_temporary_name(name: &str) -> bool {
     let Some(rest) = name.strip_prefix(TEMPORARY_PREFIX) else {

@@ -9,15 +9,16 @@ use std::time::Instant;
 
 use rafle_probe::format::TableKind;
 use rafle_probe::{Material, PositionIndex, Table};
+use rayon::prelude::*;
 
 use crate::files::WriterLock;
 use crate::load::{load_existing, LoadError};
 use crate::packed::{self, PackedValues};
 use crate::plan::{MaterialPlan, Plan, Tables, LEAST_CACHE_BYTES};
-use crate::solve::{bands, MaterialSolver};
+use crate::solve::{band_checksum, bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::{Journal, ValuesFile, WorkPaths};
+use crate::values::{Journal, ValuesFile, WorkPaths, BYTES_PER_POSITION};
 use crate::write::{write_tables, Writing, Written};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
@@ -119,7 +120,7 @@ pub fn generate(
             });
         }
     }
-    let work = work_to_do(plan, &found)?;
+    let work = work_to_do(plan, &found, progress)?;
     let (solved, needed) = (&work.solved, &work.needed);
     let last_reader = last_readers(plan, &work.reads_values);
     let mut store = Store::new(LEAST_CACHE_BYTES);
@@ -249,12 +250,10 @@ impl Found {
         if plan.tables == Tables::All || matches!(all, Found::Complete) || !m.path.exists() {
             return all;
         }
-        let size = match check_table(plan, m, &m.path, TableKind::Wdl) {
-            Ok(size) => size,
-            Err(e) => return Found::Incomplete(Some(e)),
-        };
-        let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::Wdl);
-        match summary.read(&wdl_written(size)) {
+        if let Err(e) = check_table(plan, m, &m.path, TableKind::Wdl) {
+            return Found::Incomplete(Some(e));
+        }
+        match SummaryFile::new(plan, m, Tables::Wdl).read() {
             Some(_) => Found::WdlOnly,
             None => Found::Incomplete(Some(format!(
                 "{}: the counts kept with it are missing",
@@ -336,7 +335,11 @@ struct WorkToDo {
 /// # Errors
 ///
 /// The first error of [`values_kept`].
-fn work_to_do(plan: &Plan, found: &[Found]) -> Result<WorkToDo, GenerateError> {
+fn work_to_do(
+    plan: &Plan,
+    found: &[Found],
+    progress: &dyn Progress,
+) -> Result<WorkToDo, GenerateError> {
     let n = plan.materials.len();
     let mut work = WorkToDo {
         solved: vec![false; n],
@@ -363,7 +366,7 @@ fn work_to_do(plan: &Plan, found: &[Found]) -> Result<WorkToDo, GenerateError> {
         }
         let counted = work.counts[j].is_some();
         if work.needed[j] && counted {
-            work.kept[j] = values_kept(plan, m)?;
+            work.kept[j] = values_kept(plan, m, progress)?;
         }
         work.reads_values[j] =
             work.solved[j] || (complete && !counted) || (work.needed[j] && !work.kept[j]);
@@ -428,9 +431,9 @@ fn reuse(
     progress.advance(m.positions);
     if matches!(found, Found::WdlOnly) {
         // Checked by `Found::look`, and not needed: nothing reads its values.
-        let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::Wdl);
+        let summary = SummaryFile::new(plan, m, Tables::Wdl);
         let written = table_sizes(m, Tables::Wdl).map_err(solve)?;
-        let counts = summary.read(&written).ok_or(NotReused::Solve(None))?;
+        let counts = summary.read().ok_or(NotReused::Solve(None))?;
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
         return Ok(Done {
             counts,
@@ -442,7 +445,7 @@ fn reuse(
         });
     }
     let written = table_sizes(m, Tables::All).map_err(solve)?;
-    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All);
+    let summary = SummaryFile::new(plan, m, Tables::All);
     let have_values = values != Values::Rebuilt;
     if counts.is_none() || !have_values {
         let loaded = match load_existing(m, index, store, progress) {
@@ -458,7 +461,7 @@ fn reuse(
         }
     }
     let counts = counts.unwrap_or_default();
-    let _ = summary.write(&counts, &written);
+    let _ = summary.write(&counts);
     progress.advance((UNITS_PER_POSITION - 1) * m.positions);
     Ok(Done {
         counts,
@@ -477,13 +480,15 @@ fn reuse(
 /// # Errors
 ///
 /// [`GenerateError::Io`] if that raw work file cannot be packed.
-fn values_kept(plan: &Plan, m: &MaterialPlan) -> Result<bool, GenerateError> {
+fn values_kept(
+    plan: &Plan,
+    m: &MaterialPlan,
+    progress: &dyn Progress,
+) -> Result<bool, GenerateError> {
     let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
     let identity = plan.packed_identity(m);
-    Ok(
-        usable_packed(&paths, &identity, m.positions)
-            || adopt_finished(plan, m, &paths, &identity)?,
-    )
+    Ok(usable_packed(&paths, &identity, m.positions)
+        || adopt_finished(plan, m, &paths, &identity, progress)?)
 }
 
 /// Whether a packed file an earlier run left holds this run's values of the material, every
@@ -502,8 +507,10 @@ fn usable_packed(paths: &WorkPaths, identity: &str, positions: u64) -> bool {
     usable
 }
 
-/// A raw work file left complete by a run stopped after writing the tables: packed, it becomes
-/// the material's values. Returns whether there was one.
+/// A raw work file left complete by a run stopped after writing the tables: every band checked
+/// against its checksum in the journal, then packed, it becomes the material's values. Returns
+/// whether there was one. One that does not match is removed, with a notice: the values are
+/// then read back from the tables.
 ///
 /// # Errors
 ///
@@ -513,6 +520,7 @@ fn adopt_finished(
     m: &MaterialPlan,
     paths: &WorkPaths,
     identity: &str,
+    progress: &dyn Progress,
 ) -> Result<bool, GenerateError> {
     if !paths.journal.exists() || !paths.partial.exists() {
         return Ok(false);
@@ -527,12 +535,29 @@ fn adopt_finished(
     ) else {
         return Ok(false);
     };
-    if journal.bands.len() != bands(&index).len() {
+    let bands = bands(&index);
+    if journal.bands.len() != bands.len() {
         return Ok(false);
     }
     let Ok(values) = ValuesFile::open(&paths.partial, m.positions, false) else {
         return Ok(false);
     };
+    let damaged = (journal.bands.iter().zip(&bands))
+        .position(|(done, band)| band_checksum(&index, &values, band) != done.checksum);
+    if let Some(b) = damaged {
+        progress.damaged_work_file(
+            &paths.partial,
+            &format!(
+                "band {b} does not match its checksum in {}: its values are read back from \
+                 the tables instead",
+                paths.journal.display()
+            ),
+        );
+        drop(values);
+        remove(&paths.journal);
+        remove(&paths.partial);
+        return Ok(false);
+    }
     packed::pack(&values, &paths.packed, identity)?;
     drop(values);
     // The journal first: a raw file without one is never taken for finished.
@@ -541,12 +566,16 @@ fn adopt_finished(
     Ok(true)
 }
 
-/// Checks every block checksum of one of a material's tables (of the compressed bytes: the
-/// table was read back whole before it was renamed into place, so bytes that still match
-/// their checksums still hold what was checked). Returns its size.
+/// Checks one of a material's tables as the probe reads it: opened (header, block index,
+/// length), then every block read as a probe reads it (checksum, decompression, the length its
+/// header gives), in parallel. Checksums alone would pass a header edited with its checksum
+/// made again (another width of distance, say), which the probe then refuses. Returns its size.
 fn check_table(plan: &Plan, m: &MaterialPlan, path: &Path, kind: TableKind) -> Result<u64, String> {
     let table = Table::open(path, kind, plan.variant, m.material).map_err(|e| e.to_string())?;
-    table.check_checksums().map_err(|e| e.to_string())?;
+    (0..table.header().blocks)
+        .into_par_iter()
+        .try_for_each(|b| table.read_block(b).map(drop))
+        .map_err(|e| e.to_string())?;
     Ok(table.file_len())
 }
 
@@ -569,10 +598,9 @@ fn table_sizes(m: &MaterialPlan, tables: Tables) -> Result<Written, String> {
 }
 
 /// The counts of a material with finished tables, if they were kept with them (in its
-/// summary, which records the tables' sizes).
+/// summary, which records the lengths and fingerprints of the tables it counted).
 fn kept_counts(plan: &Plan, m: &MaterialPlan) -> Option<Counts> {
-    let written = table_sizes(m, Tables::All).ok()?;
-    SummaryFile::new(&plan.dir, plan.variant, m.material, Tables::All).read(&written)
+    SummaryFile::new(plan, m, Tables::All).read()
 }
 
 /// The sizes of a win/draw/loss table written alone.
@@ -605,7 +633,24 @@ fn solve_material(
         m.positions,
         m.limits,
     )?;
-    if !resumed {
+    if let Some(damage) = &journal.damage {
+        progress.damaged_work_file(
+            &paths.journal,
+            &format!("{damage}: the bands from there are solved again"),
+        );
+    }
+    let expected_len = m.positions * BYTES_PER_POSITION;
+    let partial_len = std::fs::symlink_metadata(&paths.partial).map(|md| md.len());
+    if resumed && partial_len.as_ref().is_ok_and(|&len| len != expected_len) {
+        progress.damaged_work_file(
+            &paths.partial,
+            &format!(
+                "not the size of its values ({expected_len} bytes): solved again from the start"
+            ),
+        );
+        journal.keep_first(0)?;
+    }
+    if !resumed || journal.bands.is_empty() {
         remove(&paths.partial);
     }
     store.insert_raw(
@@ -613,11 +658,22 @@ fn solve_material(
         ValuesFile::open(&paths.partial, m.positions, true)?,
     );
     let bands = bands(index);
+    let values = store.values(m.material).expect("inserted above");
+    // Nothing of the raw file is trusted before every band it holds matches its checksum.
+    let checksum = |b: usize| bands.get(b).map(|band| band_checksum(index, values, band));
+    if let Some(b) = journal.keep_intact(checksum)? {
+        progress.damaged_work_file(
+            &paths.partial,
+            &format!(
+                "band {b} does not match its checksum in {}: solved again from that band",
+                paths.journal.display()
+            ),
+        );
+    }
     let kings = index.king_placements();
     for band in bands.iter().take(journal.bands.len()) {
         progress.advance(UNITS_PER_POSITION * 2 * kings * band.len() as u64);
     }
-    let values = store.values(m.material).expect("inserted above");
     let rules = plan.tables == Tables::All;
     // Past this, the pages of the raw work file read are given back.
     let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
@@ -634,15 +690,14 @@ fn solve_material(
     }
     journal.checkpoint(values)?;
     store.release();
-    let longest = journal.bands.iter().copied().max().unwrap_or(0);
+    let longest = journal.longest();
     let writing = match (plan.tables, rules_only) {
         (Tables::Wdl, _) => Writing::WdlOnly,
         (Tables::All, true) => Writing::RulesOnly,
         (Tables::All, false) => Writing::All,
     };
     let (written, counts) = write_tables(plan, m, values, longest, writing)?;
-    let summary = SummaryFile::new(&plan.dir, plan.variant, m.material, plan.tables);
-    summary.write(&counts, &written)?;
+    SummaryFile::new(plan, m, plan.tables).write(&counts)?;
     if needed {
         // Durable before the raw file goes: a stop before it is complete resumes from the raw
         // file (see `adopt_finished`).

@@ -14,7 +14,7 @@ use crate::packed::{self, BLOCK_POSITIONS};
 use crate::plan::MaterialPlan;
 use crate::store::{Distances, Store};
 use crate::summary::Counts;
-use crate::values::{distance_code, rule_value, CAPTURE};
+use crate::values::{distance_code, rule_value, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, Progress};
 
 /// A material's win/draw/loss and distance tables read back, with its rule table if that one
@@ -119,6 +119,15 @@ pub(crate) fn load_existing(
         let mut codes: Vec<u16> = unpack(&bytes, 16, index.size() as usize);
         drop(bytes);
         let captures = walk.complete::<DtwCodec, u16, _>(&mut codes, 16, outside, &advance)?;
+        // A distance no work file holds cannot be right (a table forged with valid
+        // checksums): the table is rebuilt, its values never taken.
+        let draw = DtwCodec::draw_code(16);
+        if let Some(&bad) = codes.iter().find(|&&c| c != draw && c > MAX_DISTANCE) {
+            return Err(LoadError::Table(format!(
+                "{}: a distance of {bad} plies, past the longest possible ({MAX_DISTANCE})",
+                m.dtw_path.display()
+            )));
+        }
         (Distances::Wide(codes), captures)
     };
     Ok(Loaded {

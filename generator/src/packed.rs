@@ -323,6 +323,11 @@ impl PackedValues {
         })
     }
 
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Its number in the cache's keys.
     pub(crate) fn id(&self) -> u32 {
         self.id

@@ -16,6 +16,9 @@ pub trait Progress: Sync {
     /// Another unit of work (process `pid`, if it says) writes `material` in `dir`: this one
     /// waits for it to finish, then checks and reuses its tables.
     fn waiting_for_unit(&self, _dir: &std::path::Path, _material: Material, _pid: Option<u32>) {}
+    /// A work file of an earlier run (at `path`) does not match its checksums, as `what` says
+    /// with what is done instead: nothing of it is trusted.
+    fn damaged_work_file(&self, _path: &std::path::Path, _what: &str) {}
     /// A material starts: `positions` positions to solve (or to check, if a table exists).
     fn material_started(&self, _variant: Variant, _material: Material, _positions: u64) {}
     /// `units` more units of work are done in the current material.

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 use crate::engine::{Moves, Outcome, Propagation, Seed};
 use crate::store::Store;
-use crate::values::{distance, distance_code, ValuesFile, CAPTURE, DRAW};
+use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
 /// Positions seeded per unit of parallel work.
@@ -59,6 +59,22 @@ pub(crate) fn bands(index: &PositionIndex) -> Vec<Vec<u64>> {
             .push(men);
     }
     by_distance.into_values().collect()
+}
+
+/// The checksum `values` holds now for the slices of `band` (men placements), as
+/// [`MaterialSolver::solve_band`] returned it when it wrote them: a band is trusted by a resumed
+/// run only if the two agree.
+pub(crate) fn band_checksum(index: &PositionIndex, values: &ValuesFile, band: &[u64]) -> u64 {
+    band.par_iter()
+        .map(|&men| slice_checksum(index, values, &index.slice(men)))
+        .reduce(|| 0, u64::wrapping_add)
+}
+
+/// The checksum of a slice's two halves (one a side to move) in the work file.
+fn slice_checksum(index: &PositionIndex, values: &ValuesFile, slice: &KingSlice) -> u64 {
+    let kings = index.king_placements();
+    u64::from(values.checksum(slice.global(0), kings))
+        + u64::from(values.checksum(slice.global(kings), kings))
 }
 
 /// Plies the men of a slice need, all together, to reach their promotion rows.
@@ -171,17 +187,18 @@ impl<'a> MaterialSolver<'a> {
     }
 
     /// Solves the slices of one band and writes them to the work file. Returns the longest
-    /// win found.
+    /// win found and the band's checksum in the work file (see [`band_checksum`]).
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Io`] if the work file cannot be written, and as [`Store::value`] if
-    /// the values of a finished material cannot be read.
+    /// [`GenerateError::Io`] if the work file cannot be written, as [`Store::value`] if the
+    /// values of a finished material cannot be read, and [`GenerateError::ImpossibleValue`]
+    /// if those values give a distance past the longest a work file holds.
     pub(crate) fn solve_band(
         &self,
         band: &[u64],
         progress: &dyn Progress,
-    ) -> Result<u16, GenerateError> {
+    ) -> Result<FinishedBand, GenerateError> {
         let n = 2 * self.index.king_placements();
         // Materials of many men have millions of slices of a few positions: solved one by one
         // in a group, with progress reported once for the group.
@@ -190,38 +207,38 @@ impl<'a> MaterialSolver<'a> {
         let slice_progress: &dyn Progress = if grouped { &NoProgress } else { progress };
         band.par_chunks(group)
             .map(|slices| {
-                let mut longest = 0;
+                let mut done = FinishedBand::default();
                 for &men in slices {
-                    longest = longest.max(self.solve_pair(men, slice_progress)?);
+                    done = done.and(self.solve_pair(men, slice_progress)?);
                 }
                 if grouped {
                     progress.advance(UNITS_PER_POSITION * n * slices.len() as u64);
                 }
                 self.keep_within_budget();
-                Ok(longest)
+                Ok(done)
             })
-            .try_reduce(|| 0, |a, b| Ok(a.max(b)))
+            .try_reduce(FinishedBand::default, |a, b| Ok(a.and(b)))
     }
 
     /// Solves the slice of men placement `men` and writes it; in a symmetric material, writes
     /// its mirror image's slice too (the board turned and the colours swapped: every value the
     /// same), unless that slice comes first, which does this one's. Returns the longest win
-    /// found.
-    fn solve_pair(&self, men: u64, progress: &dyn Progress) -> Result<u16, GenerateError> {
+    /// found and the checksum of what was written.
+    fn solve_pair(&self, men: u64, progress: &dyn Progress) -> Result<FinishedBand, GenerateError> {
         let slice = self.index.slice(men);
         let image = self.symmetric.then(|| mirror_men(self.index, &slice));
         if image.is_some_and(|image| image < men) {
-            return Ok(0);
+            return Ok(FinishedBand::default());
         }
         let (longest, codes, rule_codes) = self.solve_slice(&slice, progress)?;
-        self.write_slice(&slice, &codes, &rule_codes)?;
+        let mut checksum = self.write_slice(&slice, &codes, &rule_codes)?;
         if let Some(image) = image.filter(|&image| image != men) {
             let image = self.index.slice(image);
             let (codes, rule_codes) = self.mirror_values(&slice, &image, &codes, &rule_codes);
-            self.write_slice(&image, &codes, &rule_codes)?;
+            checksum = checksum.wrapping_add(self.write_slice(&image, &codes, &rule_codes)?);
             progress.advance(3 * image.len());
         }
-        Ok(longest)
+        Ok(FinishedBand { longest, checksum })
     }
 
     /// The values of slice `image`, the mirror image of `slice`, whose values are `codes` and
@@ -255,7 +272,8 @@ impl<'a> MaterialSolver<'a> {
         (image_codes, image_rule_codes)
     }
 
-    /// Writes the values of a slice to the work file.
+    /// Writes the values of a slice to the work file. Returns their checksum there, as
+    /// [`slice_checksum`] finds it.
     ///
     /// # Errors
     ///
@@ -265,13 +283,16 @@ impl<'a> MaterialSolver<'a> {
         slice: &KingSlice,
         codes: &[u16],
         rule_codes: &[u8],
-    ) -> Result<(), GenerateError> {
+    ) -> Result<u64, GenerateError> {
         let kings = self.index.king_placements();
         let half = kings as usize;
-        self.values
-            .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
-        self.values
-            .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])
+        let first =
+            self.values
+                .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
+        let second =
+            self.values
+                .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])?;
+        Ok(u64::from(first) + u64::from(second))
     }
 
     /// Ranges of the local numbers of a slice of `n` positions, one unit of parallel work
@@ -307,7 +328,7 @@ impl<'a> MaterialSolver<'a> {
         progress.advance(n);
         distances.run(&moves, u16::MAX);
         let captured = |x: usize| captures[x / 64].load(Ordering::Relaxed) & (1 << (x % 64)) != 0;
-        let mut longest = 0;
+        let (mut longest, mut deepest) = (0, 0);
         let codes: Vec<u16> = (0..n as usize)
             .map(|x| {
                 let dtw = match distances.outcome(x) {
@@ -315,14 +336,29 @@ impl<'a> MaterialSolver<'a> {
                         longest = longest.max(d);
                         Dtw::Win(d)
                     }
-                    Outcome::Lost(d) => Dtw::Loss(d),
+                    Outcome::Lost(d) => {
+                        deepest = deepest.max(d);
+                        Dtw::Loss(d)
+                    }
                     Outcome::Undecided => Dtw::Draw,
                 };
-                let code = distance_code(dtw);
-                assert!(code < DRAW || dtw == Dtw::Draw, "a win of {code} plies");
-                code | if captured(x) { CAPTURE } else { 0 }
+                distance_code(dtw) | if captured(x) { CAPTURE } else { 0 }
             })
             .collect();
+        // Only values read wrong (the successors' files damaged past their checksums) can
+        // give a distance the codes cannot hold: never written as if it were one.
+        let deepest = deepest.max(longest);
+        if deepest > MAX_DISTANCE {
+            return Err(GenerateError::ImpossibleValue {
+                variant: self.index.variant(),
+                material: self.index.material(),
+                path: self.values.path().to_path_buf(),
+                detail: format!(
+                    "a distance of {deepest} plies, past the longest a work file holds \
+                     ({MAX_DISTANCE}), solved from the values of the positions it reaches"
+                ),
+            });
+        }
         drop(distances);
         progress.advance(n);
         let rule_codes = if self.rules {
@@ -537,5 +573,57 @@ mod tests {
             }
             assert!(paired > 0, "{name}: no slice paired");
         }
+    }
+}
+
+#[cfg(test)]
+mod impossible {
+    use rafle_probe::{Limits, Material, PositionIndex, RuleValue, Variant};
+
+    use super::*;
+    use crate::packed::{self, PackedValues};
+    use crate::store::Store;
+
+    /// The report of a win of 32,767 plies (`internal error at generator/src/solve.rs`): values
+    /// read wrong give a distance past the longest a work file holds, which stops the run with
+    /// an error naming the material, not a panic and never a value written.
+    #[test]
+    fn a_distance_past_the_longest_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = Variant::Brazilian;
+        let (kvk, kkvk): (Material, Material) = ("KvK".parse().unwrap(), "KKvK".parse().unwrap());
+        // KvK's values forged with valid checksums: every position lost in 32,766 plies (a
+        // loss the longest a work file holds). A capture in KKvK reaches it, and wins in one
+        // more ply than any work file holds.
+        let kvk_index = PositionIndex::new(v, kvk);
+        let packed_path = dir.path().join("KvK.packed");
+        let n = kvk_index.size();
+        packed::write(&packed_path, "forged", n, |_, len, out| {
+            let rules = vec![RuleValue::loss(0).code(); len];
+            packed::raw_block(&vec![MAX_DISTANCE; len], &rules, out);
+            Ok(())
+        })
+        .unwrap();
+        let mut store = Store::new(64 << 20);
+        store.insert_packed(
+            kvk_index,
+            PackedValues::open(&packed_path, "forged", n).unwrap(),
+        );
+        let index = PositionIndex::new(v, kkvk);
+        let partial = dir.path().join("KKvK.partial");
+        let values = ValuesFile::open(&partial, index.size(), true).unwrap();
+        let solver = MaterialSolver::new(&index, &store, &values, Limits::fmjd(v), true);
+        let band = &bands(&index)[0];
+        let err = solver.solve_band(band, &NoProgress).unwrap_err();
+        assert!(
+            matches!(&err, GenerateError::ImpossibleValue { material, path, .. }
+                if *material == kkvk && *path == partial),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("past the longest a work file holds"),
+            "{err}"
+        );
     }
 }

@@ -9,7 +9,7 @@ use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
 use crate::memory::Trimmer;
 use crate::packed::{PackedValues, SharedCache};
-use crate::values::{distance, rule_value, ValuesFile};
+use crate::values::{distance, ValuesFile};
 use crate::GenerateError;
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
@@ -63,6 +63,22 @@ enum Values {
 struct Held {
     index: PositionIndex,
     values: Values,
+}
+
+impl Held {
+    /// The error for a value of this material that cannot be right.
+    #[cold]
+    fn impossible(&self, detail: String) -> GenerateError {
+        GenerateError::ImpossibleValue {
+            variant: self.index.variant(),
+            material: self.index.material(),
+            path: match &self.values {
+                Values::Raw(values) => values.path().to_path_buf(),
+                Values::Packed(values) => values.path().to_path_buf(),
+            },
+            detail,
+        }
+    }
 }
 
 /// The values of the solved materials a material reads, looked up by material: finished ones
@@ -162,7 +178,7 @@ impl Store {
     /// # Errors
     ///
     /// [`GenerateError::Io`] or [`GenerateError::DamagedWorkFile`] if a packed file cannot be
-    /// read back as written.
+    /// read back as written, [`GenerateError::ImpossibleValue`] for a rule code no value has.
     ///
     /// # Panics
     ///
@@ -177,7 +193,10 @@ impl Store {
             Values::Raw(values) => (values.distance_code(i), values.rule_code(i)),
             Values::Packed(values) => values.codes(i, &self.cache)?,
         };
-        Ok((distance(distance_code), rule_value(rule_code)))
+        match RuleValue::from_code(rule_code) {
+            Some(rule) => Ok((distance(distance_code), rule)),
+            None => Err(held.impossible(format!("rule code {rule_code} at position {i}"))),
+        }
     }
 
     /// The distance to win of [`Store::value`], read alone: the rule code lies elsewhere in
@@ -231,5 +250,46 @@ impl Store {
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"));
         Some((held, held.index.rank(&pos)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_code_no_value_has_is_an_error_naming_the_material_and_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = rafle_probe::Variant::Brazilian;
+        let kvk: Material = "KvK".parse().unwrap();
+        let index = PositionIndex::new(v, kvk);
+        let n = index.size() as usize;
+        let store_of = |path: &std::path::Path, rule_code: u8| {
+            let values = ValuesFile::open(path, index.size(), true).unwrap();
+            values
+                .write_range(0, &vec![0; n], &vec![rule_code; n])
+                .unwrap();
+            let mut store = Store::new(1 << 20);
+            store.insert_raw(index.clone(), values);
+            store
+        };
+        let pos = index.unrank(7);
+        let good = store_of(&dir.path().join("good.partial"), RuleValue::loss(0).code());
+        assert_eq!(
+            good.value(&pos).unwrap(),
+            (Dtw::Loss(0), RuleValue::loss(0))
+        );
+        let path = dir.path().join("KvK.partial");
+        let err = store_of(&path, 255).value(&pos).unwrap_err();
+        assert!(
+            matches!(&err, GenerateError::ImpossibleValue { material, path: p, .. }
+                if *material == kvk && *p == path),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(
+            text.contains("KvK") && text.contains("rule code 255"),
+            "{text}"
+        );
     }
 }

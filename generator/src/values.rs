@@ -5,7 +5,11 @@
 //! A material being solved writes each finished slice into `<material>.partial` and records
 //! each finished band of slices in `<material>.journal`, so a run that is stopped starts again
 //! at the first band not recorded; it reads its own finished slices back from the file
-//! (memory-mapped). Once every band is done and its tables are written, the file is packed
+//! (memory-mapped). Each band's line in the journal carries a checksum of the band's bytes in
+//! the raw file (summed over its slices as they are written, so it costs no second pass) and a
+//! checksum of the line itself: a resumed run checks every recorded band against the raw file
+//! before it trusts any of it (one read of what was written, cheap next to solving it), and
+//! solves again from the first band that does not match. Once every band is done and its tables are written, the file is packed
 //! into `<material>.packed` (see [`crate::packed`]) if a later material reads it, then removed
 //! with the journal; the packed file is removed when the last of its readers is done.
 //!
@@ -14,7 +18,7 @@
 //! [`RuleValue::code`].
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +35,10 @@ pub const WORK_DIR: &str = ".rafle-work";
 pub(crate) const DRAW: u16 = 0x7fff;
 /// Marks a position whose side to move must capture.
 pub(crate) const CAPTURE: u16 = 0x8000;
+
+/// The longest distance a work file holds: the codes below [`DRAW`]. A longer one (a win in
+/// 32,767 plies) cannot be right: only values read wrong give it.
+pub(crate) const MAX_DISTANCE: u16 = DRAW - 1;
 
 /// Bytes a position takes in a work file.
 pub(crate) const BYTES_PER_POSITION: u64 = 3;
@@ -236,7 +244,8 @@ impl ValuesFile {
         }
     }
 
-    /// Writes the codes of the positions from `start` on.
+    /// Writes the codes of the positions from `start` on. Returns the range's checksum (see
+    /// [`range_checksum`]), as [`ValuesFile::checksum`] finds it in the file.
     ///
     /// # Errors
     ///
@@ -246,17 +255,46 @@ impl ValuesFile {
         start: u64,
         distances: &[u16],
         rules: &[u8],
-    ) -> Result<(), GenerateError> {
+    ) -> Result<u32, GenerateError> {
         let bytes: Vec<u8> = distances.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let checksum = range_checksum(start, &bytes, rules);
         let rules_at = 2 * self.positions + start;
         if distances.len() < MAPPED_WRITE {
             self.write_mapped(2 * start, &bytes);
             self.write_mapped(rules_at, rules);
-            return Ok(());
+            return Ok(checksum);
         }
         let io = io_error(&self.path);
         self.file.write_all_at(&bytes, 2 * start).map_err(&io)?;
-        self.file.write_all_at(rules, rules_at).map_err(&io)
+        self.file.write_all_at(rules, rules_at).map_err(&io)?;
+        Ok(checksum)
+    }
+
+    /// The checksum of the `len` positions from `start` as the file holds them now: what
+    /// [`ValuesFile::write_range`] returned when they were written, unless they were changed
+    /// since.
+    ///
+    /// # Panics
+    ///
+    /// If the range is past the end.
+    pub(crate) fn checksum(&self, start: u64, len: u64) -> u32 {
+        assert!(start + len <= self.positions, "range past the work file");
+        let (start, len) = (start as usize, len as usize);
+        let rules_at = 2 * self.positions as usize + start;
+        // SAFETY: both ranges are in bounds (checked above) and the mapping lives as long as
+        // `self`. Only finished bands are checked, and no thread writes them any more.
+        let (distances, rules) = unsafe {
+            (
+                std::slice::from_raw_parts(self.map.as_ptr().add(2 * start), 2 * len),
+                std::slice::from_raw_parts(self.map.as_ptr().add(rules_at), len),
+            )
+        };
+        range_checksum(start as u64, distances, rules)
+    }
+
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Reads the codes of `len` positions from `start`, without mapping them.
@@ -327,24 +365,82 @@ fn reserve(file: &File, len: u64) -> io::Result<()> {
     }
 }
 
+/// The checksum of a range of positions of a work file: crc32 of its first position's number,
+/// its distance codes' bytes and its rule codes. A band's checksum is the sum of those of the
+/// ranges its slices were written in, an order-free sum since they are written in parallel.
+pub(crate) fn range_checksum(start: u64, distances: &[u8], rules: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&start.to_le_bytes());
+    hasher.update(distances);
+    hasher.update(rules);
+    hasher.finalize()
+}
+
+/// A band the journal records as finished, or part of one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct FinishedBand {
+    /// The longest win found in it.
+    pub(crate) longest: u16,
+    /// The sum of the checksums of its ranges in the raw work file (see [`range_checksum`]).
+    pub(crate) checksum: u64,
+}
+
+impl FinishedBand {
+    /// Two parts of a band together.
+    pub(crate) fn and(self, other: FinishedBand) -> FinishedBand {
+        FinishedBand {
+            longest: self.longest.max(other.longest),
+            checksum: self.checksum.wrapping_add(other.checksum),
+        }
+    }
+}
+
 /// The record of a material's finished bands: which request it belongs to, then a line per
-/// band with the longest win found in it.
+/// band with the longest win found in it, its checksum in the raw work file, and the line's own
+/// crc32 (an edited line is not a finished band).
 #[derive(Debug)]
 pub(crate) struct Journal {
     path: PathBuf,
-    /// The longest win of each finished band, in order.
-    pub(crate) bands: Vec<u16>,
+    identity: String,
+    /// The finished bands, in order.
+    pub(crate) bands: Vec<FinishedBand>,
     /// How many of them the file records.
     recorded: usize,
+    /// What was wrong with the file, if a complete line of it could not be read (a line cut
+    /// short by a kill is no damage).
+    pub(crate) damage: Option<String>,
 }
 
 impl Journal {
     fn identity(variant: Variant, material: Material, positions: u64, limits: Limits) -> String {
-        format!("rafle work 1 {variant} {material} {positions} {limits}")
+        // Version 2: bands carry checksums. A journal of version 1 is not taken: its raw file
+        // cannot be checked.
+        format!("rafle work 2 {variant} {material} {positions} {limits}")
     }
 
-    /// The journal at `path` if it belongs to this request (the bands it records are then
-    /// finished in the partial file), else a fresh one (the partial file is then worthless).
+    /// The line recording band `b`.
+    fn line(b: usize, band: FinishedBand) -> String {
+        let text = format!("band {b} {} {:016x}", band.longest, band.checksum);
+        format!("{text} {:08x} done\n", crc32fast::hash(text.as_bytes()))
+    }
+
+    /// The band line `line` (its newline included) records as band `b`, if it is whole.
+    fn parse_line(line: &str, b: usize) -> Option<FinishedBand> {
+        let line = line.strip_suffix(" done\n")?;
+        let (text, crc) = line.rsplit_once(' ')?;
+        if u32::from_str_radix(crc, 16).ok()? != crc32fast::hash(text.as_bytes()) {
+            return None;
+        }
+        let mut fields = text.strip_prefix("band ")?.split(' ');
+        let number: usize = fields.next()?.parse().ok()?;
+        let longest = fields.next()?.parse().ok()?;
+        let checksum = u64::from_str_radix(fields.next()?, 16).ok()?;
+        (number == b && fields.next().is_none()).then_some(FinishedBand { longest, checksum })
+    }
+
+    /// The journal at `path` if it belongs to this request (the bands it records were then
+    /// finished in the partial file, which [`Journal::keep_intact`] checks), else a fresh one
+    /// (the partial file is then worthless).
     ///
     /// # Errors
     ///
@@ -360,54 +456,87 @@ impl Journal {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
-        if let Ok(file) = rafle_probe::open_regular(path) {
-            let mut lines = BufReader::new(file).lines();
-            if lines.next().and_then(Result::ok).as_deref() == Some(identity.as_str()) {
-                let mut bands = Vec::new();
-                for line in lines {
-                    // A line cut short by a kill is not a finished band.
-                    let Ok(line) = line else { break };
-                    let Some(longest) = line
-                        .strip_prefix("band ")
-                        .and_then(|rest| rest.split_once(' '))
-                        .filter(|(b, _)| b.parse() == Ok(bands.len()))
-                        .and_then(|(_, l)| l.strip_suffix(" done"))
-                        .and_then(|l| l.parse().ok())
-                    else {
-                        break;
-                    };
-                    bands.push(longest);
-                }
-                // Rewritten without a torn last line.
-                let journal = Journal {
-                    path: path.to_path_buf(),
-                    recorded: bands.len(),
-                    bands,
-                };
-                journal.rewrite(&identity)?;
-                return Ok((journal, true));
-            }
-        }
-        let journal = Journal {
+        let text = rafle_probe::open_regular(path).and_then(io::read_to_string);
+        let mut journal = Journal {
             path: path.to_path_buf(),
+            identity,
             bands: Vec::new(),
             recorded: 0,
+            damage: None,
         };
-        journal.rewrite(&identity)?;
-        Ok((journal, false))
+        let mut lines = text.as_deref().unwrap_or("").split_inclusive('\n');
+        let resumed = lines.next() == Some(format!("{}\n", journal.identity).as_str());
+        if resumed {
+            for line in lines {
+                // A line cut short by a kill (no newline yet) is not a finished band.
+                if !line.ends_with('\n') {
+                    break;
+                }
+                let Some(band) = Journal::parse_line(line, journal.bands.len()) else {
+                    journal.damage = Some(format!(
+                        "line {} does not read back as written",
+                        journal.bands.len() + 2
+                    ));
+                    break;
+                };
+                journal.bands.push(band);
+            }
+        }
+        // Rewritten without a torn or damaged last line.
+        journal.recorded = journal.bands.len();
+        journal.rewrite()?;
+        Ok((journal, resumed))
     }
 
-    fn rewrite(&self, identity: &str) -> Result<(), GenerateError> {
-        let mut text = format!("{identity}\n");
-        for (b, longest) in self.bands.iter().enumerate() {
-            text += &format!("band {b} {longest} done\n");
+    /// Replaces the file with the bands recorded, under a temporary name renamed over it: a
+    /// symbolic link or a FIFO in its place is replaced, never followed.
+    fn rewrite(&self) -> Result<(), GenerateError> {
+        let mut text = format!("{}\n", self.identity);
+        for (b, &band) in self.bands.iter().enumerate() {
+            text += &Journal::line(b, band);
         }
-        fs::write(&self.path, text).map_err(io_error(&self.path))
+        crate::files::write_replacing(&self.path, text.as_bytes())
+    }
+
+    /// Keeps the leading bands whose bytes in the raw work file still have the checksum
+    /// recorded (`checksum(b)` gives band `b`'s as the file holds it now, `None` if the material
+    /// has no such band), forgets the others: they are solved again, and so are the bands after
+    /// a damaged one, which may have read its values. Returns the first band that did not match,
+    /// if one did not.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the journal cannot be rewritten.
+    pub(crate) fn keep_intact(
+        &mut self,
+        checksum: impl Fn(usize) -> Option<u64>,
+    ) -> Result<Option<usize>, GenerateError> {
+        let damaged = (0..self.bands.len()).find(|&b| checksum(b) != Some(self.bands[b].checksum));
+        if let Some(b) = damaged {
+            self.keep_first(b)?;
+        }
+        Ok(damaged)
+    }
+
+    /// Forgets every band after the first `bands`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the journal cannot be rewritten.
+    pub(crate) fn keep_first(&mut self, bands: usize) -> Result<(), GenerateError> {
+        self.bands.truncate(bands);
+        self.recorded = self.bands.len();
+        self.rewrite()
+    }
+
+    /// The longest win of the finished bands.
+    pub(crate) fn longest(&self) -> u16 {
+        self.bands.iter().map(|b| b.longest).max().unwrap_or(0)
     }
 
     /// Records the next band as finished, in memory until the next [`Journal::checkpoint`].
-    pub(crate) fn finish_band(&mut self, longest: u16) {
-        self.bands.push(longest);
+    pub(crate) fn finish_band(&mut self, band: FinishedBand) {
+        self.bands.push(band);
     }
 
     /// Makes the work file durable, then the record of the bands finished since the last
@@ -428,7 +557,7 @@ impl Journal {
             .map_err(&io)?;
         let mut text = String::new();
         for b in self.recorded..self.bands.len() {
-            text += &format!("band {b} {} done\n", self.bands[b]);
+            text += &Journal::line(b, self.bands[b]);
         }
         file.write_all(text.as_bytes()).map_err(&io)?;
         file.sync_data().map_err(&io)?;
@@ -497,7 +626,8 @@ mod tests {
         let m: Material = "KKvK".parse().unwrap();
         let paths = WorkPaths::new(dir.path(), v, m, Tables::All);
         let file = ValuesFile::open(&paths.partial, 10, true).unwrap();
-        file.write_range(4, &[3, DRAW | CAPTURE], &[7, 9]).unwrap();
+        let written = file.write_range(4, &[3, DRAW | CAPTURE], &[7, 9]).unwrap();
+        assert_eq!(file.checksum(4, 2), written);
         assert_eq!(file.distance_code(4), 3);
         assert_eq!(distance(file.distance_code(5)), Dtw::Draw);
         assert_eq!(file.rule_code(5), 9);
@@ -508,24 +638,162 @@ mod tests {
         assert!(ValuesFile::open(&paths.partial, 11, false).is_err());
 
         let limits = Limits::fmjd(v);
+        let band = |longest, checksum| FinishedBand { longest, checksum };
         let (mut journal, resumed) = Journal::open(&paths.journal, v, m, 10, limits).unwrap();
         assert!(!resumed);
-        journal.finish_band(5);
-        journal.finish_band(7);
+        journal.finish_band(band(5, 11));
+        journal.finish_band(band(7, 12));
         journal.checkpoint(&file).unwrap();
         // Not recorded until the next checkpoint.
-        journal.finish_band(9);
-        // A torn line, as a kill while appending leaves it.
+        journal.finish_band(band(9, 13));
+        // A torn line, as a kill while appending leaves it: no damage.
         let mut f = OpenOptions::new()
             .append(true)
             .open(&paths.journal)
             .unwrap();
         write!(f, "band 2 1").unwrap();
         let (journal, resumed) = Journal::open(&paths.journal, v, m, 10, limits).unwrap();
-        assert!(resumed);
-        assert_eq!(journal.bands, [5, 7]);
+        assert!(resumed && journal.damage.is_none());
+        assert_eq!(journal.bands, [band(5, 11), band(7, 12)]);
+        assert_eq!(journal.longest(), 7);
         // Another request starts afresh.
         let (journal, resumed) = Journal::open(&paths.journal, v, m, 12, limits).unwrap();
         assert!(!resumed && journal.bands.is_empty());
+    }
+
+    #[test]
+    fn a_changed_byte_changes_the_checksum_of_its_range_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.partial");
+        let n = 1000;
+        let file = ValuesFile::open(&path, n, true).unwrap();
+        let codes: Vec<u16> = (0..n).map(|i| (i % 77) as u16).collect();
+        let rules: Vec<u8> = (0..n).map(|i| (i % 13) as u8).collect();
+        let first = file.write_range(0, &codes[..600], &rules[..600]).unwrap();
+        let second = file.write_range(600, &codes[600..], &rules[600..]).unwrap();
+        assert_ne!(first, second);
+        drop(file);
+        // Every byte of the file, distance codes and rule codes alike, flipped in turn.
+        let good = fs::read(&path).unwrap();
+        for at in (0..good.len()).step_by(7) {
+            let mut bytes = good.clone();
+            bytes[at] ^= 0x04;
+            fs::write(&path, &bytes).unwrap();
+            let file = ValuesFile::open(&path, n, false).unwrap();
+            let in_first = at < 2 * 600 || (2 * n as usize..2 * n as usize + 600).contains(&at);
+            assert_eq!(file.checksum(0, 600) == first, !in_first, "byte {at}");
+            assert_eq!(file.checksum(600, 400) == second, in_first, "byte {at}");
+        }
+        // The same bytes elsewhere in the file do not have the same checksum.
+        assert_ne!(
+            range_checksum(0, &[1, 2], &[3]),
+            range_checksum(1, &[1, 2], &[3])
+        );
+    }
+
+    /// The lines of a journal and of its first `bands` bands, as [`Journal::rewrite`] writes them.
+    fn journal_text(identity: &str, bands: &[FinishedBand]) -> String {
+        let mut text = format!("{identity}\n");
+        for (b, &band) in bands.iter().enumerate() {
+            text += &Journal::line(b, band);
+        }
+        text
+    }
+
+    #[test]
+    fn an_edited_journal_line_ends_what_is_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (v, m) = (Variant::Brazilian, "KMvK".parse::<Material>().unwrap());
+        let limits = Limits::fmjd(v);
+        let path = dir.path().join("m.journal");
+        let identity = Journal::identity(v, m, 10, limits);
+        let bands = [
+            FinishedBand {
+                longest: 3,
+                checksum: 0xabc,
+            },
+            FinishedBand {
+                longest: 9,
+                checksum: 0x1234_5678_9abc,
+            },
+            FinishedBand {
+                longest: 1,
+                checksum: 7,
+            },
+        ];
+        let good = journal_text(&identity, &bands);
+        fs::write(&path, &good).unwrap();
+        let (journal, resumed) = Journal::open(&path, v, m, 10, limits).unwrap();
+        assert!(resumed && journal.damage.is_none());
+        assert_eq!(journal.bands, bands);
+        assert_eq!(fs::read_to_string(&path).unwrap(), good);
+        // The second band's longest win, its checksum, its line's crc edited in turn.
+        let second = good.lines().nth(2).unwrap();
+        let fields: Vec<&str> = second.split(' ').collect();
+        for (field, edited) in [(2, "11"), (3, "0000123456789abd"), (4, "00000000")] {
+            let mut line = fields.clone();
+            line[field] = edited;
+            fs::write(&path, good.replace(second, &line.join(" "))).unwrap();
+            let (journal, resumed) = Journal::open(&path, v, m, 10, limits).unwrap();
+            assert!(resumed, "field {field}");
+            assert_eq!(journal.bands, bands[..1], "field {field}");
+            assert_eq!(
+                journal.damage.as_deref(),
+                Some("line 3 does not read back as written"),
+                "field {field}"
+            );
+            // Rewritten without it.
+            assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                journal_text(&identity, &bands[..1])
+            );
+        }
+        // A journal of the version before checksums is not taken.
+        fs::write(&path, good.replace("rafle work 2", "rafle work 1")).unwrap();
+        let (journal, resumed) = Journal::open(&path, v, m, 10, limits).unwrap();
+        assert!(!resumed && journal.bands.is_empty());
+    }
+
+    #[test]
+    fn bands_after_the_first_that_does_not_match_are_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let (v, m) = (Variant::Brazilian, "KMvK".parse::<Material>().unwrap());
+        let limits = Limits::fmjd(v);
+        let path = dir.path().join("m.journal");
+        let values = ValuesFile::open(&dir.path().join("m.partial"), 10, true).unwrap();
+        let (mut journal, _) = Journal::open(&path, v, m, 10, limits).unwrap();
+        for b in 0..4 {
+            journal.finish_band(FinishedBand {
+                longest: b as u16,
+                checksum: 100 + b,
+            });
+        }
+        journal.checkpoint(&values).unwrap();
+        // All intact: all kept.
+        assert_eq!(journal.keep_intact(|b| Some(100 + b as u64)).unwrap(), None);
+        assert_eq!(journal.bands.len(), 4);
+        // Band 1 damaged: band 2 and 3 may have read it, so go too, on disk as well.
+        let found = |b: usize| Some(if b == 1 { 0 } else { 100 + b as u64 });
+        assert_eq!(journal.keep_intact(found).unwrap(), Some(1));
+        assert_eq!(journal.bands.len(), 1);
+        let (reopened, resumed) = Journal::open(&path, v, m, 10, limits).unwrap();
+        assert!(resumed);
+        assert_eq!(reopened.bands, journal.bands);
+        // A band the material does not have is not kept.
+        assert_eq!(journal.keep_intact(|_| None).unwrap(), Some(0));
+        assert!(journal.bands.is_empty());
+    }
+
+    #[test]
+    fn a_symlink_in_the_journals_place_is_replaced_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (v, m) = (Variant::Brazilian, "KMvK".parse::<Material>().unwrap());
+        let target = dir.path().join("precious");
+        fs::write(&target, "keep me").unwrap();
+        let path = dir.path().join("m.journal");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        Journal::open(&path, v, m, 10, Limits::fmjd(v)).unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep me");
+        assert!(!fs::symlink_metadata(&path).unwrap().is_symlink());
     }
 }

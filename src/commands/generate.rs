@@ -268,6 +268,11 @@ impl Progress for Bars {
         });
     }
 
+    fn damaged_work_file(&self, path: &std::path::Path, what: &str) {
+        self.multi
+            .suspend(|| note(&format!("{} is damaged: {what}", path.display())));
+    }
+
     fn material_started(&self, _variant: Variant, material: Material, positions: u64) {
         self.material.reset();
         self.material.set_length(UNITS_PER_POSITION * positions);

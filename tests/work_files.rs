@@ -1,0 +1,258 @@
+//! End-to-end tests of `rafle generate` on damaged work and bookkeeping files: a raw work file
+//! changed after a stopped run is never trusted, a summary that is not whole is never printed,
+//! a link or a FIFO in a summary's place is replaced, and a table the probe refuses is rebuilt.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+mod common;
+use common::{crc32, data, generate, ok, rafle, text};
+
+/// `rafle generate --variant brazilian --pieces 3 --data DIR`: its exit status, stdout and
+/// stderr.
+fn generate_again(dir: &TempDir) -> (bool, String, String) {
+    let out = rafle(&[
+        "generate",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "3",
+        "--data",
+        data(dir),
+    ]);
+    let err = text(&out.stderr);
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error"),
+        "{err}"
+    );
+    (out.status.success(), text(&out.stdout), err)
+}
+
+/// The tables under `dir`'s Brazilian directory, by name, with their bytes.
+fn tables(dir: &TempDir) -> BTreeMap<String, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for entry in std::fs::read_dir(dir.path().join("brazilian")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            all.insert(name, std::fs::read(&path).unwrap());
+        }
+    }
+    all
+}
+
+fn work(dir: &TempDir) -> PathBuf {
+    dir.path().join("brazilian").join(rafle_generator::WORK_DIR)
+}
+
+/// Flips the lowest bit of every `step`th byte of the file from `from` on: a win becomes a
+/// loss, a loss a win, a rule count another.
+fn flip_every(path: &Path, from: usize, step: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    for at in (from..bytes.len()).step_by(step) {
+        bytes[at] ^= 1;
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// The wins, draws and losses of each material in a generate summary.
+fn counts(summary: &str) -> BTreeMap<String, Vec<String>> {
+    summary
+        .lines()
+        .filter(|l| l.starts_with("brazilian "))
+        .map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            (
+                fields[1].to_string(),
+                fields[3..6].iter().map(|f| f.to_string()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The scenario: a run stopped in KMvM after its every band was solved and recorded
+/// (its win/draw/loss table cannot be written: a directory holds the name), its raw work file
+/// then changed. The next run finds the bands that no longer match, solves them again, and
+/// ends with the tables of a run never stopped, which `verify` passes.
+#[test]
+fn a_changed_raw_work_file_is_solved_again_not_trusted() {
+    let (clean, _, _) = generate("brazilian", 3, &[]);
+    let dir = TempDir::new().unwrap();
+    let blocked = dir.path().join("brazilian/KMvM.wdl");
+    std::fs::create_dir_all(&blocked).unwrap();
+    let (success, _, err) = generate_again(&dir);
+    assert!(!success, "{err}");
+    assert!(err.contains("KMvM.wdl"), "{err}");
+    std::fs::remove_dir(&blocked).unwrap();
+    let partial = work(&dir).join("KMvM.partial");
+    let journal = std::fs::read_to_string(work(&dir).join("KMvM.journal")).unwrap();
+    assert!(journal.lines().count() > 2, "{journal}");
+    flip_every(&partial, 0, 5);
+
+    let (success, _, err) = generate_again(&dir);
+    assert!(success, "{err}");
+    assert!(
+        err.contains("KMvM.partial is damaged: band 0 does not match its checksum"),
+        "{err}"
+    );
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
+/// A run stopped in KMvM after every band was recorded, run again as it was left: nothing is
+/// said about damage, and the tables are those of a run never stopped. (That no band is solved
+/// again is checked in `generator/tests/resume.rs`, which sees the progress reports.)
+#[test]
+fn an_intact_raw_work_file_is_resumed_without_notice() {
+    let (clean, _, _) = generate("brazilian", 3, &[]);
+    let dir = TempDir::new().unwrap();
+    let blocked = dir.path().join("brazilian/KMvM.wdl");
+    std::fs::create_dir_all(&blocked).unwrap();
+    let (success, _, err) = generate_again(&dir);
+    assert!(!success, "{err}");
+    std::fs::remove_dir(&blocked).unwrap();
+    let (success, _, err) = generate_again(&dir);
+    assert!(success && !err.contains("damaged"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+}
+
+/// A run stopped after writing KMvM's tables, before packing its values for the materials
+/// after it (a directory holds the packed file's name): the next run packs the raw file it
+/// left, but only if every band still matches; changed, it reads the values back from the
+/// tables instead.
+#[test]
+fn a_changed_raw_work_file_of_finished_tables_is_not_packed() {
+    let (clean, _, _) = generate("brazilian", 3, &[]);
+    let dir = TempDir::new().unwrap();
+    let blocked = work(&dir).join("KMvM.packed");
+    std::fs::create_dir_all(&blocked).unwrap();
+    let (success, _, err) = generate_again(&dir);
+    assert!(!success, "{err}");
+    std::fs::remove_dir(&blocked).unwrap();
+    assert!(dir.path().join("brazilian/KMvM.rules").exists());
+    flip_every(&work(&dir).join("KMvM.partial"), 3, 11);
+
+    let (success, _, err) = generate_again(&dir);
+    assert!(success, "{err}");
+    assert!(
+        err.contains("KMvM.partial is damaged: band ")
+            && err.contains("read back from the tables instead"),
+        "{err}"
+    );
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
+/// An edited summary (9,999,999 wins for a material of 1,760 positions) is not printed: the
+/// counts are taken from the tables again. Edited with its checksum made again, too.
+#[test]
+fn an_edited_summary_is_never_printed() {
+    let (dir, first, _) = generate("brazilian", 3, &[]);
+    let expected = counts(&first);
+    let wins = &expected["KMvM"][0];
+    let path = work(&dir).join("KMvM.summary");
+    let good = std::fs::read_to_string(&path).unwrap();
+    // The first number of the file that is the wins (the file's first field in the summaries
+    // of the version before checksums).
+    let edit = |text: &str| match text.strip_prefix(&format!("{wins} ")) {
+        Some(rest) => format!("9999999 {rest}"),
+        None => text.replacen(&format!("counts {wins} "), "counts 9999999 ", 1),
+    };
+    let edited = edit(&good);
+    assert_ne!(edited, good);
+    let forged = match edited.rsplit_once("crc ") {
+        Some((body, _)) => format!("{body}crc {:08x}\n", crc32(body.as_bytes())),
+        None => edited.clone(),
+    };
+    for text in [edited, forged] {
+        std::fs::write(&path, text).unwrap();
+        let (success, summary, err) = generate_again(&dir);
+        assert!(success, "{err}");
+        assert!(!summary.contains("9999999"), "{summary}");
+        assert_eq!(counts(&summary), expected, "{summary}");
+    }
+}
+
+/// A symbolic link in a summary's place is replaced, its target left as it was.
+#[test]
+fn a_symlinked_summary_does_not_overwrite_its_target() {
+    let (dir, first, _) = generate("brazilian", 3, &[]);
+    let outside = TempDir::new().unwrap();
+    let target = outside.path().join("precious");
+    std::fs::write(&target, "keep me\n").unwrap();
+    let path = work(&dir).join("KMvM.summary");
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink(&target, &path).unwrap();
+    let (success, summary, err) = generate_again(&dir);
+    assert!(success, "{err}");
+    assert_eq!(counts(&summary), counts(&first));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me\n");
+    assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+}
+
+/// A FIFO in a summary's place does not make `generate` wait for a reader: it is replaced.
+#[test]
+fn a_fifo_summary_does_not_hang_generate() {
+    let (dir, first, _) = generate("brazilian", 3, &[]);
+    let path = work(&dir).join("KMvM.summary");
+    std::fs::remove_file(&path).unwrap();
+    let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: `name` is a valid NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args(["generate", "--variant", "brazilian", "--pieces", "3"])
+        .args(["--data", data(&dir)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("generate still waits on the FIFO after 2 minutes");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(counts(&text(&out.stdout)), counts(&first));
+    assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+}
+
+/// A distance table whose header is edited (8 bits a distance made 16) with its checksum made
+/// again opens, and its block checksums match, but the probe refuses to read it: `generate`
+/// rebuilds it rather than reuse it, and `verify` passes again.
+#[test]
+fn a_table_the_probe_refuses_is_rebuilt_not_reused() {
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    let before = tables(&dir);
+    let path = dir.path().join("brazilian/KMvM.dtw");
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[32], 8, "an 8-bit distance table");
+    bytes[32] = 16;
+    let crc = crc32(&bytes[..60]);
+    bytes[60..64].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let out = rafle(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+    assert!(
+        !out.status.success(),
+        "verify passed a table it cannot read"
+    );
+
+    let (success, summary, err) = generate_again(&dir);
+    assert!(success, "{err}");
+    let row = summary
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("KMvM"))
+        .unwrap();
+    assert!(row.contains("rebuilt") && row.contains("KMvM.dtw"), "{row}");
+    assert_eq!(tables(&dir), before);
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
