@@ -5,10 +5,10 @@
 //! rewrote a work file it reads (the packed values of the materials below it).
 //!
 //! The order is drawn from a seed, printed by each test; `RAFLE_TEST_SEED=<n>` replays it.
-//! The Brazilian set up to 5 pieces is an ignored test (a few minutes on 2 cores):
+//! The Brazilian set up to 5 pieces is an ignored test (about 8 minutes on 2 cores):
 //!
 //! ```text
-//! cargo test --release -p rafle --test concurrent_units -- --ignored --nocapture
+//! cargo test -p rafle --test concurrent_units -- --ignored --nocapture
 //! ```
 
 mod common;
@@ -235,7 +235,7 @@ fn units_of_brazilian_up_to_4_side_by_side_are_a_local_run() {
 }
 
 #[test]
-#[ignore = "a few minutes: cargo test --release -p rafle --test concurrent_units -- --ignored"]
+#[ignore = "about 8 minutes: cargo test -p rafle --test concurrent_units -- --ignored"]
 fn units_of_brazilian_up_to_5_side_by_side_are_a_local_run() {
     units_side_by_side_are_a_local_run(5, 4, 1, 135);
 }
