@@ -17,6 +17,9 @@
 #   SLURM_LOCAL_CTLD_PORT     slurmctld port (default: first free from 6817)
 #   SLURM_LOCAL_SLURMD_PORT   slurmd port    (default: first free from 6818)
 #   SLURM_LOCAL_TIMEOUT       seconds to wait for the node to become idle (default 60)
+#   SLURM_LOCAL_CPUS          CPUs the node offers (default: the machine's); more than the
+#                             machine has runs more jobs side by side than it has cores, as a
+#                             test of jobs running beside each other may want
 set -euo pipefail
 
 DIR=${SLURM_LOCAL_DIR:-/tmp/rafle-slurm}
@@ -156,9 +159,13 @@ pick_port() {
 }
 
 write_config() {
-    local host cpus mem_kb mem_mb ctld_port slurmd_port
+    local host cpus mem_kb mem_mb ctld_port slurmd_port overrides=""
     host=$(hostname -s)
-    cpus=$(nproc)
+    cpus=${SLURM_LOCAL_CPUS:-$(nproc)}
+    [[ $cpus =~ ^[1-9][0-9]*$ ]] || die "SLURM_LOCAL_CPUS '$cpus' is not a positive number"
+    # slurmd drains a node that declares more CPUs than it finds, unless told to trust the
+    # configuration.
+    [ "$cpus" -le "$(nproc)" ] || overrides="SlurmdParameters=config_overrides"
     mem_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
     # slurmd drains a node whose measured memory is below RealMemory; leave a margin
     # (5 %, at least 512 MiB) so rounding and kernel reservations never trigger that.
@@ -200,6 +207,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 ReturnToService=2
 MailProg=/bin/true
+$overrides
 NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF

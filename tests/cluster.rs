@@ -482,8 +482,12 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
         "{err}"
     );
     let script = text(&out.stdout);
+    let logs = dir.path().join("slurm-logs");
     assert!(
-        script.starts_with("#!/bin/sh\nset -e\nprintf '%s\\n' "),
+        script.starts_with(&format!(
+            "#!/bin/sh\nset -e\nmkdir -p {}\nprintf '%s\\n' ",
+            logs.display()
+        )),
         "{script}"
     );
     assert_eq!(script.matches("=$(sbatch ").count(), 10, "{script}");
@@ -506,6 +510,89 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
         err.contains("Slurm is not installed here: sbatch is not on the PATH"),
         "{err}"
     );
+}
+
+/// A stand-in for `sbatch` as strict as Slurm about the job's log: it refuses a job whose
+/// `--output` directory does not exist (Slurm starts no job whose log it cannot open), else
+/// runs the `--wrap` command at once with its output in that log (`%j` the job id) and prints
+/// the id.
+fn strict_sbatch(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let count = dir.join("jobs");
+    fs::write(&count, "").unwrap();
+    let body = format!(
+        r#"#!/bin/sh
+id=$(($(wc -l < {count}) + 1000))
+echo job >> {count}
+for a in "$@"; do
+    case "$a" in
+    --wrap=*) wrap="${{a#--wrap=}}" ;;
+    --output=*) log=$(printf '%s' "${{a#--output=}}" | sed "s/%j/$id/") ;;
+    esac
+done
+[ -d "$(dirname "$log")" ] || {{ echo "sbatch: cannot open $log" >&2; exit 1; }}
+/bin/sh -c "$wrap" > "$log" 2>&1 || exit 1
+echo $id
+"#,
+        count = count.display()
+    );
+    let path = bin.join("sbatch");
+    fs::write(&path, body).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn the_dry_run_script_runs_on_a_directory_that_does_not_exist_yet() {
+    let (reference, _, _) = generate("brazilian", 3, &[]);
+    let scratch = TempDir::new().unwrap();
+    let nothing = scratch.path().join("no-slurm");
+    fs::create_dir_all(&nothing).unwrap();
+    let data_dir = scratch.path().join("not/made/yet");
+    let data_arg = data_dir.to_str().unwrap();
+    let submit = [
+        "slurm",
+        "submit",
+        "-v",
+        "brazilian",
+        "-p",
+        "3",
+        "--data",
+        data_arg,
+        "--dry-run",
+    ];
+    let out = with_path(&submit, &nothing);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!data_dir.exists(), "a dry run writes nothing");
+    let script = scratch.path().join("submit.sh");
+    fs::write(&script, &out.stdout).unwrap();
+    let bin = strict_sbatch(scratch.path());
+    let run = Command::new("/bin/sh")
+        .arg(&script)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "the script failed: {}",
+        text(&run.stderr)
+    );
+    // Every unit and the finishing job ran, each with its log.
+    let logs: Vec<String> = fs::read_dir(data_dir.join("slurm-logs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(logs.len(), 10, "{logs:?}");
+    assert!(
+        logs.iter().any(|l| l.starts_with("brazilian-finish-")),
+        "{logs:?}"
+    );
+    assert_eq!(
+        assert_same_tables(reference.path(), &data_dir, "brazilian"),
+        27
+    );
+    assert_eq!(packed_files(&data_dir), 0);
 }
 
 #[test]

@@ -163,9 +163,13 @@ pub fn generate(
             store.insert_packed(index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
             remove(&paths.legacy);
-        } else {
+        } else if plan.unit.is_none() {
             paths.remove_all();
         }
+        // A unit leaves the work files of the materials below it alone, needed or not: units
+        // running beside it may be about to open them (it checked they were there, then
+        // opens them when it reaches their material), and only a whole run, which no unit
+        // runs beside, knows when no one reads them any more.
         // Values no later material reads are dropped; a unit's dependencies keep their
         // packed files, which the other units read too (rebuilt from the tables, they would
         // cost each unit more than solving it).
@@ -447,7 +451,10 @@ fn reuse(
     let written = table_sizes(m, Tables::All).map_err(solve)?;
     let summary = SummaryFile::new(plan, m, Tables::All);
     let have_values = values != Values::Rebuilt;
-    if counts.is_none() || !have_values {
+    // Written only when counted again: rewriting a summary that holds these counts would
+    // truncate it under the units reading it beside this one.
+    let counted_again = counts.is_none();
+    if counted_again || !have_values {
         let loaded = match load_existing(m, index, store, progress) {
             Ok(loaded) => loaded,
             Err(LoadError::Table(why)) => return Err(solve(why)),
@@ -461,7 +468,9 @@ fn reuse(
         }
     }
     let counts = counts.unwrap_or_default();
-    let _ = summary.write(&counts);
+    if counted_again {
+        let _ = summary.write(&counts);
+    }
     progress.advance((UNITS_PER_POSITION - 1) * m.positions);
     Ok(Done {
         counts,
@@ -487,21 +496,24 @@ fn values_kept(
 ) -> Result<bool, GenerateError> {
     let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
     let identity = plan.packed_identity(m);
-    Ok(usable_packed(&paths, &identity, m.positions)
+    // A unit does not remove a packed file it finds unusable: another unit may have just
+    // put a good one in its place. Rebuilding it replaces it by a rename all the same.
+    let removes = plan.unit.is_none();
+    Ok(usable_packed(&paths, &identity, m.positions, removes)
         || adopt_finished(plan, m, &paths, &identity, progress)?)
 }
 
 /// Whether a packed file an earlier run left holds this run's values of the material, every
 /// block checked (it was written whole, but may have been damaged since). One that does not
-/// is removed.
-fn usable_packed(paths: &WorkPaths, identity: &str, positions: u64) -> bool {
+/// is removed if `removes`.
+fn usable_packed(paths: &WorkPaths, identity: &str, positions: u64, removes: bool) -> bool {
     if !paths.packed.exists() {
         return false;
     }
     let usable = PackedValues::open(&paths.packed, identity, positions)
         .and_then(|packed| packed.check())
         .is_ok();
-    if !usable {
+    if !usable && removes {
         remove(&paths.packed);
     }
     usable

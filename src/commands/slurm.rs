@@ -182,6 +182,13 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     if args.dry_run {
         writeln!(out, "#!/bin/sh\nset -e")?;
+        // What a submission creates before its first job: the data directory, for the stamp,
+        // and the logs' directory, without which Slurm cannot start a job.
+        writeln!(
+            out,
+            "mkdir -p {}",
+            shell_words(&[logs.display().to_string()])
+        )?;
         let stamp = [data.join(STAMP).display().to_string()];
         writeln!(out, "printf '%s\\n' {token} > {}", shell_words(&stamp))?;
     }
