@@ -104,17 +104,12 @@ fn linked_lock_files_are_refused_and_their_targets_untouched() {
     symlink(&made, &lock).unwrap();
     refused(&whole, &lock, LINK);
     assert!(!made.exists());
-
-    // A FIFO in a lock's place does not make the run wait.
-    fs::remove_file(&lock).unwrap();
-    mkfifo(&lock);
-    refused(&whole, &lock, FIFO);
     assert!(
         !dir.path().join("brazilian").join("KvK.wdl").exists(),
         "nothing is generated"
     );
 
-    // Once the planted files are gone, the run goes ahead.
+    // Once the planted links are gone, the run goes ahead.
     fs::remove_file(&lock).unwrap();
     fs::remove_file(&material_lock).unwrap();
     ok(&whole);
@@ -141,92 +136,142 @@ fn a_linked_work_directory_is_refused_and_nothing_written_through_it() {
     assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
 }
 
-#[test]
-fn a_linked_or_fifo_record_of_checked_materials_is_refused_at_once() {
-    let outside = TempDir::new().unwrap();
-    let target = victim(&outside);
-    let (dir, _, _) = generate("brazilian", 2, &[]);
-    let record = dir.path().join("brazilian").join(".rafle-verified");
-    let args = [
+/// `rafle verify --resume` of Brazilian in `dir`.
+fn verify_resume(dir: &TempDir) -> [&str; 6] {
+    [
         "verify",
         "--resume",
         "--variant",
         "brazilian",
         "--data",
-        data(&dir),
-    ];
-    let what = |kind: &str| {
-        format!(
-            "cannot keep the record of checked materials in {} (--resume writes it): {kind}",
-            record.display()
-        )
-    };
-    symlink(&target, &record).unwrap();
-    let (code, _, err) = run_bounded(&args);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.ends_with(&format!("{}\n", what(LINK))), "{err}");
-    assert_eq!(fs::read(&target).unwrap(), b"not rafle's\n");
+        data(dir),
+    ]
+}
 
-    fs::remove_file(&record).unwrap();
-    mkfifo(&record);
-    let (code, _, err) = run_bounded(&args);
+/// How `verify --resume` refuses a record in `dir` that is `what`.
+fn record_refused(dir: &TempDir, what: &str) {
+    let record = dir.path().join("brazilian").join(".rafle-verified");
+    let (code, _, err) = run_bounded(&verify_resume(dir));
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.ends_with(&format!("{}\n", what(FIFO))), "{err}");
-
-    // Without --resume the record is neither read nor written.
-    let (code, _, err) = run_bounded(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
-    assert_eq!(code, Some(0), "{err}");
-    fs::remove_file(&record).unwrap();
-    ok(&args);
-    assert!(fs::metadata(&record).unwrap().is_file());
+    let expected = format!(
+        "cannot keep the record of checked materials in {} (--resume writes it): {what}\n",
+        record.display()
+    );
+    assert!(err.ends_with(&expected), "{err}");
 }
 
 #[test]
-fn a_linked_or_fifo_cluster_stamp_is_refused_at_once_by_submit_and_jobs() {
+fn a_linked_record_of_checked_materials_is_refused_and_its_target_untouched() {
+    let outside = TempDir::new().unwrap();
+    let target = victim(&outside);
+    let (dir, _, _) = generate("brazilian", 2, &[]);
+    let record = dir.path().join("brazilian").join(".rafle-verified");
+    symlink(&target, &record).unwrap();
+    record_refused(&dir, LINK);
+    assert_eq!(fs::read(&target).unwrap(), b"not rafle's\n");
+    fs::remove_file(&record).unwrap();
+    ok(&verify_resume(&dir));
+    assert!(fs::symlink_metadata(&record).unwrap().is_file());
+}
+
+/// The stamp `slurm submit` leaves in `dir`, the token a job is given, a dry-run submission
+/// and a job of Brazilian up to 2 pieces.
+struct Cluster<'a> {
+    stamp: std::path::PathBuf,
+    submit: [&'a str; 9],
+    job: [&'a str; 7],
+}
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+fn cluster(dir: &TempDir) -> Cluster<'_> {
+    let d = data(dir);
+    Cluster {
+        stamp: dir.path().join(".rafle-cluster"),
+        submit: [
+            "slurm",
+            "submit",
+            "--variant",
+            "brazilian",
+            "--pieces",
+            "2",
+            "--data",
+            d,
+            "--dry-run",
+        ],
+        job: [
+            "generate",
+            "--unit",
+            "brazilian/KvK",
+            "--data",
+            d,
+            "--cluster-stamp",
+            TOKEN,
+        ],
+    }
+}
+
+#[test]
+fn a_linked_cluster_stamp_is_refused_by_submit_and_jobs() {
     let outside = TempDir::new().unwrap();
     // A link to a file holding a well-formed token: followed, it would be taken as the stamp.
     let target = outside.path().join("token");
-    let token = "0123456789abcdef0123456789abcdef";
-    fs::write(&target, format!("{token}\n")).unwrap();
+    fs::write(&target, format!("{TOKEN}\n")).unwrap();
     let dir = TempDir::new().unwrap();
+    let c = cluster(&dir);
+    symlink(&target, &c.stamp).unwrap();
+    refused(&c.submit, &c.stamp, LINK);
+    refused(&c.job, &c.stamp, LINK);
+    assert!(
+        !dir.path().join("brazilian").exists(),
+        "the job wrote nothing"
+    );
+    assert_eq!(fs::read(&target).unwrap(), format!("{TOKEN}\n").as_bytes());
+}
+
+#[test]
+fn fifos_in_place_of_own_files_are_refused_at_once() {
+    // The stamp, read by `slurm submit` and by every job before anything else.
+    let dir = TempDir::new().unwrap();
+    let c = cluster(&dir);
+    mkfifo(&c.stamp);
+    refused(&c.submit, &c.stamp, FIFO);
+    refused(&c.job, &c.stamp, FIFO);
+    assert!(
+        !dir.path().join("brazilian").exists(),
+        "the job wrote nothing"
+    );
+
+    // The record of `verify --resume`, which `verify` alone never opens.
+    let (dir, _, _) = generate("brazilian", 2, &[]);
     let d = data(&dir);
-    let stamp = dir.path().join(".rafle-cluster");
-    let submit = [
-        "slurm",
-        "submit",
+    let record = dir.path().join("brazilian").join(".rafle-verified");
+    mkfifo(&record);
+    record_refused(&dir, FIFO);
+    let (code, _, err) = run_bounded(&["verify", "--variant", "brazilian", "--data", d]);
+    assert_eq!(code, Some(0), "{err}");
+
+    // A lock file.
+    let lock = dir
+        .path()
+        .join("brazilian")
+        .join(".rafle-work")
+        .join("writer.lock");
+    // The generation above left the lock file, empty.
+    fs::remove_file(&lock).unwrap();
+    mkfifo(&lock);
+    let generate = [
+        "generate",
         "--variant",
         "brazilian",
         "--pieces",
         "2",
         "--data",
         d,
-        "--dry-run",
     ];
-    let job = [
-        "generate",
-        "--unit",
-        "brazilian/KvK",
-        "--data",
-        d,
-        "--cluster-stamp",
-        token,
-    ];
-    type Make = fn(&Path, &Path);
-    let plants: [(&str, Make); 2] = [
-        (LINK, |stamp, target| symlink(target, stamp).unwrap()),
-        (FIFO, |stamp, _| mkfifo(stamp)),
-    ];
-    for (what, plant) in plants {
-        let _ = fs::remove_file(&stamp);
-        plant(&stamp, &target);
-        refused(&submit, &stamp, what);
-        refused(&job, &stamp, what);
-        assert!(
-            !dir.path().join("brazilian").exists(),
-            "the job wrote nothing"
-        );
-    }
-    assert_eq!(fs::read(&target).unwrap(), format!("{token}\n").as_bytes());
+    refused(&generate, &lock, FIFO);
+    fs::remove_file(&lock).unwrap();
+    ok(&generate);
 }
 
 #[test]
