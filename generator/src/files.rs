@@ -51,6 +51,17 @@ pub fn temporary_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Creates the file `path`, a fresh [`temporary_path`], for writing. Whatever is already
+/// under that name (a link planted there, say) is refused rather than written through: the
+/// file is created in place of nothing.
+///
+/// # Errors
+///
+/// The operating system's error; [`std::io::ErrorKind::AlreadyExists`] if anything is there.
+pub fn create_temporary(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new().write(true).create_new(true).open(path)
+}
+
 /// Writes `bytes` as the whole file `path`: under a [`temporary_path`], synced, then renamed
 /// over `path`. A reader never sees it half written, and whatever held the name before (a
 /// symbolic link, whose target stays untouched, or a FIFO, which would block a plain write) is
@@ -59,15 +70,12 @@ pub fn temporary_path(path: &Path) -> PathBuf {
 /// # Errors
 ///
 /// [`GenerateError::Io`] if it cannot be written (the temporary file is then removed).
-pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     }
     let tmp = temporary_path(path);
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
+    let written = create_temporary(&tmp)
         .and_then(|mut file| {
             file.write_all(bytes)?;
             file.sync_data()
@@ -244,15 +252,35 @@ fn lock_file(dir: &Path, name: &str) -> Result<File, GenerateError> {
             ));
         }
     }
+    // Every work file is written under this directory: a link in its place would have them
+    // written wherever it points, outside the data directory.
+    match fs::symlink_metadata(&work) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(io(
+                &work,
+                std::io::Error::other("a symbolic link, not a directory: remove it"),
+            ))
+        }
+        Ok(meta) if !meta.is_dir() => {
+            return Err(io(
+                &work,
+                std::io::Error::other("not a directory, where rafle keeps its work files"),
+            ))
+        }
+        _ => {}
+    }
     fs::create_dir_all(&work).map_err(|e| io(&work, e))?;
     let path = work.join(name);
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| io(&path, e))
+    // Never through a link (the lock's process id would truncate its target) nor on a FIFO.
+    rafle_probe::open_regular_with(
+        &path,
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .map_err(|e| io(&path, e))
 }
 
 fn write_pid(file: &mut File, path: &Path) -> Result<(), GenerateError> {
@@ -462,5 +490,78 @@ mod tests {
         assert!(ours.iter().all(|p| !p.exists()));
         assert!(theirs.iter().all(|p| p.exists()));
         assert!(odd.is_dir());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn locks_never_write_through_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("brazilian");
+        let work = dir.join(WORK_DIR);
+        fs::create_dir_all(&work).unwrap();
+        let target = tmp.path().join("someone else's file");
+        fs::write(&target, b"theirs").unwrap();
+        let never = |_: Option<u32>| panic!("no unit of this material is being written");
+        let kvk: Material = "KvK".parse().unwrap();
+
+        std::os::unix::fs::symlink(&target, work.join("writer.lock")).unwrap();
+        let expected = format!(
+            "{}: a symbolic link, not a regular file: remove it",
+            work.join("writer.lock").display()
+        );
+        assert_eq!(WriterLock::whole(&dir).unwrap_err().to_string(), expected);
+        let err = WriterLock::unit(&dir, kvk, &never).unwrap_err();
+        assert_eq!(err.to_string(), expected);
+        fs::remove_file(work.join("writer.lock")).unwrap();
+
+        std::os::unix::fs::symlink(&target, work.join("KvK.lock")).unwrap();
+        let err = WriterLock::unit(&dir, kvk, &never).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: a symbolic link, not a regular file: remove it",
+                work.join("KvK.lock").display()
+            )
+        );
+        assert_eq!(fs::read(&target).unwrap(), b"theirs");
+
+        // The work directory itself may not be a link, nor a file.
+        fs::remove_dir_all(&work).unwrap();
+        std::os::unix::fs::symlink(tmp.path(), &work).unwrap();
+        assert_eq!(
+            WriterLock::whole(&dir).unwrap_err().to_string(),
+            format!(
+                "{}: a symbolic link, not a directory: remove it",
+                work.display()
+            )
+        );
+        fs::remove_file(&work).unwrap();
+        fs::write(&work, b"").unwrap();
+        assert_eq!(
+            WriterLock::whole(&dir).unwrap_err().to_string(),
+            format!(
+                "{}: not a directory, where rafle keeps its work files",
+                work.display()
+            )
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_temporary_file_is_made_in_place_of_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("someone else's file");
+        fs::write(&target, b"theirs").unwrap();
+        let path = temporary_path(&tmp.path().join("KvK.wdl"));
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        let err = create_temporary(&path).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&target).unwrap(), b"theirs");
+        let fresh = temporary_path(&tmp.path().join("KvK.wdl"));
+        create_temporary(&fresh)
+            .unwrap()
+            .write_all(b"table")
+            .unwrap();
+        assert_eq!(fs::read(&fresh).unwrap(), b"table");
     }
 }

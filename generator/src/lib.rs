@@ -40,7 +40,7 @@ mod verify;
 mod write;
 
 pub use error::{human_bytes, GenerateError};
-pub use files::temporary_path;
+pub use files::{create_temporary, temporary_path, write_replacing};
 pub use generate::{generate, MaterialSummary};
 pub use memory::{available_memory, peak_resident_memory, resident_memory};
 pub use plan::{parse_memory, MaterialPlan, Plan, Tables, UnitState, MAX_PIECES};

@@ -275,6 +275,7 @@ pub(crate) fn header(
     }
 }
 
+/// Writes a table's bytes to `path`, a fresh [`crate::temporary_path`], synced.
 fn write_file<'a>(
     path: &Path,
     header: &[u8],
@@ -291,7 +292,7 @@ fn write_file<'a>(
             source,
         })?;
     }
-    let file = File::create(path).map_err(io)?;
+    let file = crate::create_temporary(path).map_err(io)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     out.write_all(header).map_err(io)?;
     out.write_all(index).map_err(io)?;

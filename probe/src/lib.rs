@@ -62,7 +62,7 @@ pub use rafle_draughts::{
 
 pub use dtw::Dtw;
 pub use error::ProbeError;
-pub use file::open_regular;
+pub use file::{open_regular, open_regular_with, open_table_file};
 pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use slice_moves::SliceMoves;

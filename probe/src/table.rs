@@ -37,7 +37,7 @@ impl Table {
             path: path.to_path_buf(),
             source,
         };
-        let file = crate::open_regular(path).map_err(io)?;
+        let file = crate::open_table_file(path).map_err(io)?;
         // SAFETY: the mapping is read-only and rafle never writes a table in place (it writes a
         // temporary file and renames it over). Another process truncating the file while it is
         // mapped could still fault; that is the usual caveat of memory-mapped readers.

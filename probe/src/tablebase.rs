@@ -563,7 +563,7 @@ fn rule_limits(
     for &material in materials {
         let path = table_path(dir, variant, material, TableKind::DrawRules);
         let mut bytes = [0u8; crate::format::HEADER_LEN];
-        let read = crate::open_regular(&path).and_then(|mut f| f.read_exact(&mut bytes));
+        let read = crate::open_table_file(&path).and_then(|mut f| f.read_exact(&mut bytes));
         let Some(header) = read.ok().and_then(|()| Header::decode(&bytes).ok()) else {
             continue;
         };

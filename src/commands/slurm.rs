@@ -9,7 +9,7 @@ use std::process::Command;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use rafle_generator::{temporary_path, Tables};
+use rafle_generator::{write_replacing, Tables};
 
 use super::plan::{plans, units, PlanArgs};
 use crate::output::{input, other, Failure};
@@ -78,7 +78,7 @@ const STAMP: &str = ".rafle-cluster";
 /// submission; later submissions keep it, so the jobs still queued stay valid.
 fn stamp_token(data: &Path, dry_run: bool) -> Result<String, Failure> {
     let path = data.join(STAMP);
-    match std::fs::read_to_string(&path) {
+    match read_stamp(&path) {
         Ok(text) if is_token(text.trim()) => return Ok(text.trim().to_string()),
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -91,16 +91,16 @@ fn stamp_token(data: &Path, dry_run: bool) -> Result<String, Failure> {
     );
     if !dry_run {
         // Written whole then renamed: a job never reads half a stamp.
-        let temporary = temporary_path(&path);
-        std::fs::create_dir_all(data)
-            .and_then(|()| std::fs::write(&temporary, format!("{token}\n")))
-            .and_then(|()| std::fs::rename(&temporary, &path))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&temporary);
-                other(anyhow!("cannot write {}: {e}", path.display()))
-            })?;
+        write_replacing(&path, format!("{token}\n").as_bytes())
+            .map_err(|e| other(anyhow!("cannot write the stamp {e}")))?;
     }
     Ok(token)
+}
+
+/// The stamp's text; never read through a link nor waited for on a FIFO (a job would hang
+/// until Slurm kills it).
+fn read_stamp(path: &Path) -> io::Result<String> {
+    io::read_to_string(rafle_probe::open_regular(path)?)
 }
 
 fn is_token(text: &str) -> bool {
@@ -120,10 +120,19 @@ fn rand_u64() -> u64 {
 ///
 /// # Errors
 ///
-/// A [`Failure`] naming the directory and this node when the stamp is missing or another.
+/// A [`Failure`] naming the directory and this node when the stamp is missing or another,
+/// naming the stamp when something that is not a regular file is in its place.
 pub(super) fn check_stamp(data: &Path, token: &str) -> Result<(), Failure> {
     let path = data.join(STAMP);
-    let found = std::fs::read_to_string(&path).ok();
+    let found = match read_stamp(&path) {
+        Ok(text) => Some(text),
+        // Something other than a file in the stamp's place is named as such; a directory the
+        // node cannot reach at all is the usual case of a directory not shared.
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
+            return Err(other(anyhow!("cannot read {}: {e}", path.display())))
+        }
+        Err(_) => None,
+    };
     if found.as_deref().map(str::trim) == Some(token) {
         return Ok(());
     }

@@ -12,8 +12,8 @@
 //! one that does not parse, matches nothing.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
@@ -47,11 +47,16 @@ impl Verified {
                 path.display()
             )
         };
-        let text = match fs::read(&path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(context(e)),
-        };
+        // Read and appended through one descriptor, opened never through a link (the records
+        // would be appended to its target) nor waiting on a FIFO.
+        let mut file = rafle_probe::open_regular_with(
+            &path,
+            OpenOptions::new().read(true).append(true).create(true),
+        )
+        .map_err(context)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(context)?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
         let stamps = text
             .lines()
             .filter_map(|line| {
@@ -60,11 +65,6 @@ impl Verified {
                 well_formed(stamp).then(|| (material, stamp.to_string()))
             })
             .collect();
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(context)?;
         // A line cut short by a stop is ended, so that the next record starts a line of its own.
         if !text.is_empty() && !text.ends_with('\n') {
             file.write_all(b"\n").map_err(context)?;
@@ -184,6 +184,7 @@ fn is_checksum(field: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     const STAMP: &str = "wdl:1450:0a1b2c3d dtw:2200:ffffffff rules:900:00000000 after:12345678";
 
@@ -242,5 +243,40 @@ mod tests {
         assert!(v.holds(kk, &other));
         assert!(Verified::open(&dir, Variant::International).is_err());
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_record_in_place_of_a_link_or_fifo_is_refused_and_nothing_is_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let variant = dir.path().join("brazilian");
+        fs::create_dir_all(&variant).unwrap();
+        let record = variant.join(FILE_NAME);
+        let target = dir.path().join("someone else's file");
+        fs::write(&target, b"theirs").unwrap();
+        std::os::unix::fs::symlink(&target, &record).unwrap();
+        let err = Verified::open(dir.path(), Variant::Brazilian).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot keep the record of checked materials in {} (--resume writes it): \
+                 a symbolic link, not a regular file: remove it",
+                record.display()
+            )
+        );
+        assert_eq!(fs::read(&target).unwrap(), b"theirs");
+
+        fs::remove_file(&record).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&record)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = Verified::open(dir.path(), Variant::Brazilian).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with(": a FIFO, not a regular file: remove it"),
+            "{err}"
+        );
     }
 }
