@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 mod common;
-use common::{crc32, data, generate, ok, rafle, text};
+use common::{crc32, data, generate, ok, rafle, raw_zstd_frame, text};
+
+use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
+use rafle_probe::{Table, Variant};
 
 /// `rafle generate --variant brazilian --pieces 3 --data DIR`: its exit status, stdout and
 /// stderr.
@@ -255,4 +258,77 @@ fn a_table_the_probe_refuses_is_rebuilt_not_reused() {
     assert!(row.contains("rebuilt") && row.contains("KMvM.dtw"), "{row}");
     assert_eq!(tables(&dir), before);
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
+/// Rewrites a distance table as 16 bits a distance with every win made one of 40,001 plies,
+/// its blocks, index and header checksums made again: it opens and reads cleanly, but no work
+/// file holds such a distance.
+fn forge_impossible_distances(path: &Path, material: &str) {
+    let material = material.parse().unwrap();
+    let table = Table::open(path, TableKind::Dtw, Variant::Brazilian, material).unwrap();
+    let mut header = *table.header();
+    assert_eq!(header.bits, 8);
+    header.bits = 16;
+    let frames: Vec<Vec<u8>> = (0..header.blocks)
+        .map(|b| {
+            let wide: Vec<u8> = table
+                .read_block(b)
+                .unwrap()
+                .into_iter()
+                .flat_map(|code| {
+                    let code = match code {
+                        255 => u16::MAX,
+                        c if c % 2 == 1 => 40_001,
+                        c => u16::from(c),
+                    };
+                    code.to_le_bytes()
+                })
+                .collect();
+            raw_zstd_frame(&wide)
+        })
+        .collect();
+    drop(table);
+    let mut offset = (HEADER_LEN + header.index_len()) as u64;
+    let mut index = Vec::new();
+    for frame in &frames {
+        let entry = BlockEntry {
+            offset,
+            len: frame.len() as u32,
+            crc: crc32(frame),
+        };
+        index.extend_from_slice(&entry.encode());
+        offset += frame.len() as u64;
+    }
+    let mut bytes = header.encode().to_vec();
+    bytes.extend_from_slice(&index);
+    bytes.extend_from_slice(&crc32(&index).to_le_bytes());
+    bytes.extend(frames.concat());
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A reused distance table forged with valid checksums to hold wins of 40,001 plies (past the
+/// longest a work file holds, 32,766): read back for its counts, it is refused and rebuilt,
+/// naming the file; its values are never counted, printed or read by another material.
+#[test]
+fn a_reused_table_with_impossible_distances_is_rebuilt() {
+    let (dir, first, _) = generate("brazilian", 3, &[]);
+    let before = tables(&dir);
+    let path = dir.path().join("brazilian/KKvK.dtw");
+    forge_impossible_distances(&path, "KKvK");
+    // The counts kept with the tables are gone: they are read back from the tables.
+    std::fs::remove_file(work(&dir).join("KKvK.summary")).unwrap();
+    let (success, summary, err) = generate_again(&dir);
+    assert!(success, "{err}");
+    let row = summary
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("KKvK"))
+        .unwrap();
+    assert!(
+        row.contains("rebuilt") && row.contains("KKvK.dtw: a distance of 40001 plies"),
+        "{row}"
+    );
+    // Its longest win is the true one, not the forged.
+    assert_eq!(row.split_whitespace().nth(8), Some("7"), "{row}");
+    assert_eq!(counts(&summary), counts(&first));
+    assert_eq!(tables(&dir), before);
 }
