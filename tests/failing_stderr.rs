@@ -50,7 +50,14 @@ fn a_failure_exits_1_when_stderr_fails() {
     let (dir, _, _) = generate("brazilian", 2, &[]);
     // A position with more pieces than the tables cover is bad input; a missing directory of
     // tables a failure.
-    let (code, _) = run_with_full_stderr(&["probe", "--data", data(&dir), "W:W28:B23,24"]);
+    let (code, _) = run_with_full_stderr(&[
+        "probe",
+        "--data",
+        data(&dir),
+        "--variant",
+        "brazilian",
+        "W:W28:B23,24",
+    ]);
     assert_eq!(code, Some(2));
     let missing = dir.path().join("missing");
     let (code, _) = run_with_full_stderr(&[
