@@ -599,7 +599,8 @@ mod tests {
             assert!(
                 cache == LEAST_CACHE_BYTES
                     || (cache > LEAST_CACHE_BYTES
-                        && slices_bytes(&index) + cache + OVERHEAD <= least.planned_bytes())
+                        && slices_bytes(Placements::of_index(&index)) + cache + OVERHEAD
+                            <= least.planned_bytes())
             );
         }
         // KMvM: White's man crowned (KKvM), Black's man crowned (KMvK), White's king or man
