@@ -65,7 +65,10 @@ fn descriptor_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit(2) only writes the struct passed, which lives across the call.
     let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-    (read && limit.rlim_cur != libc::RLIM_INFINITY).then(|| u64::from(limit.rlim_cur))
+    // `rlim_t` is u64 on Linux, not on every Unix.
+    #[allow(clippy::useless_conversion)]
+    let current = u64::from(limit.rlim_cur);
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(current)
 }
 
 #[cfg(not(unix))]
