@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::commands::Command;
-use crate::output::Failure;
+use crate::output::{stderr_line, Failure};
 
 /// Endgame tablebases for international (10x10) and Brazilian (8x8) draughts.
 #[derive(Debug, Parser)]
@@ -28,11 +28,11 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
         Err(Failure::Input(err)) => {
-            eprintln!("rafle: {err:#}");
+            stderr_line!("rafle: {err:#}");
             ExitCode::from(2)
         }
         Err(Failure::Other(err)) => {
-            eprintln!("rafle: {err:#}");
+            stderr_line!("rafle: {err:#}");
             ExitCode::from(1)
         }
     }

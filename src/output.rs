@@ -35,6 +35,25 @@ pub fn other<E: std::fmt::Display>(err: E) -> Failure {
     Failure::Other(anyhow::anyhow!("{err}"))
 }
 
+/// Writes `args` and a newline on stderr, as `eprintln!` would, but never panics: a stderr
+/// that fails (a full disk, `2>/dev/full`, a closed descriptor) loses the message rather than
+/// turning an error into an abort, and the exit code stays the one documented.
+pub fn write_stderr(args: std::fmt::Arguments<'_>) {
+    let mut stderr = io::stderr().lock();
+    let _ = stderr
+        .write_fmt(args)
+        .and_then(|()| stderr.write_all(b"\n"));
+}
+
+/// `eprintln!` that ignores a failing stderr ([`write_stderr`]): every message of the command
+/// line goes through it.
+macro_rules! stderr_line {
+    ($($arg:tt)*) => {
+        $crate::output::write_stderr(format_args!($($arg)*))
+    };
+}
+pub(crate) use stderr_line;
+
 /// Prints clap's verdict: help and version on stdout, anything else as one line on stderr with
 /// exit code 2.
 pub fn usage_error(err: &clap::Error) -> ExitCode {
@@ -51,7 +70,7 @@ pub fn usage_error(err: &clap::Error) -> ExitCode {
     } else {
         one_line(&err.render().to_string())
     };
-    eprintln!("rafle: {message} (see 'rafle --help')");
+    stderr_line!("rafle: {message} (see 'rafle --help')");
     ExitCode::from(2)
 }
 
@@ -87,6 +106,7 @@ pub fn quiet_panics() {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!("rafle: internal error{place}: {message} (this is a bug in rafle)");
+        // A panic while printing the panic would abort the process (exit 134).
+        stderr_line!("rafle: internal error{place}: {message} (this is a bug in rafle)");
     }));
 }

@@ -258,3 +258,30 @@ fn help_and_version_succeed() {
     assert!(ok(&["generate", "--help"]).contains("--limits"));
     assert!(ok(&["--version"]).starts_with("rafle "));
 }
+
+/// `rafle plan` for international up to 8 pieces answers at once: it used to build a position
+/// index of every material each unit reads (a minute or more before its first line).
+#[test]
+fn plan_of_international_up_to_8_answers_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = std::time::Instant::now();
+    let out = ok(&[
+        "plan",
+        "--variant",
+        "international",
+        "--pieces",
+        "8",
+        "--memory",
+        "8G",
+        "--data",
+        common::data(&dir),
+    ]);
+    let took = start.elapsed();
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("international: 210 units up to 8 pieces in 15 levels, "),
+        "{first}"
+    );
+    // Milliseconds now; generous for a loaded machine.
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+}

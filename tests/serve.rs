@@ -15,8 +15,32 @@ use serde_json::Value;
 
 /// `rafle serve` on tables of `dir`, with its stderr lines arriving on a channel.
 fn serve(dir: &str, bind: &str) -> (Child, Receiver<String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(["serve", "--data", dir, "--bind", bind, "--cache", "16M"])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rafle"));
+    command.args(["serve", "--data", dir, "--bind", bind, "--cache", "16M"]);
+    spawn_serve(command)
+}
+
+/// `rafle serve` on tables of `dir` on a free port, within a limit of `descriptors` open
+/// files (the shell's `ulimit -n`), with its stderr lines arriving on a channel.
+fn serve_with_descriptors(dir: &str, descriptors: u32) -> (Child, Receiver<String>) {
+    let mut command = Command::new("sh");
+    command.args([
+        "-c",
+        &format!("ulimit -n {descriptors} && exec \"$0\" \"$@\""),
+        env!("CARGO_BIN_EXE_rafle"),
+        "serve",
+        "--data",
+        dir,
+        "--bind",
+        "127.0.0.1:0",
+        "--cache",
+        "16M",
+    ]);
+    spawn_serve(command)
+}
+
+fn spawn_serve(mut command: Command) -> (Child, Receiver<String>) {
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -199,4 +223,200 @@ fn serve_refuses_a_busy_port_and_a_directory_without_tables() {
     );
     let out = common::rafle(&["serve", "--bind", "localhost"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The address of the `listening on` line, reading the lines before it.
+fn listening_address(lines: &Receiver<String>) -> SocketAddr {
+    let mut startup = Vec::new();
+    while let Some(line) = next_line(lines) {
+        if let Some(rest) = line.strip_prefix("rafle serve: listening on http://") {
+            return rest.trim_end_matches('/').parse().unwrap();
+        }
+        startup.push(line);
+    }
+    panic!("no listening line: {startup:?}");
+}
+
+/// `GET target` on a new connection, answered within `limit`: its status and how long it
+/// took, or why not.
+fn get_within(addr: SocketAddr, target: &str, limit: Duration) -> Result<(u16, Duration), String> {
+    let start = Instant::now();
+    let mut stream =
+        TcpStream::connect_timeout(&addr, limit).map_err(|e| format!("connect: {e}"))?;
+    stream.set_read_timeout(Some(limit)).unwrap();
+    let head = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(head.as_bytes())
+        .map_err(|e| format!("write: {e}"))?;
+    let mut answer = Vec::new();
+    stream
+        .read_to_end(&mut answer)
+        .map_err(|e| format!("no answer after {:?}: {e}", start.elapsed()))?;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| format!("not an HTTP answer: {text:?}"))?;
+    Ok((status, start.elapsed()))
+}
+
+/// One batch of `fens` on a new connection; its status, or none if the connection failed.
+fn post_batch(addr: SocketAddr, fens: &[&str]) -> Option<u16> {
+    let body = serde_json::json!({ "fens": fens }).to_string();
+    let mut stream = TcpStream::connect(addr).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "POST /api/v1/brazilian/batch HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).ok()?;
+    stream.write_all(body.as_bytes()).ok()?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).ok()?;
+    String::from_utf8_lossy(&answer)
+        .get(9..12)
+        .and_then(|code| code.parse().ok())
+}
+
+/// Idle connections, slowloris ones (a head sent a byte a second) and batches running, past
+/// what a limit of 128 descriptors allows: a new client is still answered within a second,
+/// every time. The server used to stop accepting once its descriptors ran out, until the
+/// idle clients chose to close.
+#[test]
+fn idle_and_slow_clients_and_batches_do_not_lock_others_out() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    let (mut child, lines) = serve_with_descriptors(data(&dir), 128);
+    let addr = listening_address(&lines);
+    let stop = Arc::new(AtomicBool::new(false));
+    let batches_ok = Arc::new(AtomicUsize::new(0));
+    let batchers: Vec<_> = (0..2)
+        .map(|_| {
+            let (stop, batches_ok) = (Arc::clone(&stop), Arc::clone(&batches_ok));
+            std::thread::spawn(move || {
+                let fens: Vec<&str> = ["W:WK1,K2:BK28", "B:W29:B25,22", "W:W31:BK4,K5"]
+                    .into_iter()
+                    .cycle()
+                    .take(1000)
+                    .collect();
+                for _ in 0..200 {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if post_batch(addr, &fens) == Some(200) {
+                        batches_ok.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    // 150 connections that send nothing, 50 that send a head a byte a second: more than the
+    // server's descriptors.
+    let idle: Vec<TcpStream> = (0..150)
+        .map(|_| TcpStream::connect(addr).unwrap())
+        .collect();
+    let slow: Vec<TcpStream> = (0..50).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    let slowloris = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let head = b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ";
+            let mut slow = slow;
+            for second in 0..10 {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let byte = head.get(second).copied().unwrap_or(b'a');
+                for stream in &mut slow {
+                    // A connection the server closed fails to write: so be it.
+                    let _ = stream.write_all(&[byte]);
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let limit = Duration::from_secs(1);
+    let mut failures = Vec::new();
+    for round in 0..5 {
+        for target in ["/", "/api/v1/brazilian?fen=W:WK1,K2:BK28"] {
+            match get_within(addr, target, limit) {
+                Ok((200, _)) => {}
+                Ok((status, took)) => {
+                    failures.push(format!("round {round}, {target}: {status} in {took:?}"))
+                }
+                Err(why) => failures.push(format!("round {round}, {target}: {why}")),
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Everything is stopped before the verdict, so that a failure leaves no server running.
+    stop.store(true, Ordering::Relaxed);
+    slowloris.join().unwrap();
+    for batcher in batchers {
+        batcher.join().unwrap();
+    }
+    drop(idle);
+    // SAFETY: kill(2) on the child's pid, which is ours until waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let code = wait(&mut child, Duration::from_secs(30));
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(
+        batches_ok.load(Ordering::Relaxed) > 0,
+        "no batch was answered"
+    );
+    assert_eq!(code, Some(0));
+}
+
+/// A stderr that fails (a full log disk) loses the log, not the server: it starts, answers,
+/// and exits 0 on SIGTERM. It used to abort at its first line.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_runs_and_stops_with_a_full_stderr() {
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    // A free port, known before the server starts since its stderr says nothing.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args(["serve", "--data", data(&dir), "--bind", &addr.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(full)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let mut answered = None;
+    while start.elapsed() < Duration::from_secs(30) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if let Ok(answer) = get_within(
+            addr,
+            "/api/v1/brazilian?fen=W:WK1,K2:BK28",
+            Duration::from_secs(5),
+        ) {
+            answered = Some(answer.0);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) on the child's pid, which is ours until waited for.
+    let signalled = unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let code = wait(&mut child, Duration::from_secs(30));
+    assert_eq!(answered, Some(200));
+    assert_eq!(signalled, 0);
+    assert_eq!(code, Some(0));
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{table_path, Limits, Material, PositionIndex, Table, Variant};
+use rafle_probe::{binomial, table_path, Limits, Material, PositionIndex, Table, Variant};
 
 use crate::packed::{PackedValues, BLOCK_POSITIONS};
 use crate::values::{packed_identity, WorkPaths, BYTES_PER_POSITION};
@@ -204,8 +204,8 @@ impl Plan {
     ) -> Plan {
         let mut largest_slice = 0u64;
         for j in 0..materials.len() {
-            let index = PositionIndex::new(variant, materials[j].material);
-            largest_slice = largest_slice.max(2 * index.king_placements());
+            let placements = Placements::of(variant, materials[j].material);
+            largest_slice = largest_slice.max(2 * placements.kings);
             // What the material's moves read: its own raw work file, and the blocks of the
             // materials it reads, decompressed in the cache.
             let cached: u64 = materials[j]
@@ -214,7 +214,7 @@ impl Plan {
                 .map(|&d| cached_bytes(materials[d].positions))
                 .sum();
             let own = materials[j].positions * BYTES_PER_POSITION;
-            materials[j].slices_bytes = slices_bytes(&index);
+            materials[j].slices_bytes = slices_bytes(placements);
             materials[j].solve_bytes = materials[j].slices_bytes + own + cached + OVERHEAD;
         }
         let peak_material = materials.iter().map(|m| m.solve_bytes).max().unwrap_or(0);
@@ -317,8 +317,8 @@ impl Plan {
             if std::mem::replace(&mut seen[d], true) {
                 continue;
             }
-            let index = PositionIndex::new(self.variant, self.materials[d].material);
-            largest_slice = largest_slice.max(2 * index.king_placements());
+            let placements = Placements::of(self.variant, self.materials[d].material);
+            largest_slice = largest_slice.max(2 * placements.kings);
             due.extend(&self.materials[d].reads);
         }
         let least = working_bytes(largest_slice) + LEAST_CACHE_BYTES + OVERHEAD;
@@ -333,7 +333,7 @@ impl Plan {
     pub(crate) fn cache_bytes(&self, index: &PositionIndex) -> u64 {
         let own = (index.size() * BYTES_PER_POSITION).min(self.least_bytes / 2);
         self.planned_bytes()
-            .saturating_sub(slices_bytes(index) + own + OVERHEAD)
+            .saturating_sub(slices_bytes(Placements::of_index(index)) + own + OVERHEAD)
             .max(LEAST_CACHE_BYTES)
     }
 
@@ -438,10 +438,45 @@ const SLICES_IN_FLIGHT: u64 = 8;
 /// blocks a band keeps returning to.
 pub(crate) const LEAST_CACHE_BYTES: u64 = 64 << 20;
 
-/// Bytes the slices of the material of `index` solved at once hold: [`SLICES_IN_FLIGHT`] of
-/// them, or as many as it has (a material of kings alone is one slice).
-fn slices_bytes(index: &PositionIndex) -> u64 {
-    working_bytes(2 * index.king_placements()) * SLICES_IN_FLIGHT.min(index.men_placements())
+/// How a material's positions split into slices: the placements of its men (one side to
+/// move), and of its kings around one placement of the men, as [`PositionIndex`] numbers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Placements {
+    men: u64,
+    kings: u64,
+}
+
+impl Placements {
+    /// The placements of `material`, counted without building its index: building one walks
+    /// every placement of White's men (a second or more for six men on the international
+    /// board), and a plan of international up to 7 or 8 pieces wants them for every material
+    /// it reads, for each of its hundreds of units; a plan took minutes before printing.
+    fn of(variant: Variant, material: Material) -> Placements {
+        let squares = u32::from(variant.square_count());
+        let (wm, bm) = (u32::from(material.white_men), u32::from(material.black_men));
+        let (wk, bk) = (
+            u32::from(material.white_kings),
+            u32::from(material.black_kings),
+        );
+        let free = squares.saturating_sub(wm + bm);
+        let kings = binomial(free, wk) * binomial(free.saturating_sub(wk), bk);
+        // Positions are both sides to move, each the men's placements times the kings'.
+        let men = PositionIndex::count(variant, material) / (2 * kings).max(1);
+        Placements { men, kings }
+    }
+
+    fn of_index(index: &PositionIndex) -> Placements {
+        Placements {
+            men: index.men_placements(),
+            kings: index.king_placements(),
+        }
+    }
+}
+
+/// Bytes the slices of a material of these placements solved at once hold:
+/// [`SLICES_IN_FLIGHT`] of them, or as many as it has (a material of kings alone is one slice).
+fn slices_bytes(placements: Placements) -> u64 {
+    working_bytes(2 * placements.kings) * SLICES_IN_FLIGHT.min(placements.men)
 }
 
 /// Bytes the cache holds with every block of a material of `positions` positions.
@@ -553,12 +588,19 @@ mod tests {
                 .iter()
                 .map(|&d| cached_bytes(plan.materials[d].positions))
                 .sum();
+            assert_eq!(
+                Placements::of(plan.variant, m.material),
+                Placements::of_index(&index),
+                "{}",
+                m.material
+            );
             assert!(plan.cache_bytes(&index) >= reads, "{}", m.material);
             let cache = least.cache_bytes(&index);
             assert!(
                 cache == LEAST_CACHE_BYTES
                     || (cache > LEAST_CACHE_BYTES
-                        && slices_bytes(&index) + cache + OVERHEAD <= least.planned_bytes())
+                        && slices_bytes(Placements::of_index(&index)) + cache + OVERHEAD
+                            <= least.planned_bytes())
             );
         }
         // KMvM: White's man crowned (KKvM), Black's man crowned (KMvK), White's king or man
@@ -573,5 +615,40 @@ mod tests {
         let mut reads: Vec<String> = kmvm.reads.iter().map(name).collect();
         reads.sort();
         assert_eq!(reads, ["KKvM", "KMvK", "KvK", "KvM", "MvM"]);
+    }
+
+    #[test]
+    fn placements_are_counted_as_the_index_numbers_them() {
+        for (variant, pieces) in [(Variant::International, 5), (Variant::Brazilian, 6)] {
+            for material in Material::all_up_to(variant, pieces) {
+                for material in [material, material.mirrored()] {
+                    let index = PositionIndex::new(variant, material);
+                    assert_eq!(
+                        Placements::of(variant, material),
+                        Placements::of_index(&index),
+                        "{variant} {material}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Planning international up to 7 pieces built a position index of each material it
+    /// reads for each unit, a second or more each: a minute before the first line.
+    #[test]
+    fn planning_international_up_to_7_takes_no_index_building() {
+        let start = std::time::Instant::now();
+        let plan = Plan::new(Variant::International, 7, Path::new("data")).unwrap();
+        let least: u64 = (0..plan.materials.len())
+            .map(|j| plan.unit_bytes(j))
+            .min()
+            .unwrap();
+        assert!(least >= LEAST_CACHE_BYTES + OVERHEAD);
+        // Generous for a loaded machine: it takes milliseconds, and took a minute.
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
     }
 }

@@ -187,13 +187,17 @@ async fn answer_route(
     let variant = variant(path)?;
     let query = ProbeQuery::parse(uri.query())?;
     let pos = query.position(variant)?;
-    let body = state
-        .probe(move |tables| {
-            let answer = answer_or_unknown(tables, &pos, query.counters, line)
-                .map_err(|e| ApiError::from_answer(&e))?;
-            to_json(&answer.api_json())
-        })
-        .await?;
+    let work = move |tables: &Tablebase| {
+        let answer = answer_or_unknown(tables, &pos, query.counters, line)
+            .map_err(|e| ApiError::from_answer(&e))?;
+        to_json(&answer.api_json())
+    };
+    // A line plays the game to its end, a probe per ply: long work, off the async workers.
+    let body = if line {
+        state.probe_long(work).await?
+    } else {
+        state.probe(work).await?
+    };
     Ok(json_response(body))
 }
 
@@ -213,7 +217,20 @@ async fn batch_route(
 ) -> Result<Response, ApiError> {
     let variant = variant(path)?;
     let bounds = state.bounds();
-    let bytes = read_body(request, bounds.max_body_bytes).await?;
+    let bytes = tokio::time::timeout(
+        bounds.body_timeout,
+        read_body(request, bounds.max_body_bytes),
+    )
+    .await
+    .map_err(|_| {
+        ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the body did not arrive within {} s",
+                bounds.body_timeout.as_secs_f64()
+            ),
+        )
+    })??;
     let batch: BatchRequest = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::bad_request(format!(
             "the body is not a batch {{\"fens\":[FEN, ...], \"counters\":\"K,C\"}}: {e}"
@@ -227,8 +244,9 @@ async fn batch_route(
         )));
     }
     let counters = batch.counters.as_deref().map(parse_counters).transpose()?;
+    // Up to a thousand positions: long work, off the async workers.
     let body = state
-        .probe(move |tables| {
+        .probe_long(move |tables| {
             // Refused as a whole rather than item by item: no position can be answered.
             rule_limits(tables, variant, counters.is_some())
                 .map_err(|e| ApiError::from_answer(&e))?;
@@ -278,7 +296,8 @@ async fn read_body(request: Request<Body>, max: usize) -> Result<axum::body::Byt
 
 async fn tables_route(State(state): State<AppState>) -> Result<Response, ApiError> {
     let body = state
-        .probe(|tables| to_json(&tables::listing(tables)?))
+        // It opens every table on first use: long work, off the async workers.
+        .probe_long(|tables| to_json(&tables::listing(tables)?))
         .await?;
     Ok(json_response(body))
 }

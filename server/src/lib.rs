@@ -5,8 +5,9 @@
 //! - [`json`]: that answer in JSON, as `rafle probe --json` prints it and as the API sends it.
 //! - [`router`]: the versioned JSON API (`/api/v1/...`) and the explorer page, on one shared
 //!   [`rafle_probe::Tablebase`]; tests drive it without a socket.
-//! - [`serve`]: the process around the router: binding, one log line per request, graceful
-//!   shutdown on Ctrl-C and SIGTERM.
+//! - [`serve`]: the process around the router: binding, connections bounded in number and in
+//!   the time to send a request's head, one log line per request, graceful shutdown on Ctrl-C
+//!   and SIGTERM.
 //!
 //! ```no_run
 //! use rafle_probe::Tablebase;
@@ -22,6 +23,7 @@
 pub mod answer;
 mod api;
 mod assets;
+mod connections;
 mod error;
 pub mod json;
 pub mod serve;

@@ -1,8 +1,8 @@
-//! The process around the router: it binds, logs one line per request on stderr, and stops
-//! cleanly on Ctrl-C or SIGTERM.
+//! The process around the router: it binds, serves the connections within their bounds
+//! ([`crate::connections`]), logs one line per request on stderr, and stops cleanly on Ctrl-C
+//! or SIGTERM. A stderr that fails (a full disk) loses log lines, never stops the server.
 
 use std::fmt;
-use std::future::IntoFuture;
 use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -14,7 +14,10 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use tokio::sync::watch;
 
+use crate::connections;
 use crate::state::AppState;
+
+pub use crate::connections::{connection_limit, ACCEPT_RETRY, RESERVED_DESCRIPTORS};
 
 /// How long the server waits, once told to stop, for the requests under way to finish.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -39,7 +42,8 @@ pub enum ServeError {
         /// The cause.
         source: io::Error,
     },
-    /// Accepting connections failed.
+    /// The listening socket failed (its address could not be read back). Accepting never
+    /// fails the server: a failed accept is retried.
     Serve(io::Error),
 }
 
@@ -88,19 +92,21 @@ async fn serve(addr: SocketAddr, state: AppState) -> Result<(), ServeError> {
         .map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr().map_err(ServeError::Serve)?;
     let logger = Logger::start();
+    let bounds = state.bounds();
     let app = crate::router(state).layer(middleware::from_fn_with_state(
         Arc::clone(&logger.shared),
         log_request,
     ));
-    eprintln!("rafle serve: listening on http://{local}/");
+    say(format_args!("rafle serve: listening on http://{local}/"));
     let (stop_tx, mut stop_rx) = watch::channel(false);
-    let server = axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop_signal().await;
-            eprintln!("rafle serve: stopping");
-            let _ = stop_tx.send(true);
-        })
-        .into_future();
+    let server = connections::serve(listener, app, bounds, stop_rx.clone());
+    let signal = async move {
+        stop_signal().await;
+        say(format_args!("rafle serve: stopping"));
+        let _ = stop_tx.send(true);
+        // Holds the sender, so that the receivers never see it dropped.
+        std::future::pending::<()>().await;
+    };
     let deadline = async move {
         // Resolves only once the signal came and the grace period ran out.
         while !*stop_rx.borrow_and_update() {
@@ -110,19 +116,28 @@ async fn serve(addr: SocketAddr, state: AppState) -> Result<(), ServeError> {
         }
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
-    let result = tokio::select! {
-        result = server => result.map_err(ServeError::Serve),
+    tokio::select! {
+        () = server => {}
+        () = signal => {}
         () = deadline => {
-            eprintln!(
+            say(format_args!(
                 "rafle serve: requests still under way after {} s are dropped",
                 SHUTDOWN_GRACE.as_secs()
-            );
-            Ok(())
+            ));
         }
-    };
+    }
     logger.finish();
-    eprintln!("rafle serve: stopped");
-    result
+    say(format_args!("rafle serve: stopped"));
+    Ok(())
+}
+
+/// Writes one line on stderr, ignoring a failing stderr: `eprintln!` would panic, and a
+/// server whose log disk is full must go on serving (and stop cleanly).
+fn say(line: fmt::Arguments<'_>) {
+    let mut stderr = io::stderr().lock();
+    let _ = stderr
+        .write_fmt(line)
+        .and_then(|()| stderr.write_all(b"\n"));
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

@@ -10,7 +10,7 @@ use rafle_generator::parse_memory;
 use rafle_probe::{Tablebase, Variant, DEFAULT_CACHE_BYTES};
 use rafle_server::{AppState, Bounds};
 
-use crate::output::{other, Failure};
+use crate::output::{other, stderr_line, Failure};
 
 /// The long help of `rafle serve`.
 pub const LONG_ABOUT: &str = "\
@@ -27,6 +27,11 @@ malformed FEN, counters, query or body), 404 (no such variant or path), 413 (a b
 MiB or a batch over 1000 positions), 414 (a query over 2048 bytes), 422 (a line of a position
 with more pieces than the tables cover), 500 (a damaged table, named) or 503 (a missing table,
 named; or no probe could start within 10 s). README's section Server has the JSON.
+
+Connections: a client has 10 s to send a request's head (on a new connection, and between
+requests of a kept-alive one) and 10 s to send a body (408 past it). At most 1024
+connections are open, fewer under a low descriptor limit ('ulimit -n' less 64): one more
+closes the connection idle the longest, or is closed itself when every one is answering.
 
 One line per request on stderr: method, path, status, time to the response in ms. Ctrl-C or
 SIGTERM stops the server once the requests under way are answered (at most 10 s).";
@@ -63,7 +68,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
             // Served all the same: the probes that need them answer 500 naming the files.
             Err(e) => format!("rule tables unusable: {e}"),
         };
-        eprintln!(
+        stderr_line!(
             "rafle serve: {variant}: {} materials up to {} pieces, {rules}",
             materials.len(),
             tables.max_pieces(variant)
@@ -76,14 +81,16 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
         )));
     }
     let bounds = Bounds::default();
-    eprintln!(
+    stderr_line!(
         "rafle serve: cache {} MiB; at most {} bytes a query, {} KiB a body, {} positions a \
-         batch, {} probes at once",
+         batch, {} probes at once, {} connections, {} s to send a request's head",
         cache >> 20,
         bounds.max_query_bytes,
         bounds.max_body_bytes >> 10,
         bounds.max_batch,
-        bounds.max_probes
+        bounds.max_probes,
+        rafle_server::serve::connection_limit(&bounds),
+        bounds.header_timeout.as_secs()
     );
     rafle_server::run(args.bind, AppState::new(tables, bounds)).map_err(other)
 }

@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use rafle_generator::{write_replacing, Tables};
 
 use super::plan::{plans, units, PlanArgs};
-use crate::output::{input, other, Failure};
+use crate::output::{input, other, stderr_line, Failure};
 
 #[derive(Debug, Subcommand)]
 pub enum SlurmCommand {
@@ -177,7 +177,9 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         Err(Failure::Input(e) | Failure::Other(e)) if args.dry_run => {
             let why = e.to_string();
             let why = why.lines().last().unwrap_or_default();
-            eprintln!("rafle: no queue to compare with, every unfinished unit is listed ({why})");
+            stderr_line!(
+                "rafle: no queue to compare with, every unfinished unit is listed ({why})"
+            );
             JobIds::new()
         }
         Err(e) => return Err(e),
