@@ -188,6 +188,22 @@ impl Table {
     }
 }
 
+/// Reads and checks the header of the table file at `path` without mapping the file: the
+/// errors are those [`Table::open`] gives for the same bytes (a file shorter than a header is
+/// truncated, not an I/O error), so a table whose header alone is read is reported alike.
+pub(crate) fn read_header(path: &Path) -> Result<Header, ProbeError> {
+    use std::io::Read;
+    let io = |source| ProbeError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    crate::open_regular(path)
+        .and_then(|file| file.take(HEADER_LEN as u64).read_to_end(&mut bytes))
+        .map_err(io)?;
+    Checked { path, map: &bytes }.header()
+}
+
 /// The bytes of a table file being opened, checked part by part.
 struct Checked<'a> {
     path: &'a Path,
