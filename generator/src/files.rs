@@ -215,6 +215,13 @@ fn lock_file(dir: &Path, name: &str) -> Result<File, GenerateError> {
             ));
         }
     }
+    // A file in the work directory's place would otherwise give a bare "File exists".
+    if fs::metadata(&work).is_ok_and(|meta| !meta.is_dir()) {
+        return Err(io(
+            &work,
+            std::io::Error::other("not a directory: rafle's work files cannot be kept there"),
+        ));
+    }
     fs::create_dir_all(&work).map_err(|e| io(&work, e))?;
     let path = work.join(name);
     OpenOptions::new()

@@ -264,3 +264,33 @@ impl std::error::Error for ProbeError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_shown_without_control_characters() {
+        let shown = |p: &str| printable_path(Path::new(p)).to_string();
+        assert_eq!(shown("data/brazilian/KvK.wdl"), "data/brazilian/KvK.wdl");
+        assert_eq!(shown("a\nb\tc\u{7}"), r"a\nb\tc\u{7}");
+        assert_eq!(shown("it's \"x\" a\\b"), "it's \"x\" a\\b");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = std::ffi::OsStr::from_bytes(b"d\xffx\x1b[2J\xc3\xa9");
+            assert_eq!(
+                printable_path(Path::new(odd)).to_string(),
+                r"d\xffx\u{1b}[2Jé"
+            );
+        }
+        let err = ProbeError::Corrupted {
+            path: PathBuf::from("d\u{1b}[31m/KvK.wdl"),
+            reason: "bad".to_string(),
+        };
+        assert_eq!(
+            err.to_string(),
+            r"table d\u{1b}[31m/KvK.wdl is corrupted: bad"
+        );
+    }
+}

@@ -41,7 +41,14 @@ impl Table {
         // SAFETY: the mapping is read-only and rafle never writes a table in place (it writes a
         // temporary file and renames it over). Another process truncating the file while it is
         // mapped could still fault; that is the usual caveat of memory-mapped readers.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| {
+            // A bare "No such device" (a file of /proc or /sys in a table's place) says
+            // nothing of what failed.
+            io(std::io::Error::new(
+                e.kind(),
+                format!("cannot be mapped into memory to be read: {e}"),
+            ))
+        })?;
         let checked = Checked { path, map: &map };
         let header = checked.header()?;
         checked.identity(&header, kind, variant, material)?;

@@ -202,3 +202,30 @@ fn a_finished_game_is_answered_without_rule_tables() {
     let pos = Position::from_fen(Variant::Brazilian, "W:WK1:BK28").unwrap();
     assert!(tables.probe_draw_rules(&pos, Counters::FRESH).is_err());
 }
+
+/// Found by hostile testing: a file that cannot be mapped (one of /proc in a table's place)
+/// gave a bare "No such device".
+#[cfg(target_os = "linux")]
+#[test]
+fn a_table_that_cannot_be_mapped_says_so() {
+    let dir = brazilian_two();
+    let table = table_path(
+        dir.path(),
+        Variant::Brazilian,
+        "KvK".parse().unwrap(),
+        TableKind::Wdl,
+    );
+    std::fs::remove_file(&table).unwrap();
+    std::os::unix::fs::symlink("/proc/self/status", &table).unwrap();
+    let tables = Tablebase::open(dir.path()).unwrap();
+    let kvk = Position::from_fen(Variant::Brazilian, "W:WK1:BK28").unwrap();
+    let err = tables.probe_wdl(&kvk).unwrap_err();
+    assert!(matches!(err, ProbeError::Io { .. }), "{err}");
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{}: cannot be mapped into memory to be read: ",
+            table.display()
+        )),
+        "{err}"
+    );
+}
