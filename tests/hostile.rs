@@ -308,3 +308,240 @@ fn a_file_where_a_variant_directory_belongs_is_named() {
         "{err}"
     );
 }
+
+/// The table files of one kind (extension) of a variant's directory, sorted.
+fn files_with(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Found by hostile testing: with every `.rules` emptied, broken or replaced by a directory,
+/// `probe --json` answered `"class":null` and `stats` "no rule tables", both with exit 0, as
+/// for a set built without rule tables. A rule table that cannot be read is a damaged table.
+#[test]
+fn every_rule_table_damaged_is_a_damaged_table_not_no_rule_tables() {
+    type Damage = fn(&Path);
+    let damages: [(&str, Damage, &str); 3] = [
+        (
+            "emptied",
+            |p| std::fs::write(p, b"").unwrap(),
+            " is truncated: 0 bytes instead of 64",
+        ),
+        (
+            "with a broken magic number",
+            |p| {
+                let mut bytes = std::fs::read(p).unwrap();
+                bytes[..8].copy_from_slice(b"NOTRAFLE");
+                std::fs::write(p, bytes).unwrap();
+            },
+            " is corrupted: not a rafle table (bad magic number)",
+        ),
+        (
+            "replaced by directories",
+            |p| {
+                std::fs::remove_file(p).unwrap();
+                std::fs::create_dir(p).unwrap();
+            },
+            ": a directory, not a regular file",
+        ),
+    ];
+    for (what, damage, reason) in damages {
+        let (dir, _, _) = generate("brazilian", 3, &[]);
+        let d = data(&dir);
+        let place = dir.path().join("brazilian");
+        for file in files_with(&place, "rules") {
+            damage(&file);
+        }
+        // The first in material order names the damage.
+        let named = format!("{}{reason}", place.join("KvK.rules").display());
+        let fen = "W:WK1,K2:BK28";
+        for args in [
+            &[
+                "probe",
+                "--variant",
+                "brazilian",
+                "--json",
+                fen,
+                "--data",
+                d,
+            ][..],
+            &["probe", "--variant", "brazilian", fen, "--data", d],
+            &["stats", "--variant", "brazilian", "--data", d],
+        ] {
+            let err = fails(args, 1);
+            assert!(err.contains(&named), "{what}: {args:?}: {err}");
+        }
+    }
+    // A set without rule tables (made before they existed) still answers without them.
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    for file in files_with(&dir.path().join("brazilian"), "rules") {
+        std::fs::remove_file(file).unwrap();
+    }
+    let out = ok(&["stats", "--variant", "brazilian", "--data", data(&dir)]);
+    assert!(out.contains(", no rule tables\n"), "{out}");
+    let answer = probe_json(&dir, "brazilian", &[], "W:WK1,K2:BK28");
+    assert_eq!(answer["class"], serde_json::Value::Null);
+    assert_eq!(answer["wdl"], "win");
+}
+
+/// The same damage to every distance table: each probe and `stats` name the file.
+#[test]
+fn every_distance_table_damaged_is_named_too() {
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    let d = data(&dir);
+    let place = dir.path().join("brazilian");
+    for file in files_with(&place, "dtw") {
+        std::fs::write(&file, b"").unwrap();
+    }
+    let kkvk = format!(
+        "table {} is truncated: 0 bytes instead of 64",
+        place.join("KKvK.dtw").display()
+    );
+    let err = fails(
+        &[
+            "probe",
+            "--variant",
+            "brazilian",
+            "--json",
+            "W:WK1,K2:BK28",
+            "--data",
+            d,
+        ],
+        1,
+    );
+    assert!(err.contains(&kkvk), "{err}");
+    let err = fails(&["stats", "--variant", "brazilian", "--data", d], 1);
+    assert!(
+        err.contains("/KvK.dtw is truncated: 0 bytes instead of 64"),
+        "{err}"
+    );
+}
+
+/// Found by hostile testing: a junk file named like a 41-piece material made `stats` list
+/// 215,879 missing tables and fail.
+#[test]
+fn a_junk_file_named_like_a_huge_material_is_a_stray_file() {
+    // The prober's bound on a table's pieces is the generator's.
+    assert_eq!(rafle_probe::MAX_TABLE_PIECES, rafle_generator::MAX_PIECES);
+    let (dir, _, _) = generate("international", 2, &[]);
+    let d = data(&dir);
+    let junk =
+        dir.path()
+            .join("international")
+            .join(format!("{}v{}.wdl", "K".repeat(21), "K".repeat(20)));
+    std::fs::write(&junk, b"not a table").unwrap();
+    let out = rafle(&["stats", "--variant", "international", "--data", d]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "international stray file left out (no table of a set rafle builds has its \
+             material): {}\n",
+            junk.display()
+        )
+    );
+    assert!(
+        text(&out.stdout).starts_with("international: 3 materials up to 2 pieces, rules "),
+        "{}",
+        text(&out.stdout)
+    );
+    // The probe is not misled either: 3 pieces are beyond these tables.
+    let err = fails(
+        &[
+            "probe",
+            "--variant",
+            "international",
+            "W:WK1,K2:BK50",
+            "--data",
+            d,
+        ],
+        2,
+    );
+    assert!(
+        err.contains("the international tables cover at most 2"),
+        "{err}"
+    );
+}
+
+/// Found by hostile testing: a control character in a `--data` path reached the terminal
+/// raw in the error message.
+#[test]
+fn control_characters_of_a_path_are_escaped_in_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("data\x1b[2J\x07");
+    let d = odd.to_str().unwrap();
+    for args in [
+        &["probe", "--variant", "brazilian", "W:WK1:BK28", "--data", d][..],
+        &["stats", "--data", d],
+    ] {
+        let err = fails(args, 1);
+        assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
+        assert!(err.contains(r"data\u{1b}[2J\u{7}"), "{err}");
+    }
+    // Tables in such a directory: a damaged one is named escaped as well.
+    let gen = [
+        "generate",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "2",
+        "--data",
+        d,
+    ];
+    ok(&gen);
+    std::fs::write(odd.join("brazilian").join("KvK.dtw"), b"").unwrap();
+    let err = fails(&["stats", "--variant", "brazilian", "--data", d], 1);
+    assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
+    assert!(
+        err.contains(r"data\u{1b}[2J\u{7}/brazilian/KvK.dtw is truncated"),
+        "{err}"
+    );
+}
+
+/// Found by hostile testing: bare system errors ("File exists", "Is a directory") where a
+/// file or a directory stands in the place of rafle's own.
+#[test]
+fn what_stands_in_rafles_place_is_said_not_a_bare_system_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = data(&dir);
+    let place = dir.path().join("brazilian");
+    std::fs::create_dir(&place).unwrap();
+    let gen = [
+        "generate",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "2",
+        "--data",
+        d,
+    ];
+    let work = place.join(".rafle-work");
+    std::fs::write(&work, b"").unwrap();
+    let (code, _, err) = run_bounded(&gen);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "rafle: {}: not a directory: rafle's work files cannot be kept there\n",
+            work.display()
+        )),
+        "{err}"
+    );
+    std::fs::remove_file(&work).unwrap();
+    let table = place.join("KvK.wdl");
+    std::fs::create_dir(&table).unwrap();
+    let (code, _, err) = run_bounded(&gen);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "rafle: {}: a directory, where the table belongs: the new table cannot replace it\n",
+            table.display()
+        )),
+        "{err}"
+    );
+}

@@ -456,3 +456,102 @@ fn an_empty_directory_path_is_named() {
     assert!(unsafe { rafle_open(empty.as_ptr(), 0) }.is_null());
     assert_eq!(last_error(), "the table directory is an empty path");
 }
+
+/// Brazilian tables up to 2 pieces of the kinds `tables` says.
+fn brazilian_two(tables: rafle_generator::Tables) -> TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let plan = Plan::new(Variant::Brazilian, 2, dir.path())
+        .expect("plan")
+        .with_tables(tables);
+    generate(&plan, &NoProgress).expect("tables generate");
+    dir
+}
+
+/// A FEN as a C position.
+fn c_position(variant: c_int, fen: &str) -> RaflePosition {
+    let text = CString::new(fen).expect("no NUL");
+    let mut pos = RaflePosition::default();
+    // SAFETY: a valid NUL-terminated string and an output on the stack.
+    let status = unsafe { rafle_position_from_fen(variant, text.as_ptr(), &mut pos) };
+    assert_eq!(status, RAFLE_OK, "{fen}: {}", last_error());
+    pos
+}
+
+/// Found by hostile testing: in a set built without rule tables, `rafle_probe_rules` refused a
+/// finished game that `rafle_probe_wdl` and `rafle_probe_dtw` answer from the rules alone.
+#[test]
+fn a_finished_game_is_answered_by_every_probe_without_rule_tables() {
+    let dir = brazilian_two(rafle_generator::Tables::Wdl);
+    let tb = Handle::open(dir.path(), 0);
+    let mut limits = RafleLimits::default();
+    // SAFETY: a live handle and an output on the stack.
+    let status = unsafe { rafle_rule_limits(tb.0, RAFLE_BRAZILIAN, &mut limits) };
+    assert_eq!(status, RAFLE_ERR_MISSING_TABLE, "{}", last_error());
+    for (fen, expected) in [
+        ("W:W:BK28", RAFLE_LOSS),
+        ("B:WK1,K2,K3:B", RAFLE_LOSS),
+        ("W:WK1,K2,K3:B", RAFLE_WIN),
+    ] {
+        let pos = c_position(RAFLE_BRAZILIAN, fen);
+        let mut wdl = 7;
+        let mut rules = RafleRules::default();
+        // SAFETY: a live handle, a position and outputs on the stack.
+        unsafe {
+            assert_eq!(rafle_probe_wdl(tb.0, &pos, &mut wdl), RAFLE_OK, "{fen}");
+            assert_eq!(wdl, expected, "{fen}");
+            let status = rafle_probe_rules(tb.0, &pos, null(), &mut rules);
+            assert_eq!(status, RAFLE_OK, "{fen}: {}", last_error());
+        }
+        assert_eq!((rules.result, rules.count), (expected, 0), "{fen}");
+        assert_eq!((rules.rule, rules.limit), (62, 50), "{fen}");
+    }
+    // A game still going needs the rule tables all the same.
+    let pos = c_position(RAFLE_BRAZILIAN, "W:WK1:BK28");
+    let mut rules = RafleRules::default();
+    // SAFETY: as above.
+    let status = unsafe { rafle_probe_rules(tb.0, &pos, null(), &mut rules) };
+    assert!(status < 0, "{status}");
+}
+
+/// Found by hostile testing: with every rule table damaged the C library, like the command
+/// line, took the set for one without rule tables.
+#[test]
+fn every_rule_table_damaged_is_a_bad_table_not_a_missing_one() {
+    let dir = brazilian_two(rafle_generator::Tables::All);
+    let place = dir.path().join("brazilian");
+    let mut rules: Vec<_> = std::fs::read_dir(&place)
+        .expect("the tables")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rules"))
+        .collect();
+    rules.sort();
+    assert!(rules.len() > 1);
+    for (i, path) in rules.iter().enumerate() {
+        // Damaged two ways: emptied, or a directory in the file's place.
+        std::fs::remove_file(path).expect("removed");
+        if i % 2 == 0 {
+            std::fs::write(path, b"").expect("emptied");
+        } else {
+            std::fs::create_dir(path).expect("a directory");
+        }
+    }
+    let tb = Handle::open(dir.path(), 0);
+    let mut limits = RafleLimits::default();
+    // SAFETY: a live handle and an output on the stack.
+    let status = unsafe { rafle_rule_limits(tb.0, RAFLE_BRAZILIAN, &mut limits) };
+    let error = last_error();
+    // The first in material order, KvK, was emptied.
+    assert_eq!(status, RAFLE_ERR_BAD_TABLE, "{error}");
+    assert_eq!(
+        error,
+        format!(
+            "table {} is truncated: 0 bytes instead of 64",
+            place.join("KvK.rules").display()
+        )
+    );
+    let pos = c_position(RAFLE_BRAZILIAN, "W:WK1:BK28");
+    let mut out = RafleRules::default();
+    // SAFETY: as above.
+    let status = unsafe { rafle_probe_rules(tb.0, &pos, null(), &mut out) };
+    assert_eq!((status, last_error()), (RAFLE_ERR_BAD_TABLE, error));
+}

@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use rafle_probe::{Limits, Material, ProbeError, Variant};
+use rafle_probe::{printable_path, Limits, Material, ProbeError, Variant};
 
 /// Why a generation stopped.
 #[derive(Debug)]
@@ -121,9 +121,9 @@ impl fmt::Display for GenerateError {
             GenerateError::TooManyPieces { requested, max } => {
                 write!(f, "{requested} pieces requested; rafle generates at most {max}")
             }
-            GenerateError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            GenerateError::Io { path, source } => write!(f, "{}: {source}", printable_path(path)),
             GenerateError::DamagedWorkFile { path, reason } => {
-                write!(f, "work file {} is damaged: {reason}", path.display())
+                write!(f, "work file {} is damaged: {reason}", printable_path(path))
             }
             GenerateError::ImpossibleValue { variant, material, path, detail } => write!(
                 f,
@@ -153,7 +153,7 @@ impl fmt::Display for GenerateError {
                 write!(
                     f,
                     "{} keeps rule tables with limits {found} ({material}.rules{more}), beyond the {max_pieces} pieces of this run; writing {requested} would leave the directory with both, which the prober refuses. Recompute them all (--pieces {} --limits {requested}) or use another --data directory",
-                    dir.display(),
+                    printable_path(dir),
                     material.pieces(),
                 )
             }
@@ -162,7 +162,7 @@ impl fmt::Display for GenerateError {
                 if let Some(pid) = pid {
                     write!(f, " (pid {pid})")?;
                 }
-                write!(f, " is writing {}", dir.display())
+                write!(f, " is writing {}", printable_path(dir))
             }
             GenerateError::Check { variant, material, source } => {
                 write!(f, "the {variant} {material} table failed its read-back check: {source}")

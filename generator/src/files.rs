@@ -264,7 +264,7 @@ fn lock_file(dir: &Path, name: &str) -> Result<File, GenerateError> {
         Ok(meta) if !meta.is_dir() => {
             return Err(io(
                 &work,
-                std::io::Error::other("not a directory, where rafle keeps its work files"),
+                std::io::Error::other("not a directory: rafle's work files cannot be kept there"),
             ))
         }
         _ => {}

@@ -237,7 +237,14 @@ pub(crate) fn write_table(
     .and_then(|()| {
         fs::rename(&tmp, path).map_err(|source| GenerateError::Io {
             path: path.to_path_buf(),
-            source,
+            // Said rather than a bare "Is a directory": what stands in the table's place.
+            source: match fs::symlink_metadata(path) {
+                Ok(meta) if meta.is_dir() => std::io::Error::new(
+                    source.kind(),
+                    "a directory, where the table belongs: the new table cannot replace it",
+                ),
+                _ => source,
+            },
         })
     });
     if result.is_err() {

@@ -7,6 +7,44 @@ use std::path::{Path, PathBuf};
 use crate::format::TableKind;
 use crate::{Limits, Material, Variant};
 
+/// A path as messages show it: the text of [`Path::display`] with control characters (and
+/// other characters that do not print) escaped as Rust writes them (`\n`, `\u{1b}`), and on
+/// Unix the bytes that are not UTF-8 as `\xff`, so that a file name given by a user or found
+/// in a directory cannot move the cursor, clear the screen or change the colours of the
+/// terminal the message lands in. Quotes and backslashes are kept as they are, as
+/// [`printable`](crate::printable) keeps them in FENs.
+#[derive(Debug, Clone, Copy)]
+pub struct PrintablePath<'a>(&'a Path);
+
+/// `path` for a message: see [`PrintablePath`].
+///
+/// ```
+/// use std::path::Path;
+/// let shown = rafle_probe::printable_path(Path::new("data\x1b[2J/brazilian"));
+/// assert_eq!(shown.to_string(), "data\\u{1b}[2J/brazilian");
+/// ```
+pub fn printable_path(path: &Path) -> PrintablePath<'_> {
+    PrintablePath(path)
+}
+
+impl fmt::Display for PrintablePath<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            for chunk in self.0.as_os_str().as_bytes().utf8_chunks() {
+                f.write_str(&crate::printable(chunk.valid()))?;
+                for byte in chunk.invalid() {
+                    write!(f, "\\x{byte:02x}")?;
+                }
+            }
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        f.write_str(&crate::printable(&self.0.to_string_lossy()))
+    }
+}
+
 /// Why a probe could not answer.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -87,6 +125,69 @@ impl ProbeError {
     }
 }
 
+impl ProbeError {
+    /// The same error again, for an error kept to be reported on every call that meets it
+    /// (`ProbeError` is not `Clone`, as [`io::Error`] is not): an I/O cause keeps its kind
+    /// and text.
+    pub(crate) fn replica(&self) -> ProbeError {
+        match self {
+            ProbeError::MissingTable {
+                variant,
+                material,
+                path,
+            } => ProbeError::MissingTable {
+                variant: *variant,
+                material: *material,
+                path: path.clone(),
+            },
+            ProbeError::TooManyPieces {
+                variant,
+                pieces,
+                max,
+            } => ProbeError::TooManyPieces {
+                variant: *variant,
+                pieces: *pieces,
+                max: *max,
+            },
+            ProbeError::Corrupted { path, reason } => ProbeError::Corrupted {
+                path: path.clone(),
+                reason: reason.clone(),
+            },
+            ProbeError::Truncated {
+                path,
+                expected,
+                actual,
+            } => ProbeError::Truncated {
+                path: path.clone(),
+                expected: *expected,
+                actual: *actual,
+            },
+            ProbeError::WrongTable {
+                path,
+                expected,
+                found,
+            } => ProbeError::WrongTable {
+                path: path.clone(),
+                expected: expected.clone(),
+                found: found.clone(),
+            },
+            ProbeError::MixedLimits {
+                variant,
+                first,
+                second,
+            } => ProbeError::MixedLimits {
+                variant: *variant,
+                first: first.clone(),
+                second: second.clone(),
+            },
+            ProbeError::Io { path, source } => ProbeError::Io {
+                path: path.clone(),
+                source: io::Error::new(source.kind(), source.to_string()),
+            },
+        }
+    }
+}
+
 impl fmt::Display for ProbeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -97,7 +198,7 @@ impl fmt::Display for ProbeError {
             } => write!(
                 f,
                 "no {variant} table for {material} (looked for {})",
-                path.display()
+                printable_path(path)
             ),
             ProbeError::TooManyPieces {
                 variant,
@@ -117,7 +218,7 @@ impl fmt::Display for ProbeError {
                 "the position has {pieces} pieces; the {variant} tables cover at most {max}"
             ),
             ProbeError::Corrupted { path, reason } => {
-                write!(f, "table {} is corrupted: {reason}", path.display())
+                write!(f, "table {} is corrupted: {reason}", printable_path(path))
             }
             ProbeError::Truncated {
                 path,
@@ -126,7 +227,7 @@ impl fmt::Display for ProbeError {
             } => write!(
                 f,
                 "table {} is truncated: {actual} bytes instead of {expected}",
-                path.display()
+                printable_path(path)
             ),
             ProbeError::WrongTable {
                 path,
@@ -135,7 +236,7 @@ impl fmt::Display for ProbeError {
             } => write!(
                 f,
                 "table {} holds {found}, expected {expected}",
-                path.display()
+                printable_path(path)
             ),
             ProbeError::MixedLimits {
                 variant,
@@ -144,13 +245,13 @@ impl fmt::Display for ProbeError {
             } => write!(
                 f,
                 "the {variant} rule tables mix draw-rule limits: {} has {}, {} has {}",
-                first.0.display(),
+                printable_path(&first.0),
                 first.1,
-                second.0.display(),
+                printable_path(&second.0),
                 second.1
             ),
             ProbeError::Io { path, source } if path.as_os_str().is_empty() => write!(f, "{source}"),
-            ProbeError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ProbeError::Io { path, source } => write!(f, "{}: {source}", printable_path(path)),
         }
     }
 }
@@ -161,5 +262,35 @@ impl std::error::Error for ProbeError {
             ProbeError::Io { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_shown_without_control_characters() {
+        let shown = |p: &str| printable_path(Path::new(p)).to_string();
+        assert_eq!(shown("data/brazilian/KvK.wdl"), "data/brazilian/KvK.wdl");
+        assert_eq!(shown("a\nb\tc\u{7}"), r"a\nb\tc\u{7}");
+        assert_eq!(shown("it's \"x\" a\\b"), "it's \"x\" a\\b");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = std::ffi::OsStr::from_bytes(b"d\xffx\x1b[2J\xc3\xa9");
+            assert_eq!(
+                printable_path(Path::new(odd)).to_string(),
+                r"d\xffx\u{1b}[2Jé"
+            );
+        }
+        let err = ProbeError::Corrupted {
+            path: PathBuf::from("d\u{1b}[31m/KvK.wdl"),
+            reason: "bad".to_string(),
+        };
+        assert_eq!(
+            err.to_string(),
+            r"table d\u{1b}[31m/KvK.wdl is corrupted: bad"
+        );
     }
 }

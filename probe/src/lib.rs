@@ -61,7 +61,7 @@ pub use rafle_draughts::{
 };
 
 pub use dtw::Dtw;
-pub use error::ProbeError;
+pub use error::{printable_path, PrintablePath, ProbeError};
 pub use file::{open_regular, open_regular_with, open_table_file};
 pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
@@ -69,6 +69,6 @@ pub use slice_moves::SliceMoves;
 pub use table::Table;
 pub use tablebase::{
     listing_order, table_path, Line, LineEnd, LineError, MoveValues, Ply, Tablebase,
-    DEFAULT_CACHE_BYTES, MAX_LINE_PLIES,
+    DEFAULT_CACHE_BYTES, MAX_LINE_PLIES, MAX_TABLE_PIECES,
 };
 pub use wdl::Wdl;

@@ -93,7 +93,10 @@ pub fn material_stats(
         {
             return Err(ProbeError::Corrupted {
                 path: table.path().to_path_buf(),
-                reason: format!("its blocks are not those of {}", dtw_table.path().display()),
+                reason: format!(
+                    "its blocks are not those of {}",
+                    crate::printable_path(dtw_table.path())
+                ),
             });
         }
     }

@@ -41,7 +41,14 @@ impl Table {
         // SAFETY: the mapping is read-only and rafle never writes a table in place (it writes a
         // temporary file and renames it over). Another process truncating the file while it is
         // mapped could still fault; that is the usual caveat of memory-mapped readers.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| {
+            // A bare "No such device" (a file of /proc or /sys in a table's place) says
+            // nothing of what failed.
+            io(std::io::Error::new(
+                e.kind(),
+                format!("cannot be mapped into memory to be read: {e}"),
+            ))
+        })?;
         let checked = Checked { path, map: &map };
         let header = checked.header()?;
         checked.identity(&header, kind, variant, material)?;
@@ -186,6 +193,22 @@ impl Table {
         }
         Ok(bytes)
     }
+}
+
+/// Reads and checks the header of the table file at `path` without mapping the file: the
+/// errors are those [`Table::open`] gives for the same bytes (a file shorter than a header is
+/// truncated, not an I/O error), so a table whose header alone is read is reported alike.
+pub(crate) fn read_header(path: &Path) -> Result<Header, ProbeError> {
+    use std::io::Read;
+    let io = |source| ProbeError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    crate::open_table_file(path)
+        .and_then(|file| file.take(HEADER_LEN as u64).read_to_end(&mut bytes))
+        .map_err(io)?;
+    Checked { path, map: &bytes }.header()
 }
 
 /// The bytes of a table file being opened, checked part by part.

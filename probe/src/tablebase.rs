@@ -14,7 +14,7 @@ pub use moves::{listing_order, MoveValues};
 
 use crate::cache::{block_key, BlockCache};
 use crate::codec::{read_code, table_orientation, Codec, DrawRulesCodec, DtwCodec, WdlCodec};
-use crate::format::{Header, TableKind};
+use crate::format::TableKind;
 use crate::table::Table;
 use crate::{
     Category, Counters, Dtw, Limits, Material, Position, ProbeError, RuleOutcome, RuleValue,
@@ -46,6 +46,24 @@ fn slot_key(kind: TableKind, variant: Variant, m: Material) -> Option<usize> {
     Some((key * Variant::ALL.len() + variant.ordinal()) * TableKind::ALL.len() + kind as usize)
 }
 
+/// The most pieces of a table rafle builds (`rafle_generator::MAX_PIECES`, which a test keeps
+/// equal): a file named like a table of more is not one.
+pub const MAX_TABLE_PIECES: u32 = 8;
+
+/// Whether a table of `material` can be part of a set of `variant` that rafle builds: what
+/// [`Material::all_up_to`] lists up to [`MAX_TABLE_PIECES`] pieces.
+fn can_be_table(variant: Variant, m: Material) -> bool {
+    let max_men = variant.square_count() - variant.squares_per_row();
+    let white = u32::from(m.white_men) + u32::from(m.white_kings);
+    let black = u32::from(m.black_men) + u32::from(m.black_kings);
+    m.is_canonical()
+        && white > 0
+        && black > 0
+        && m.pieces() <= MAX_TABLE_PIECES
+        && m.white_men <= max_men
+        && m.black_men <= max_men
+}
+
 /// One more than the largest slot key.
 const SLOT_KEYS: usize = (1 << 16) * Variant::ALL.len() * TableKind::ALL.len();
 
@@ -60,6 +78,8 @@ const NO_SLOT: u16 = u16::MAX;
 pub struct Tablebase {
     dir: PathBuf,
     available: HashMap<(TableKind, Variant), BTreeSet<Material>>,
+    /// Per variant, the files named like a table of a material no table can have.
+    stray: HashMap<Variant, Vec<PathBuf>>,
     /// Most pieces per variant and kind, `[variant.ordinal()][kind as usize]`: every probe
     /// reads it, so it is an array rather than a hashed map.
     max_pieces: [[u32; TableKind::ALL.len()]; Variant::ALL.len()],
@@ -111,6 +131,7 @@ impl Tablebase {
             return Err(io(&dir, std::io::Error::other("not a directory")));
         }
         let mut available: HashMap<(TableKind, Variant), BTreeSet<Material>> = HashMap::new();
+        let mut stray: HashMap<Variant, Vec<PathBuf>> = HashMap::new();
         for variant in Variant::ALL {
             for kind in TableKind::ALL {
                 available.insert((kind, variant), BTreeSet::new());
@@ -137,8 +158,10 @@ impl Tablebase {
                         continue;
                     };
                     if let Ok(m) = stem.parse::<Material>() {
-                        if m.is_canonical() {
+                        if can_be_table(variant, m) {
                             available.entry((kind, variant)).or_default().insert(m);
+                        } else {
+                            stray.entry(variant).or_default().push(entry.path());
                         }
                     }
                 }
@@ -171,9 +194,13 @@ impl Tablebase {
                 limits.insert(variant, found);
             }
         }
+        for files in stray.values_mut() {
+            files.sort();
+        }
         Ok(Tablebase {
             dir,
             available,
+            stray,
             max_pieces,
             slots,
             slot_of,
@@ -183,12 +210,16 @@ impl Tablebase {
     }
 
     /// The draw-rule limits the variant's rule tables were computed with, `None` if there is
-    /// no rule table.
+    /// no rule table (a set generated with the win/draw/loss tables alone, or before rule
+    /// tables existed).
     ///
     /// # Errors
     ///
     /// [`ProbeError::MixedLimits`] if the tables do not all have the same limits,
-    /// [`ProbeError::WrongTable`] if a file in a rule table's place holds another table.
+    /// [`ProbeError::WrongTable`] if a file in a rule table's place holds another table, and
+    /// the error reading the first of them when there are rule tables but not one of their
+    /// headers can be read (empty, damaged, unreadable or not a regular file): damaged rule
+    /// tables are never taken for no rule tables.
     pub fn limits(&self, variant: Variant) -> Result<Option<Limits>, ProbeError> {
         match self.limits.get(&variant) {
             None => Ok(None),
@@ -198,15 +229,7 @@ impl Tablebase {
                 first: first.clone(),
                 second: second.clone(),
             }),
-            Some(FoundLimits::Misplaced {
-                path,
-                expected,
-                found,
-            }) => Err(ProbeError::WrongTable {
-                path: path.clone(),
-                expected: expected.clone(),
-                found: found.clone(),
-            }),
+            Some(FoundLimits::Unusable(err)) => Err(err.replica()),
         }
     }
 
@@ -291,6 +314,17 @@ impl Tablebase {
         missing
     }
 
+    /// The files of the variant's directory named like a table (`<material>.wdl`, `.dtw`,
+    /// `.rules`) of a material no table can have: more than [`MAX_TABLE_PIECES`] pieces, a
+    /// side without pieces, more men than the board holds, or the colours the wrong way
+    /// round (tables are stored with White the stronger side). They are not tables: they
+    /// are left out of every listing (a junk file named like a 41-piece material must not
+    /// make a set look like one of 41 pieces with 200,000 tables missing), and named here so
+    /// that a listing can say so. Sorted by path.
+    pub fn stray_files(&self, variant: Variant) -> &[PathBuf] {
+        self.stray.get(&variant).map_or(&[], Vec::as_slice)
+    }
+
     /// Most pieces of any table of `kind` of the variant (0 if there is none).
     pub fn max_pieces_of(&self, kind: TableKind, variant: Variant) -> u32 {
         self.max_pieces[variant.ordinal()][kind as usize]
@@ -320,7 +354,8 @@ impl Tablebase {
 
     /// The rule-aware value (RULES.md §5.3) and the result with the live `counters` used: win,
     /// draw or loss when 6.2–6.4 are enforced. Positions whose side to move must capture are
-    /// resolved through their captures.
+    /// resolved through their captures. A finished game is answered from the rules alone,
+    /// also without rule tables (then under the variant's FMJD limits).
     ///
     /// # Errors
     ///
@@ -343,14 +378,19 @@ impl Tablebase {
 
     /// The limits of the rule tables a position is probed in, checking first that they reach
     /// that far (a finished game needs no table, only the limits it is answered under).
-    fn rule_limits_for(&self, pos: &Position) -> Result<Limits, ProbeError> {
-        if pos.piece_count() > self.max_pieces_of(TableKind::DrawRules, pos.variant())
-            && pos.game_over().is_none()
+    pub(super) fn rule_limits_for(&self, pos: &Position) -> Result<Limits, ProbeError> {
+        let finished = pos.game_over().is_some();
+        if pos.piece_count() > self.max_pieces_of(TableKind::DrawRules, pos.variant()) && !finished
         {
             self.check_pieces(TableKind::DrawRules, pos)?;
         }
-        self.limits(pos.variant())?
-            .ok_or_else(|| self.missing_rule_table(pos))
+        match self.limits(pos.variant())? {
+            Some(limits) => Ok(limits),
+            // The rules alone answer a finished game, as the other probes answer it without
+            // their tables; with no table to say otherwise, its limit is the FMJD one.
+            None if finished => Ok(Limits::fmjd(pos.variant())),
+            None => Err(self.missing_rule_table(pos)),
+        }
     }
 
     /// The error for a position of a variant without rule tables.
@@ -535,52 +575,45 @@ pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableK
 }
 
 /// What the headers of a variant's rule tables say about their draw-rule limits.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 enum FoundLimits {
     /// All agree: the limits, with one file they were read from.
     Agreed(PathBuf, Limits),
     /// Two files disagree.
     Mixed((PathBuf, Limits), (PathBuf, Limits)),
-    /// A file in a rule table's place holds another table (of the other variant, say): that,
-    /// not its limits, is what is wrong.
-    Misplaced {
-        path: PathBuf,
-        expected: String,
-        found: String,
-    },
+    /// No limits can be had: a file in a rule table's place holds another table (of the
+    /// other variant, say), or not one rule table's header can be read. That error, not an
+    /// absence of rule tables, is what every probe needing the limits reports.
+    Unusable(ProbeError),
 }
 
-/// The limits recorded in the headers of a variant's rule tables; `None` without any.
-/// Unreadable headers are left for opening the table to report.
+/// The limits recorded in the headers of a variant's rule tables; `None` without any rule
+/// table. A damaged header is left for opening its table to report while another gives the
+/// limits; when none can be read, the set is not one without rule tables but one whose rule
+/// tables are all damaged, and the first damage found is the answer.
 fn rule_limits(
     dir: &Path,
     variant: Variant,
     materials: &BTreeSet<Material>,
 ) -> Option<FoundLimits> {
-    use std::io::Read;
     let mut first: Option<(PathBuf, Limits)> = None;
     let mut mixed = None;
+    let mut unreadable = None;
     for &material in materials {
         let path = table_path(dir, variant, material, TableKind::DrawRules);
-        let mut bytes = [0u8; crate::format::HEADER_LEN];
-        let read = crate::open_table_file(&path).and_then(|mut f| f.read_exact(&mut bytes));
-        let Some(header) = read.ok().and_then(|()| Header::decode(&bytes).ok()) else {
-            continue;
+        let header = match crate::table::read_header(&path) {
+            Ok(header) => header,
+            Err(e) => {
+                unreadable.get_or_insert(e);
+                continue;
+            }
         };
         let wrong =
             crate::table::wrong_table(&path, &header, TableKind::DrawRules, variant, material);
-        if let Some(ProbeError::WrongTable {
-            path,
-            expected,
-            found,
-        }) = wrong
-        {
-            return Some(FoundLimits::Misplaced {
-                path,
-                expected,
-                found,
-            });
+        if let Some(err) = wrong {
+            return Some(FoundLimits::Unusable(err));
         }
+        // A rule table's header always has limits (decoding checks them).
         let Some(limits) = header.limits else {
             continue;
         };
@@ -592,5 +625,10 @@ fn rule_limits(
             }
         }
     }
-    mixed.or(first.map(|(path, limits)| FoundLimits::Agreed(path, limits)))
+    mixed
+        .or(first.map(|(path, limits)| FoundLimits::Agreed(path, limits)))
+        .or(unreadable.map(FoundLimits::Unusable))
 }
+
+#[cfg(test)]
+mod tests;

@@ -67,7 +67,7 @@ impl fmt::Display for AnswerError {
                 f,
                 "the draw-rule counters and the line need the rule tables, and there is no \
                  {variant} rule table (<material>.rules) in {}",
-                dir.display()
+                rafle_probe::printable_path(dir)
             ),
         }
     }

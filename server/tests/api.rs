@@ -729,6 +729,40 @@ async fn without_rule_tables_counters_and_lines_are_refused_with_503() {
     error(&app, request, StatusCode::SERVICE_UNAVAILABLE).await;
 }
 
+/// Found by hostile testing: with every rule table damaged the server answered as for a set
+/// without rule tables (`"class":null`, 200). A rule table that cannot be read is a damaged
+/// table: 500 naming the file, like a damaged win/draw/loss table.
+#[tokio::test]
+async fn every_rule_table_damaged_gives_500_naming_a_file() {
+    let dir = copy_of_tables(Variant::Brazilian);
+    let brazilian = dir.path().join("brazilian");
+    for entry in std::fs::read_dir(&brazilian).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rules") {
+            std::fs::write(path, b"").unwrap();
+        }
+    }
+    let app = app_on(dir.path(), Bounds::default());
+    let named = format!(
+        "table {} is truncated: 0 bytes instead of 64",
+        brazilian.join("KvK.rules").display()
+    );
+    for uri in [
+        "/api/v1/brazilian?fen=W:WK1,K2:BK28",
+        "/api/v1/brazilian/line?fen=W:WK1,K2:BK28",
+        "/api/v1/tables",
+    ] {
+        let message = get_error(&app, uri, StatusCode::INTERNAL_SERVER_ERROR).await;
+        assert_eq!(message, named, "{uri}");
+    }
+    let request = Request::post("/api/v1/brazilian/batch")
+        .body(Body::from(r#"{"fens":["W:WK1,K2:BK28"]}"#))
+        .unwrap();
+    // Refused as a whole, as without the limits no position of it can be answered.
+    let message = error(&app, request, StatusCode::INTERNAL_SERVER_ERROR).await;
+    assert_eq!(message, named);
+}
+
 #[tokio::test]
 async fn cors_lets_any_origin_read() {
     let app = app();

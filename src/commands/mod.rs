@@ -157,7 +157,7 @@ pub fn open_tables(
         };
         return Err(Failure::Other(anyhow::anyhow!(
             "no {which}tables in {}",
-            dir.display()
+            rafle_probe::printable_path(dir)
         )));
     }
     Ok((tables, chosen))

@@ -145,7 +145,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
             return Err(Failure::Other(anyhow!(
                 "{option} needs the draw-rule tables, and there is no {variant} rule table \
                  (<material>.rules) in {}: generate them with 'rafle generate'",
-                dir.display()
+                rafle_probe::printable_path(&dir)
             )));
         }
         Err(e) => return Err(other(e)),

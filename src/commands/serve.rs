@@ -77,7 +77,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
     if !any {
         return Err(Failure::Other(anyhow!(
             "no tables in {}: generate them with 'rafle generate'",
-            args.data.display()
+            rafle_probe::printable_path(&args.data)
         )));
     }
     let bounds = Bounds::default();

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rafle_probe::stats::{material_stats, MaterialStats};
-use rafle_probe::{Limits, PositionIndex, Variant};
+use rafle_probe::{printable_path, Limits, PositionIndex, Variant};
 use serde::Serialize;
 
 use super::generate::write_table;
@@ -94,9 +94,19 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             let _ = writeln!(
                 io::stderr(),
                 "{variant} {material} missing: {}",
-                path.display()
+                printable_path(&path)
             );
             missing += 1;
+        }
+        // Named, not counted: a file named like a table no set can hold is no table, and
+        // leaves the totals whole.
+        for path in tables.stray_files(variant) {
+            let _ = writeln!(
+                io::stderr(),
+                "{variant} stray file left out (no table of a set rafle builds has its \
+                 material): {}",
+                printable_path(path)
+            );
         }
         let materials = tables.materials(variant);
         let mut rows = Vec::with_capacity(materials.len());

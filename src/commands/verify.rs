@@ -109,7 +109,10 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
             .releasing_past(spending.release_at);
         // A set up to N pieces needs every material up to N: probes of a missing one fail.
         for (material, _, path) in tables.missing_tables(variant) {
-            let line = format!("{variant} {material} missing: {}\n", path.display());
+            let line = format!(
+                "{variant} {material} missing: {}\n",
+                rafle_probe::printable_path(&path)
+            );
             bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))?;
             missing += 1;
         }

@@ -94,7 +94,7 @@ impl Tablebase {
         pos: &Position,
         counters: Counters,
     ) -> Option<RuleOutcome> {
-        let limits = self.limits(pos.variant()).ok()??;
+        let limits = self.rule_limits_for(pos).ok()?;
         let value = self
             .resolve::<DrawRulesCodec>(pos, Some(limits), Reading::CachedOnly)
             .ok()??;
