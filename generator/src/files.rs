@@ -540,7 +540,7 @@ mod tests {
         assert_eq!(
             WriterLock::whole(&dir).unwrap_err().to_string(),
             format!(
-                "{}: not a directory, where rafle keeps its work files",
+                "{}: not a directory: rafle's work files cannot be kept there",
                 work.display()
             )
         );
