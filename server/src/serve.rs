@@ -67,7 +67,9 @@ impl std::error::Error for ServeError {
 }
 
 /// Serves [`crate::router`] on `addr` until Ctrl-C or SIGTERM, then waits up to
-/// [`SHUTDOWN_GRACE`] for the requests under way and returns. Writes on stderr a line when
+/// [`SHUTDOWN_GRACE`] for the requests under way and returns. Connections are bounded as the
+/// state's [`crate::Bounds`] say: the time to send a request's head (idle keep-alive time
+/// included) and their number ([`connection_limit`]). Writes on stderr a line when
 /// it listens (`rafle serve: listening on http://127.0.0.1:8080/`), one per request
 /// (`GET /api/v1/brazilian 200 0.084 ms`: method, path, status, time to the response) and one
 /// when it stops.

@@ -216,18 +216,26 @@ mod tests {
             ..Bounds::default()
         };
         let state = AppState::new(Tablebase::open(dir.path()).unwrap(), bounds);
+        let started = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let long = tokio::spawn({
-            let state = state.clone();
+            let (state, started) = (state.clone(), Arc::clone(&started));
             async move {
                 state
-                    .probe_long(|_| {
+                    .probe_long(move |_| {
+                        started.store(true, std::sync::atomic::Ordering::Release);
                         std::thread::sleep(Duration::from_millis(600));
                         Ok(())
                     })
                     .await
             }
         });
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Once it holds its permits.
+        for _ in 0..500 {
+            if started.load(std::sync::atomic::Ordering::Acquire) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
         assert!(state.probe(|_| Ok(())).await.is_ok());
         let second = state.probe_long(|_| Ok(())).await;
         assert_eq!(
