@@ -485,7 +485,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     let logs = dir.path().join("slurm-logs");
     assert!(
         script.starts_with(&format!(
-            "#!/bin/sh\nset -e\nmkdir -p {}\nprintf '%s\\n' ",
+            "#!/bin/sh\nset -e\nmkdir -p {}\nt=$(mktemp ",
             logs.display()
         )),
         "{script}"

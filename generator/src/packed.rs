@@ -163,7 +163,7 @@ pub(crate) fn write(
     result
 }
 
-/// [`write()`], under the name `path`, synced; without the rename.
+/// [`write()`], under the fresh temporary name `path`, synced; without the rename.
 fn write_at(
     path: &Path,
     identity: &str,
@@ -179,7 +179,7 @@ fn write_at(
     let index_len = blocks as usize * ENTRY_LEN + 4;
     let mut index = Vec::with_capacity(index_len);
     let mut offset = (preamble.len() + index_len) as u64;
-    let file = File::create(path).map_err(&io)?;
+    let file = crate::create_temporary(path).map_err(&io)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     // The index is written last, once the blocks' sizes are known.
     out.write_all(&preamble).map_err(&io)?;

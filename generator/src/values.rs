@@ -160,13 +160,16 @@ impl ValuesFile {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(create)
-            .truncate(false)
-            .open(path)
-            .map_err(&io)?;
+        // Mapped for writing: never through a link, whose target would be overwritten.
+        let file = rafle_probe::open_regular_with(
+            path,
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(create)
+                .truncate(false),
+        )
+        .map_err(&io)?;
         let len = positions * BYTES_PER_POSITION;
         let actual = file.metadata().map_err(&io)?.len();
         if create && actual == 0 {
@@ -551,9 +554,7 @@ impl Journal {
         }
         values.sync()?;
         let io = io_error(&self.path);
-        let mut file = OpenOptions::new()
-            .append(true)
-            .open(&self.path)
+        let mut file = rafle_probe::open_regular_with(&self.path, OpenOptions::new().append(true))
             .map_err(&io)?;
         let mut text = String::new();
         for b in self.recorded..self.bands.len() {
@@ -795,5 +796,21 @@ mod tests {
         Journal::open(&path, v, m, 10, Limits::fmjd(v)).unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "keep me");
         assert!(!fs::symlink_metadata(&path).unwrap().is_symlink());
+    }
+
+    #[test]
+    fn a_raw_work_file_is_never_mapped_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        // The target has exactly the size the raw file should have: only the link itself
+        // tells it apart, and writes through the mapping would land in it.
+        let target = dir.path().join("precious");
+        fs::write(&target, vec![7u8; 10 * BYTES_PER_POSITION as usize]).unwrap();
+        let path = dir.path().join("m.partial");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        for create in [false, true] {
+            let err = ValuesFile::open(&path, 10, create).unwrap_err().to_string();
+            assert!(err.contains("a symbolic link, not a regular file"), "{err}");
+        }
+        assert_eq!(fs::read(&target).unwrap(), vec![7u8; 30]);
     }
 }

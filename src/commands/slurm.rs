@@ -200,8 +200,14 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
             "mkdir -p {}",
             shell_words(&[logs.display().to_string()])
         )?;
-        let stamp = [data.join(STAMP).display().to_string()];
-        writeln!(out, "printf '%s\\n' {token} > {}", shell_words(&stamp))?;
+        // Written under a temporary name and renamed, as `submit` writes it: a link planted
+        // at the stamp is replaced, never written through.
+        let stamp = shell_words(&[data.join(STAMP).display().to_string()]);
+        let template = shell_words(&[data.join(format!("{STAMP}.XXXXXX")).display().to_string()]);
+        writeln!(
+            out,
+            "t=$(mktemp {template}) && printf '%s\\n' {token} > \"$t\" && mv -fT \"$t\" {stamp}"
+        )?;
     }
     let job = JobParts {
         args,
