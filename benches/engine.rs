@@ -13,7 +13,7 @@
 //!
 //! Tables come from `RAFLE_BENCH_DATA` (default `target/bench-data`), generated there on the
 //! first run (Brazilian up to 5 pieces, international up to 4) and reused afterwards.
-//! `cargo bench --bench engine`; the README quotes the medians.
+//! `cargo bench --bench engine`; docs/c.md quotes the medians.
 
 use std::ffi::{c_int, CString};
 use std::hint::black_box;

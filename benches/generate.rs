@@ -7,7 +7,7 @@
 //!   made once in `RAFLE_BENCH_DATA` (default `target/bench-data`) and read back from their
 //!   tables at each run, as a unit of work on a cluster does.
 //!
-//! `cargo bench --bench generate` (about 15 minutes on two cores). The full-size figures in the README (Brazilian up to 6
+//! `cargo bench --bench generate` (about 15 minutes on two cores). The full-size figures in docs/performance.md (Brazilian up to 6
 //! pieces, international up to 5) come from `rafle generate` runs timed with `/usr/bin/time -v`.
 
 use std::path::PathBuf;

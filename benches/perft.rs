@@ -1,6 +1,6 @@
 //! Perft speed: the whole move generator (captures, kings, make-move) on one thread.
 //!
-//! `cargo bench --bench perft`; the README quotes the medians.
+//! `cargo bench --bench perft`; docs/performance.md quotes the medians.
 
 use std::hint::black_box;
 use std::time::Duration;

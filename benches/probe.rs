@@ -4,7 +4,7 @@
 //!
 //! Tables come from `RAFLE_BENCH_DATA` (default `target/bench-data`), generated there on the
 //! first run (Brazilian up to 5 pieces, international up to 4) and reused afterwards.
-//! `cargo bench --bench probe`; the README quotes the medians.
+//! `cargo bench --bench probe`; docs/performance.md quotes the medians.
 
 use std::hint::black_box;
 

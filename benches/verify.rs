@@ -4,7 +4,7 @@
 //!
 //! Tables come from `RAFLE_BENCH_DATA` (default `target/bench-data`), generated there on the
 //! first run (Brazilian up to 5 pieces, international up to 4) and reused afterwards.
-//! `cargo bench --bench verify`. The README's full-set figures come from `rafle verify` runs
+//! `cargo bench --bench verify`. The full-set figures in docs/performance.md come from `rafle verify` runs
 //! timed with `/usr/bin/time -v`.
 
 use std::hint::black_box;

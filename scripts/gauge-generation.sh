@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times `rafle generate` for several builds, one after the other in the same sitting, so that
-# their ratio holds on a shared, noisy machine (README, Performance → Generation).
+# their ratio holds on a shared, noisy machine (docs/performance.md, Generation).
 #
 #   scripts/gauge-generation.sh [-v VARIANT] [-p PIECES] [-t TABLES] [-r ROUNDS] REV...
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a large set and then checks every position of it, as README "Large sets" describes:
+# Builds a large set and then checks every position of it, as docs/performance.md, Large sets, describes:
 # at the lowest priority the scheduler honours, with every line and the memory on record, and
 # resumable: run it again after any interruption and the build starts at its first unfinished
 # material, the check at its first material not recorded as checked.

@@ -13,29 +13,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{data, fails, generate, ok, rafle, text};
+use common::{data, fails, generate, ok, rafle, table_files, text};
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Every table file of a variant directory, by name.
-fn tables(dir: &Path, variant: &str) -> HashMap<String, Vec<u8>> {
-    fs::read_dir(dir.join(variant))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|x| x == "wdl" || x == "dtw" || x == "rules")
-        })
-        .map(|p| {
-            let name = p.file_name().unwrap().to_str().unwrap().to_string();
-            (name, fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
 /// Asserts two directories hold the same table files, byte for byte; their number.
 fn assert_same_tables(a: &Path, b: &Path, variant: &str) -> usize {
-    let (a, b) = (tables(a, variant), tables(b, variant));
+    let (a, b) = (table_files(a, variant), table_files(b, variant));
     let mut names: Vec<&String> = a.keys().collect();
     names.sort();
     assert_eq!(

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime};
 
-use common::{data, generate, ok};
+use common::{data, generate, ok, table_files};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -171,22 +171,6 @@ fn packed_files(dir: &Path) -> usize {
     })
 }
 
-/// Every table file of Brazilian in `dir`, by name.
-fn tables(dir: &Path) -> HashMap<String, Vec<u8>> {
-    fs::read_dir(dir.join("brazilian"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|x| x == "wdl" || x == "dtw" || x == "rules")
-        })
-        .map(|p| {
-            let name = p.file_name().unwrap().to_str().unwrap().to_string();
-            (name, fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
 /// `rounds` times: every unit of Brazilian up to `pieces` side by side on a fresh directory,
 /// then the finishing whole run; each time the tables are those of a local run (`tables`
 /// files), and no work file is left.
@@ -194,7 +178,7 @@ fn units_side_by_side_are_a_local_run(pieces: u32, at_once: usize, rounds: usize
     let seed = seed();
     let mut rng = Rng(seed);
     let (local, _, _) = generate("brazilian", pieces, &[]);
-    let expected = tables(local.path());
+    let expected = table_files(local.path(), "brazilian");
     assert_eq!(expected.len(), count);
     let pieces_arg = pieces.to_string();
     for round in 0..rounds {
@@ -210,7 +194,7 @@ fn units_side_by_side_are_a_local_run(pieces: u32, at_once: usize, rounds: usize
             "--data",
             data(&dir),
         ]);
-        let got = tables(dir.path());
+        let got = table_files(dir.path(), "brazilian");
         let mut names: Vec<&String> = expected.keys().collect();
         names.sort();
         let mut got_names: Vec<&String> = got.keys().collect();

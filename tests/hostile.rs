@@ -7,39 +7,9 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
-
-/// Runs `rafle args`, killing it if it has not finished within 20 s (a hang is the defect):
-/// exit code, stdout and stderr.
-fn run_bounded(args: &[&str]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the rafle binary runs");
-    let started = Instant::now();
-    while child.try_wait().expect("waits").is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("rafle {args:?} hangs");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("finished");
-    (out.status.code(), text(&out.stdout), text(&out.stderr))
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success());
-}
 
 #[test]
 fn special_files_in_a_tables_place_are_refused_at_once() {

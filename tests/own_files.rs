@@ -9,33 +9,9 @@ mod common;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use common::{data, generate, ok, text};
+use common::{data, generate, mkfifo, ok, run_bounded};
 use tempfile::TempDir;
-
-/// Runs `rafle args`, killing it if it has not finished within 20 s (a hang is the defect):
-/// exit code, stdout and stderr.
-fn run_bounded(args: &[&str]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the rafle binary runs");
-    let started = Instant::now();
-    while child.try_wait().expect("waits").is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("rafle {args:?} hangs");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("finished");
-    (out.status.code(), text(&out.stdout), text(&out.stderr))
-}
 
 /// Runs `rafle args` bounded, asserts it failed with exit 1 and a last line on stderr that ends
 /// with `path: what`, without a panic.
@@ -48,14 +24,6 @@ fn refused(args: &[&str], path: &Path, what: &str) {
     );
     let expected = format!("{}: {what}\n", path.display());
     assert!(err.ends_with(&expected), "rafle {args:?}: {err}");
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success());
 }
 
 /// A file outside the data directory, as another account's file would be: its path.

@@ -2,7 +2,7 @@
 //! up to 3 pieces: `rafle probe` with its class and count, `--counters` and `--line`,
 //! `rafle stats`, and `rafle generate --limits`, each test in its own temporary directory.
 //!
-//! The values asserted were checked by reasoning with RULES.md §5.3: with `used` plies on the
+//! The values asserted were checked by reasoning with docs/rules.md §5.3: with `used` plies on the
 //! live counter of a rule of limit `L`, a position of class win and count `c` is won iff
 //! `c <= L - used`, and drawn otherwise.
 

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 mod common;
-use common::{crc32, data, generate, ok, rafle, raw_zstd_frame, text};
+use common::{crc32, data, generate, ok, rafle, raw_zstd_frame, table_bytes, text};
 
-use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
+use rafle_probe::format::TableKind;
 use rafle_probe::{Table, Variant};
 
 /// `rafle generate --variant brazilian --pieces 3 --data DIR`: its exit status, stdout and
@@ -288,21 +288,7 @@ fn forge_impossible_distances(path: &Path, material: &str) {
         })
         .collect();
     drop(table);
-    let mut offset = (HEADER_LEN + header.index_len()) as u64;
-    let mut index = Vec::new();
-    for frame in &frames {
-        let entry = BlockEntry {
-            offset,
-            len: frame.len() as u32,
-            crc: crc32(frame),
-        };
-        index.extend_from_slice(&entry.encode());
-        offset += frame.len() as u64;
-    }
-    let mut bytes = header.encode().to_vec();
-    bytes.extend_from_slice(&index);
-    bytes.extend_from_slice(&crc32(&index).to_le_bytes());
-    bytes.extend(frames.concat());
+    let bytes = table_bytes(&header, &frames);
     std::fs::write(path, bytes).unwrap();
 }
 

@@ -10,7 +10,7 @@
  *
  * Conventions
  * -----------
- * - Squares are numbered as in the rules (RULES.md section 1): 1..50 international, 1..32
+ * - Squares are numbered as in the rules (docs/rules.md section 1): 1..50 international, 1..32
  *   Brazilian, left to right and top to bottom as White sees the board; White's men move
  *   towards squares 1..5 (1..4), where they are crowned.
  * - A position is four bitboards, bit n-1 standing for square n (see rafle_position), with the

@@ -5,7 +5,7 @@
 //! follow:
 //!
 //! - Positions are [`RaflePosition`]s: the variant, the side to move and four bitboards
-//!   (white men, white kings, black men, black kings) in the numbering of RULES.md, bit
+//!   (white men, white kings, black men, black kings) in the numbering of docs/rules.md, bit
 //!   `n - 1` for square `n`. Every probe checks them (overlaps, squares past the board, men on
 //!   their promotion row) and answers [`RAFLE_ERR_POSITION`] rather than guessing.
 //! - Functions return a status: [`RAFLE_OK`], a positive status that is an answer rather than

@@ -1,4 +1,4 @@
-//! Positions as engines hold them: four bitboards in the numbering of RULES.md (bit `n - 1` is
+//! Positions as engines hold them: four bitboards in the numbering of docs/rules.md (bit `n - 1` is
 //! square `n`), read and checked, and the helpers that build them from square lists or a FEN.
 
 use std::ffi::{c_char, c_int, CStr};

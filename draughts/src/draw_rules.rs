@@ -1,4 +1,4 @@
-//! The draw rules with counters (FMJD 6.2–6.4, RULES.md §4): which rule counts in a position,
+//! The draw rules with counters (FMJD 6.2–6.4, docs/rules.md §4): which rule counts in a position,
 //! the limits of each rule, and the live counters of a game.
 //!
 //! Outside the 6.3/6.4 categories only the 6.2 count matters (king-only plies without capture);

@@ -76,3 +76,8 @@ pub fn printable(text: &str) -> String {
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     movegen::perft(pos, depth)
 }
+
+/// The crate's README, whose examples run as tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

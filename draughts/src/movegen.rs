@@ -12,7 +12,7 @@ use crate::{Color, Position, Square, SquareSet, Variant};
 /// A legal move: where the piece starts, where it ends, and which pieces it captures.
 ///
 /// Two capture paths with the same start, end and captured set are the same move (they lead to
-/// the same position), as RULES.md §2 says.
+/// the same position), as docs/rules.md §2 says.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Move {
     captured: u64,
@@ -390,7 +390,7 @@ impl<G: Geometry> CaptureSearch<'_, G> {
     }
 }
 
-/// One test per rule of RULES.md §2, each on a position built to exercise it.
+/// One test per rule of docs/rules.md §2, each on a position built to exercise it.
 #[cfg(test)]
 mod tests {
     use crate::{Position, Role, Square, SquareStyle, Variant};

@@ -1,5 +1,5 @@
 //! Move text: `32-28`, `28x19`, and the full path `47x38x24x13x36` when two legal moves share
-//! their start and end squares (RULES.md §2).
+//! their start and end squares (docs/rules.md §2).
 
 use std::fmt;
 

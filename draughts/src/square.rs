@@ -208,7 +208,7 @@ impl SquareSet {
         }
     }
 
-    /// The squares with bit `n - 1` set for square `n`: the layout engines use (RULES.md §1).
+    /// The squares with bit `n - 1` set for square `n`: the layout engines use (docs/rules.md §1).
     pub fn to_numbered_bits(self) -> u64 {
         internal_to_numbered(self.variant, self.bits)
     }

@@ -1,6 +1,6 @@
 //! Cross-check of the crate's bitboard move generator against an independent reference.
 //!
-//! The reference (`cross_check/reference.rs`) is written from RULES.md alone, with nothing in
+//! The reference (`cross_check/reference.rs`) is written from docs/rules.md alone, with nothing in
 //! common with the crate: a 2D grid of `(row, column)` cells, diagonal direction vectors, a
 //! recursion that lists every complete capture path, then the majority filter and the merging of
 //! paths with the same start, end and captured set. It has its own "play". Its correctness is

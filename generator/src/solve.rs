@@ -7,8 +7,8 @@
 //! a band are independent and solved in parallel, each on its own, from the values of finished
 //! slices and materials in the [`Store`]. For each slice one pass generates every position's
 //! moves and reads the values their moves out of the slice reach, which seeds two runs of the
-//! [propagation engine](crate::engine): distances (levels are plies; RULES.md §5.2) and
-//! rule-aware values (levels are counts up to the rule's limit; RULES.md §5.3: a move that
+//! [propagation engine](crate::engine): distances (levels are plies; docs/rules.md §5.2) and
+//! rule-aware values (levels are counts up to the rule's limit; docs/rules.md §5.3: a move that
 //! resets the counter reaches a position whose class alone matters, any other adds one to its
 //! count; a king move never resets). What the rules leave undecided takes the class the
 //! distance gives: a cursed win, a draw or a blessed loss.

@@ -2,7 +2,7 @@
 //! `support/naive_rules.rs`: hand-worked positions, the DTW equations and agreement with the
 //! WDL solver of `support/naive.rs` on whole materials, and the property the rule-aware tables
 //! rely on: for every position, one (class, count) answers every value of the live counter
-//! (RULES.md §5.3), with the real limits and with tight ones.
+//! (docs/rules.md §5.3), with the real limits and with tight ones.
 //!
 //! The whole sets solved are: Brazilian and international, men and kings, 2–3 pieces; Brazilian
 //! kings only, 2–4 pieces. Each is solved once per test binary, through [`OnceLock`]s.
@@ -229,7 +229,7 @@ fn class_and_count_from_results() {
     assert_eq!(win_in_two.probe(10, 10), Draw);
 }
 
-/// DTW of positions worked out by hand (RULES.md §5.2).
+/// DTW of positions worked out by hand (docs/rules.md §5.2).
 #[test]
 fn dtw_of_hand_checked_positions() {
     let i = Variant::International;
@@ -338,7 +338,7 @@ fn dtw_equations_and_naive_wdl_on_whole_sets() {
 /// Checks the rule-aware values of a whole set and counts the classes.
 ///
 /// For every position: some (class, count) answers every value of the live counter (the
-/// property of RULES.md §5.3); the class agrees with the value with the rules ignored; the
+/// property of docs/rules.md §5.3); the class agrees with the value with the rules ignored; the
 /// count is 0 exactly for the positions without a move; and a win or loss whose DTW fits in
 /// every limit is a win or loss under the rules with a count of at most its DTW (playing the
 /// DTW line, no counter can reach its limit before the game ends).
@@ -472,7 +472,7 @@ fn cursed_win_in_the_category() {
     // 2 plies left: after 8-4 and Black's reply the count reaches 10 and the game goes on.
     assert_eq!(real.result(&p, category_used(8)), Wdl::Draw);
     assert_eq!(real.result(&p, category_used(10)), Wdl::Draw);
-    // Inside a category the 6.2 count is ignored (RULES.md §4, third reading).
+    // Inside a category the 6.2 count is ignored (docs/rules.md §4, third reading).
     assert_eq!(real.result(&p, king_used(49)), Wdl::Win);
     assert_eq!(
         real.rule_value(&p, Wdl::Win),

@@ -1,5 +1,5 @@
 //! Checks of the naive solver in `support/naive.rs` against facts worked out by hand from the
-//! rules (RULES.md), so that it can serve as the reference for the real generator.
+//! rules (docs/rules.md), so that it can serve as the reference for the real generator.
 //!
 //! The 3-piece solves are shared by the tests of this binary through [`OnceLock`]s.
 
@@ -29,7 +29,7 @@ fn value(variant: Variant, fen: &str) -> Wdl {
     three_pieces(variant)[&pos]
 }
 
-/// The long diagonal from White's bottom-left corner to the opposite corner (RULES.md §1).
+/// The long diagonal from White's bottom-left corner to the opposite corner (docs/rules.md §1).
 fn long_diagonal(variant: Variant) -> &'static [u8] {
     match variant {
         Variant::International => &[46, 41, 37, 32, 28, 23, 19, 14, 10, 5],

@@ -1,4 +1,4 @@
-//! Rule-aware values (class and count, RULES.md §5.3) of whole small materials compared with an
+//! Rule-aware values (class and count, docs/rules.md §5.3) of whole small materials compared with an
 //! independent solver that plays the counters out explicitly (`support/naive_rules.rs`), with
 //! the real limits and with tight ones, in both variants; and the generated tables verified.
 

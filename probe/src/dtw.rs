@@ -5,7 +5,7 @@ use std::fmt;
 use crate::Wdl;
 
 /// The value of a position with its distance to the end of the game, in plies, with best play:
-/// the winner shortening it, the loser lengthening it (RULES.md §5.2). A position whose side to
+/// the winner shortening it, the loser lengthening it (docs/rules.md §5.2). A position whose side to
 /// move has no move is `Loss(0)`; capturing the last piece is `Win(1)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dtw {

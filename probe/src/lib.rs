@@ -72,3 +72,8 @@ pub use tablebase::{
     DEFAULT_CACHE_BYTES, MAX_LINE_PLIES, MAX_TABLE_PIECES,
 };
 pub use wdl::Wdl;
+
+/// The crate's README, whose examples run as tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

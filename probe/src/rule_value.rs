@@ -1,4 +1,4 @@
-//! The rule-aware values of RULES.md §5.3: a class and a count from which the result under any
+//! The rule-aware values of docs/rules.md §5.3: a class and a count from which the result under any
 //! live draw-rule counter (FMJD 6.2–6.4, see [`rafle_draughts::draw_rules`]) follows.
 
 use std::fmt;
@@ -59,7 +59,7 @@ impl fmt::Display for RuleClass {
     }
 }
 
-/// The rule-aware value of a position (RULES.md §5.3): its class with fresh counters and, for a
+/// The rule-aware value of a position (docs/rules.md §5.3): its class with fresh counters and, for a
 /// win or a loss, the count: the plies to the next counter reset that keeps the result (in a
 /// category, to the end of the game or the capture that leaves it), the winner shortening and
 /// the loser lengthening it.

@@ -341,7 +341,7 @@ impl Tablebase {
         self.resolve_loaded::<WdlCodec>(pos, None)
     }
 
-    /// The value with the distance to the end of the game in plies (RULES.md §5.2), from the
+    /// The value with the distance to the end of the game in plies (docs/rules.md §5.2), from the
     /// distance-to-win tables. Positions whose side to move must capture are resolved through
     /// their captures; a side with no piece has lost in 0 (and the other has won).
     ///
@@ -352,7 +352,7 @@ impl Tablebase {
         self.resolve_loaded::<DtwCodec>(pos, None)
     }
 
-    /// The rule-aware value (RULES.md §5.3) and the result with the live `counters` used: win,
+    /// The rule-aware value (docs/rules.md §5.3) and the result with the live `counters` used: win,
     /// draw or loss when 6.2–6.4 are enforced. Positions whose side to move must capture are
     /// resolved through their captures. A finished game is answered from the rules alone,
     /// also without rule tables (then under the variant's FMJD limits).

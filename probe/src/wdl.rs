@@ -4,7 +4,7 @@ use std::fmt;
 use std::ops::Neg;
 
 /// Win, draw or loss for the side to move with perfect play, ignoring the draw rules 6.2–6.4
-/// (RULES.md §5.1).
+/// (docs/rules.md §5.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Wdl {
     /// The side to move loses.

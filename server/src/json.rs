@@ -1,5 +1,5 @@
 //! The JSON of an [`Answer`]: the objects `rafle probe --json` prints, and the API's, which
-//! add fields to the same objects (the field names and values are README's contract).
+//! add fields to the same objects (the field names and values are the contract of docs/api.md).
 
 use std::borrow::Cow;
 

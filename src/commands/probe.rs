@@ -38,7 +38,7 @@ the moves that keep a win show \"win\".
     22-26  loss in 2 plies (1 move); loss, count 1
     25-30  win in 3 plies (2 moves); win, count 1
 
-The class and count (RULES.md 5.3): with U plies already used on the live counter (the 6.2
+The class and count (docs/rules.md 5.3): with U plies already used on the live counter (the 6.2
 count outside the endgame categories, the category count inside them) and L the rule's
 limit, the side to move wins iff the class is win and count <= L - U, loses iff the class is
 loss and count <= L - U, and otherwise the rules make the game a draw. A cursed win is won

@@ -26,7 +26,7 @@ Serve the tables over HTTP: a JSON API and the explorer page.
 malformed FEN, counters, query or body), 404 (no such variant or path), 413 (a body over 1
 MiB or a batch over 1000 positions), 414 (a query over 2048 bytes), 422 (a line of a position
 with more pieces than the tables cover), 500 (a damaged table, named) or 503 (a missing table,
-named; or no probe could start within 10 s). README's section Server has the JSON.
+named; or no probe could start within 10 s). docs/api.md has the JSON.
 
 Connections: a client has 10 s to send a request's head (on a new connection, and between
 requests of a kept-alive one) and 10 s to send a body (408 past it). At most 1024

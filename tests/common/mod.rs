@@ -4,11 +4,14 @@
 // Each test file uses its own part of this module.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
+use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
-use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
+use rafle_probe::format::{BlockEntry, Header, TableKind, HEADER_LEN};
 use rafle_probe::{Material, Table, Variant};
 
 use serde_json::Value;
@@ -165,9 +168,49 @@ pub fn swap_wins_and_losses(path: &Path, material: Material) {
             raw_zstd_frame(&block)
         })
         .collect();
+    let bytes = table_bytes(&header, &frames);
+    let temporary = path.with_extension("new");
+    std::fs::write(&temporary, bytes).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+/// Runs `rafle args`, killing it if it has not finished within 20 s (a hang is the defect):
+/// exit code, stdout and stderr.
+pub fn run_bounded(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the rafle binary runs");
+    let started = Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("rafle {args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("finished");
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// Makes a FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+}
+
+/// A whole table file: `header`, then the block index of `frames` with its checksums, then the
+/// frames themselves.
+pub fn table_bytes(header: &Header, frames: &[Vec<u8>]) -> Vec<u8> {
     let mut offset = (HEADER_LEN + header.index_len()) as u64;
     let mut index = Vec::new();
-    for frame in &frames {
+    for frame in frames {
         let entry = BlockEntry {
             offset,
             len: frame.len() as u32,
@@ -180,7 +223,21 @@ pub fn swap_wins_and_losses(path: &Path, material: Material) {
     bytes.extend_from_slice(&index);
     bytes.extend_from_slice(&crc32(&index).to_le_bytes());
     bytes.extend(frames.concat());
-    let temporary = path.with_extension("new");
-    std::fs::write(&temporary, bytes).unwrap();
-    std::fs::rename(&temporary, path).unwrap();
+    bytes
+}
+
+/// Every table file of a variant directory, by name.
+pub fn table_files(dir: &Path, variant: &str) -> HashMap<String, Vec<u8>> {
+    fs::read_dir(dir.join(variant))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x == "wdl" || x == "dtw" || x == "rules")
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            (name, fs::read(&p).unwrap())
+        })
+        .collect()
 }

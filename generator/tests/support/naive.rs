@@ -10,7 +10,7 @@
 //! - then, pass after pass over the undecided positions, a position becomes a win as soon as one
 //!   of its successors is a loss, and a loss as soon as all of them are wins;
 //! - when a pass changes nothing, what is still undecided is a draw: neither side can force the
-//!   game to end, so play goes on for ever, which RULES.md §3 counts as a draw (repetition).
+//!   game to end, so play goes on for ever, which docs/rules.md §3 counts as a draw (repetition).
 //!
 //! No index, no retrograde moves, no symmetry: only [`Position::legal_moves`] and
 //! [`Position::play`] from `rafle_probe`. A move never adds a piece, so the successors of a

@@ -1,5 +1,5 @@
 //! A deliberately simple reference for distance-to-win and for the draw rules 6.2–6.4 with
-//! their counters (RULES.md §4 and §5), independent of the real generator, for tests to compare
+//! their counters (docs/rules.md §4 and §5), independent of the real generator, for tests to compare
 //! against.
 //!
 //! Everything here uses only [`Position::legal_moves`] and [`Position::play`] from `rafle_probe`:
@@ -8,20 +8,20 @@
 //! their moves; two plain forward value iterations run on it:
 //!
 //! - [`Graph::dtw`]: win/draw/loss and distance to win with the draw rules ignored
-//!   (RULES.md §5.1 and §5.2), found ply by ply;
+//!   (docs/rules.md §5.1 and §5.2), found ply by ply;
 //! - [`Graph::rules`]: the game result when 6.2–6.4 are enforced, for every position *and every
 //!   value of its live counter*: the counters are played out explicitly on the expanded graph of
 //!   states (position, counters), see [`RuleValues`];
 //!
-//! and [`RuleValue::from_results`] derives the rule-aware class and count of RULES.md §5.3 by
+//! and [`RuleValue::from_results`] derives the rule-aware class and count of docs/rules.md §5.3 by
 //! brute force from the results for every value of the live counter, or reports that no count
 //! describes them.
 //!
 //! # The counters and the readings implemented
 //!
-//! RULES.md §4: 6.2 draws after 50 consecutive plies "in which only kings moved and nothing was
+//! docs/rules.md §4: 6.2 draws after 50 consecutive plies "in which only kings moved and nothing was
 //! captured", reset by "any man move or any capture"; 6.3 and 6.4 draw after 32 (international)
-//! or 40 (Brazilian), and 10 plies "in the category". The readings, quoted from RULES.md:
+//! or 40 (Brazilian), and 10 plies "in the category". The readings, quoted from docs/rules.md:
 //!
 //! 1. "'In the category' counts from the first position that belongs to the category (after the
 //!    capture or promotion that created it). Whatever keeps the position in the same category
@@ -54,7 +54,7 @@
 //! the category count. Test limits should keep the category limits at most the 6.2 limit for
 //! the same to hold.
 //!
-//! "Fresh" counters at a position (RULES.md §5.3, [`Counters::FRESH`]): both counts 0. Outside
+//! "Fresh" counters at a position (docs/rules.md §5.3, [`Counters::FRESH`]): both counts 0. Outside
 //! a category that is the position right after a man move or a capture (6.2 count 0); in a
 //! category it is the first position of the category, right after the capture or promotion that
 //! entered it (category count 0), and that ply also reset 6.2, so both are 0 there too.
@@ -96,7 +96,7 @@ impl Wdl {
     }
 }
 
-/// Value with the draw rules ignored (RULES.md §5.1–5.2), distances in plies.
+/// Value with the draw rules ignored (docs/rules.md §5.1–5.2), distances in plies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dtw {
     /// The side to move loses; the game ends after this many plies when the winner shortens and
@@ -127,7 +127,7 @@ impl Dtw {
     }
 }
 
-/// Which counting draw rule applies to a position (RULES.md §4): a function of its material.
+/// Which counting draw rule applies to a position (docs/rules.md §4): a function of its material.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Category {
     /// Neither 6.3 nor 6.4: the 6.2 count is the live one.
@@ -171,7 +171,7 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits of the rules of `variant` (RULES.md §4).
+    /// The limits of the rules of `variant` (docs/rules.md §4).
     pub fn of(variant: Variant) -> Limits {
         Limits {
             king_plies: 50,
@@ -318,7 +318,7 @@ impl Graph {
         &self.edges[self.starts[i]..self.starts[i + 1]]
     }
 
-    /// WDL and DTW of every position with the draw rules ignored (RULES.md §5.1–5.2), in the
+    /// WDL and DTW of every position with the draw rules ignored (docs/rules.md §5.1–5.2), in the
     /// order of [`Graph::positions`].
     ///
     /// Ply by ply, pass `n` = 1, 2, … over the undecided positions:
@@ -614,7 +614,7 @@ impl RuleValues<'_> {
     }
 }
 
-/// The rule-aware class of a position with fresh counters (RULES.md §5.3).
+/// The rule-aware class of a position with fresh counters (docs/rules.md §5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Class {
     /// Lost under the rules.
@@ -629,7 +629,7 @@ pub enum Class {
     Win,
 }
 
-/// The rule-aware value of a position (RULES.md §5.3): its class and its count.
+/// The rule-aware value of a position (docs/rules.md §5.3): its class and its count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RuleValue {
     /// The class with fresh counters.
@@ -664,7 +664,7 @@ impl RuleValue {
             })
     }
 
-    /// The answer of RULES.md §5.3 with `used` plies used on a live counter whose limit is
+    /// The answer of docs/rules.md §5.3 with `used` plies used on a live counter whose limit is
     /// `limit`: a win iff the class is win and count ≤ limit − used, a loss iff the class is
     /// loss and count ≤ limit − used, a draw otherwise.
     pub fn probe(self, used: u32, limit: u32) -> Wdl {
@@ -677,7 +677,7 @@ impl RuleValue {
     }
 }
 
-/// WDL and DTW (RULES.md §5.1–5.2) of every position with 2..=`max_pieces` pieces of the given
+/// WDL and DTW (docs/rules.md §5.1–5.2) of every position with 2..=`max_pieces` pieces of the given
 /// roles (see [`Graph::enumerate`]).
 pub fn dtw(variant: Variant, max_pieces: u32, roles: &[Role]) -> HashMap<Position, Dtw> {
     let graph = Graph::enumerate(variant, max_pieces, roles);
