@@ -493,25 +493,17 @@ fn what_stands_in_rafles_place_is_said_not_a_bare_system_error() {
     ];
     let work = place.join(".rafle-work");
     std::fs::write(&work, b"").unwrap();
-    let (code, _, err) = run_bounded(&gen);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.ends_with(&format!(
-            "rafle: {}: not a directory: rafle's work files cannot be kept there\n",
-            work.display()
-        )),
-        "{err}"
+    refused(
+        &gen,
+        &work,
+        "not a directory: rafle's work files cannot be kept there",
     );
     std::fs::remove_file(&work).unwrap();
     let table = place.join("KvK.wdl");
     std::fs::create_dir(&table).unwrap();
-    let (code, _, err) = run_bounded(&gen);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.ends_with(&format!(
-            "rafle: {}: a directory, where the table belongs: the new table cannot replace it\n",
-            table.display()
-        )),
-        "{err}"
+    refused(
+        &gen,
+        &table,
+        "a directory, where the table belongs: the new table cannot replace it",
     );
 }

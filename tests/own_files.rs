@@ -10,21 +10,8 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use common::{data, generate, mkfifo, ok, run_bounded};
+use common::{data, generate, mkfifo, ok, refused, run_bounded};
 use tempfile::TempDir;
-
-/// Runs `rafle args` bounded, asserts it failed with exit 1 and a last line on stderr that ends
-/// with `path: what`, without a panic.
-fn refused(args: &[&str], path: &Path, what: &str) {
-    let (code, _, err) = run_bounded(args);
-    assert_eq!(code, Some(1), "rafle {args:?}: {err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("internal error"),
-        "{err}"
-    );
-    let expected = format!("{}: {what}\n", path.display());
-    assert!(err.ends_with(&expected), "rafle {args:?}: {err}");
-}
 
 /// A file outside the data directory, as another account's file would be: its path.
 fn victim(outside: &TempDir) -> std::path::PathBuf {

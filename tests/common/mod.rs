@@ -241,3 +241,18 @@ pub fn table_files(dir: &Path, variant: &str) -> HashMap<String, Vec<u8>> {
         })
         .collect()
 }
+
+/// Runs `rafle args` bounded, asserts it failed with exit 1 and a last line on stderr that is
+/// one of rafle's (`rafle: …`) and ends with `path: what`, without a panic.
+pub fn refused(args: &[&str], path: &Path, what: &str) {
+    let (code, _, err) = run_bounded(args);
+    assert_eq!(code, Some(1), "rafle {args:?}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error"),
+        "{err}"
+    );
+    let expected = format!("{}: {what}\n", path.display());
+    assert!(err.ends_with(&expected), "rafle {args:?}: {err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(last.starts_with("rafle: "), "rafle {args:?}: {err}");
+}
