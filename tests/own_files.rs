@@ -8,7 +8,6 @@ mod common;
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::Path;
 
 use common::{data, generate, mkfifo, ok, refused, run_bounded};
 use tempfile::TempDir;
