@@ -33,8 +33,9 @@
 //!   `<!-- docs-test: rafle only: REASON -->` (the `rafle` lines are parsed, the other
 //!   programs are not run). Blocks of other languages (`rust`, plain) are not commands.
 //! - **Bless.** `RAFLE_DOCS_BLESS=1 cargo test --test docs` writes the actual output into the
-//!   page for every failing command whose expected output has no elision; one with elisions is
-//!   left for a human, its actual output printed in full to paste from.
+//!   page for every failing command, keeping each line that still matches and each elision
+//!   whose surroundings are still there (`matching::blessed`); the result must match, or the
+//!   page is left as it was, for a human to edit from the output printed in full.
 
 #[path = "docs/commands.rs"]
 mod commands;
@@ -121,6 +122,7 @@ fn every_command_in_the_manual_prints_what_the_manual_shows() {
     for marked in &report.marked {
         eprintln!("  {marked}");
     }
+    // The manual shows 34 commands to run: far fewer means the parser lost blocks.
     assert!(
         report.run >= 30,
         "only {} commands found to run: is the parser broken?",
@@ -168,6 +170,11 @@ fn check_block(
         check_console(runner, name, page, block, cwd, report);
     } else if shell {
         check_shell(runner, name, block, cwd, report);
+    } else if block.body.iter().any(|(_, l)| l.starts_with("$ ")) {
+        // A session shown in a block of another kind would escape the test.
+        report
+            .failures
+            .push(format!("{at}: `$ ` commands belong in a console block"));
     }
 }
 
@@ -228,9 +235,7 @@ fn check_console(
         message.push_str(&indent(&outcome.output));
         let blessed = matching::blessed(&example.expected, &actual).filter(|_| code_ok);
         if blessed.is_none() && std::env::var_os("RAFLE_DOCS_BLESS").is_some() {
-            message.push_str(
-                "not blessed: a line with `...` inside it would change; edit it by hand\n",
-            );
+            message.push_str("not blessed (the exit code differs, or an elision would be lost)\n");
         }
         report.failures.push(message);
         if let Some(new) = blessed {
@@ -309,7 +314,8 @@ fn bless(blessings: &[(PathBuf, usize, usize, Vec<String>)]) {
         let text = fs::read_to_string(page).expect("the page reads");
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         lines.splice(first - 1..first - 1 + count, new.iter().cloned());
-        fs::write(page, lines.join("\n") + "\n").expect("the page writes");
+        let end = if text.ends_with('\n') { "\n" } else { "" };
+        fs::write(page, lines.join("\n") + end).expect("the page writes");
         eprintln!("blessed {}:{first}", page.display());
     }
 }

@@ -460,3 +460,34 @@ pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Token {
+        Token::Word(s.to_string())
+    }
+
+    #[test]
+    fn words_and_operators() {
+        let found = tokens(r#"echo "a b" 'c|d' e\ f | rafle x>y # z"#).unwrap();
+        let op = |s: &str| Token::Op(s.to_string());
+        assert_eq!(
+            found,
+            vec![
+                w("echo"),
+                w("a b"),
+                w("c|d"),
+                w("e f"),
+                op("|"),
+                w("rafle"),
+                w("x"),
+                op(">"),
+                w("y")
+            ]
+        );
+        assert!(tokens("echo 'open").is_err());
+        assert!(tokens("echo \"$HOME\"").is_err());
+    }
+}

@@ -169,3 +169,31 @@ pub fn shell_lines(block: &Block) -> Vec<(usize, String)> {
     }
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_belong_to_the_next_block() {
+        let text = "x\n<!-- docs-test: not run: slow -->\n\n```sh\na \\\n  b\n# c\n```\n```console\n$ r\no\n```\n";
+        let found = blocks(text).unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].marker, Marker::NotRun("slow".into()));
+        assert_eq!(found[0].line, 4);
+        assert_eq!(shell_lines(&found[0]), vec![(5, "a  b".to_string())]);
+        assert_eq!(found[1].marker, Marker::None);
+        let example = &examples(&found[1]).unwrap()[0];
+        assert_eq!((example.line, example.command.as_str()), (10, "r"));
+        assert_eq!(example.expected, vec!["o".to_string()]);
+    }
+
+    #[test]
+    fn a_marker_astray_or_misspelt_is_an_error() {
+        assert!(blocks("<!-- docs-test: not run: x -->\ntext\n```sh\n```\n").is_err());
+        assert!(blocks("<!-- docs-test: skip: x -->\n```sh\n```\n").is_err());
+        assert!(blocks("<!-- docs-test: not run: -->\n```sh\n```\n").is_err());
+        assert!(blocks("text\n<!-- docs-test: rafle only: x -->\n").is_err());
+        assert!(blocks("```sh\nopen\n").is_err());
+    }
+}

@@ -121,8 +121,8 @@ pub fn diff(expected: &[String], actual: &[String]) -> String {
 }
 
 /// The expected lines rewritten to describe `actual`, keeping every line that still matches
-/// and every `...` line, for bless mode; `None` when a line with an elision inside it would
-/// have to change (what it elides is for a human to choose) or the result would not match.
+/// and every `...` line, for bless mode; `None` when the result would not match (a line with
+/// an elision inside it that would be dropped, say).
 pub fn blessed(expected: &[String], actual: &[String]) -> Option<Vec<String>> {
     let expected = trimmed(expected);
     let actual = trimmed(actual);
@@ -171,7 +171,7 @@ pub fn blessed(expected: &[String], actual: &[String]) -> Option<Vec<String>> {
             if line_matches(expected[e], actual[a]) {
                 out.push(expected[e].to_string());
             } else if expected[e].contains(ELLIPSIS) {
-                return None;
+                out.push(blessed_line(expected[e], actual[a])?);
             } else {
                 out.push(actual[a].to_string());
             }
@@ -188,6 +188,69 @@ pub fn blessed(expected: &[String], actual: &[String]) -> Option<Vec<String>> {
     }
     let lines: Vec<String> = actual.iter().map(|l| l.to_string()).collect();
     matches(&out, &lines).then_some(out)
+}
+
+/// One line with elisions inside it rewritten to describe `actual`, character by character
+/// with the same costs as lines: each `...` keeps what it elides where the text around it is
+/// still there, the rest takes the actual text. `None` if the result would not match.
+fn blessed_line(expected: &str, actual: &str) -> Option<String> {
+    // None: an elision; Some(c): a character to match.
+    let mut pattern: Vec<Option<char>> = Vec::new();
+    for (k, piece) in expected.split(ELLIPSIS).enumerate() {
+        if k > 0 {
+            pattern.push(None);
+        }
+        pattern.extend(piece.chars().map(Some));
+    }
+    let actual: Vec<char> = actual.chars().collect();
+    let (n, m) = (pattern.len(), actual.len());
+    let mut cost = vec![vec![0usize; m + 1]; n + 1];
+    for e in (0..=n).rev() {
+        for a in (0..=m).rev() {
+            cost[e][a] = match (pattern.get(e), actual.get(a)) {
+                (None, _) => ADD * (m - a),
+                (Some(None), None) => cost[e + 1][a],
+                (Some(None), Some(_)) => cost[e + 1][a].min(1 + cost[e][a + 1]),
+                (Some(Some(_)), None) => ADD + cost[e + 1][a],
+                (Some(Some(c)), Some(d)) => {
+                    let pair = if c == d { 0 } else { 3 } + cost[e + 1][a + 1];
+                    pair.min(ADD + cost[e + 1][a]).min(ADD + cost[e][a + 1])
+                }
+            };
+        }
+    }
+    let mut out = String::new();
+    let (mut e, mut a) = (0, 0);
+    while e < n || a < m {
+        match (pattern.get(e), actual.get(a)) {
+            (None, Some(&d)) => {
+                out.push(d);
+                a += 1;
+            }
+            (Some(None), _) => {
+                if a < m && cost[e][a] == 1 + cost[e][a + 1] {
+                    a += 1;
+                } else {
+                    out.push_str(ELLIPSIS);
+                    e += 1;
+                }
+            }
+            (Some(&Some(c)), Some(&d))
+                if cost[e][a] == if c == d { 0 } else { 3 } + cost[e + 1][a + 1] =>
+            {
+                out.push(d);
+                (e, a) = (e + 1, a + 1);
+            }
+            (Some(Some(_)), _) if cost[e][a] == ADD + cost[e + 1][a] => e += 1,
+            (_, Some(&d)) => {
+                out.push(d);
+                a += 1;
+            }
+            (_, None) => return None,
+        }
+    }
+    let actual: String = actual.into_iter().collect();
+    line_matches(&out, &actual).then_some(out)
 }
 
 const ADD: usize = 2;
@@ -249,7 +312,16 @@ mod tests {
         assert_eq!(new, Some(lines("x ... y\nb 2")));
         let new = blessed(&lines("p q r\n...\ns"), &lines("V p q r\nt\ns\nu"));
         assert_eq!(new, Some(lines("V p q r\n...\ns\nu")));
-        assert_eq!(blessed(&lines("x ... y"), &lines("x 1 z")), None);
+        let new = blessed(
+            &lines(r#"{"fen":"B:W29","pieces":3,"max_pieces":...,"moves":[...]}"#),
+            &lines(r#"{"variant":"brazilian","fen":"B:W29","pieces":3,"max_pieces":3,"moves":[]}"#),
+        );
+        assert_eq!(
+            new,
+            Some(lines(
+                r#"{"variant":"brazilian","fen":"B:W29","pieces":3,"max_pieces":...,"moves":[...]}"#
+            ))
+        );
     }
 
     #[test]
