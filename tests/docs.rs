@@ -37,6 +37,9 @@
 //!   whose surroundings are still there (`matching::blessed`); the result must match, or the
 //!   page is left as it was, for a human to edit from the output printed in full.
 
+// The server is stopped with SIGTERM (libc, a Unix dev-dependency), as in tests/serve.rs.
+#![cfg(unix)]
+
 #[path = "docs/commands.rs"]
 mod commands;
 #[path = "docs/markdown.rs"]
