@@ -31,7 +31,9 @@
 //! - **Markers**, an HTML comment on the last non-blank line before the block:
 //!   `<!-- docs-test: not run: REASON -->` (nothing of the block runs) and, for shell blocks,
 //!   `<!-- docs-test: rafle only: REASON -->` (the `rafle` lines are parsed, the other
-//!   programs are not run). Blocks of other languages (`rust`, plain) are not commands.
+//!   programs are not run) and `<!-- docs-test: synopsis -->` (each line `rafle COMMAND
+//!   [OPTIONS]` must name exactly the options of `rafle COMMAND --help`). Blocks of other
+//!   languages (`rust`, plain) are not commands.
 //! - **Bless.** `RAFLE_DOCS_BLESS=1 cargo test --test docs` writes the actual output into the
 //!   page for every failing command, keeping each line that still matches and each elision
 //!   whose surroundings are still there (`matching::blessed`); the result must match, or the
@@ -47,8 +49,10 @@ mod markdown;
 #[path = "docs/matching.rs"]
 mod matching;
 
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use commands::{copy_dir, run_process, tokens, Runner, Token};
 use markdown::{Block, Marker};
@@ -61,6 +65,7 @@ struct Report {
     blessings: Vec<(PathBuf, usize, usize, Vec<String>)>,
     run: usize,
     parsed: usize,
+    synopsis: usize,
     marked: Vec<String>,
 }
 
@@ -71,7 +76,7 @@ fn every_command_in_the_manual_prints_what_the_manual_shows() {
     let scratch = tempfile::tempdir().expect("a temporary directory");
     let tables = scratch.path().join("tables");
     let generated = run_process(
-        std::process::Command::new(&rafle)
+        Command::new(&rafle)
             .args(["generate", "--pieces", "3", "--data"])
             .arg(&tables),
         scratch.path(),
@@ -117,9 +122,11 @@ fn every_command_in_the_manual_prints_what_the_manual_shows() {
         bless(&report.blessings);
     }
     eprintln!(
-        "docs: {} commands run and checked, {} rafle command lines parsed, {} blocks marked:",
+        "docs: {} commands run and checked, {} rafle command lines parsed, {} synopsis lines \
+         checked, {} blocks marked:",
         report.run,
         report.parsed,
+        report.synopsis,
         report.marked.len()
     );
     for marked in &report.marked {
@@ -165,6 +172,13 @@ fn check_block(
             report
                 .failures
                 .push(format!("{at}: `rafle only` is for shell blocks"));
+            return;
+        }
+        (Marker::Synopsis, _) if shell => return check_synopsis(runner, name, block, cwd, report),
+        (Marker::Synopsis, _) => {
+            report
+                .failures
+                .push(format!("{at}: `synopsis` is for shell blocks"));
             return;
         }
         (Marker::None, _) => {}
@@ -295,6 +309,66 @@ fn check_shell(runner: &mut Runner, name: &str, block: &Block, cwd: &Path, repor
             }
         }
     }
+}
+
+/// A synopsis of the commands: each line `rafle COMMAND [OPTIONS]   # what` must name every
+/// option that `rafle COMMAND --help` lists, and no other (`[X options]` stands for those of
+/// the line of command X), so that an option added, renamed or removed shows here.
+fn check_synopsis(runner: &Runner, name: &str, block: &Block, cwd: &Path, report: &mut Report) {
+    let mut named: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for (line, text) in markdown::shell_lines(block) {
+        let at = format!("{name}:{line} (block at line {})", block.line);
+        let text = text.split(" #").next().unwrap_or_default();
+        let mut words = text.split_whitespace();
+        if words.next() != Some("rafle") {
+            report
+                .failures
+                .push(format!("{at}: a synopsis line is `rafle COMMAND …`"));
+            continue;
+        }
+        let command: Vec<&str> = words
+            .take_while(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        let mut shown = options(text);
+        for (other, options) in &named {
+            if text.contains(&format!("[{other} options]")) {
+                shown.extend(options.iter().cloned());
+            }
+        }
+        let mut args: Vec<String> = command.iter().map(|w| w.to_string()).collect();
+        args.push("--help".into());
+        let help = match run_process(Command::new(&runner.rafle).args(&args), cwd, None) {
+            Ok(out) if out.code == Some(0) => out.output,
+            Ok(out) => return report.failures.push(format!("{at}: {}", out.output)),
+            Err(e) => return report.failures.push(format!("{at}: {e}")),
+        };
+        // The options are the first column of the lines that start with a dash.
+        let listed: BTreeSet<String> = help
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with('-'))
+            .flat_map(|l| options(l.split("  ").next().unwrap_or_default()))
+            .filter(|o| o != "--help" && o != "--version")
+            .collect();
+        let unknown: Vec<_> = shown.difference(&listed).collect();
+        let missing: Vec<_> = listed.difference(&shown).collect();
+        if !unknown.is_empty() || !missing.is_empty() {
+            report.failures.push(format!(
+                "{at}\n{text}\nnot options of `rafle {}`: {unknown:?}; its options not shown: {missing:?}",
+                command.join(" ")
+            ));
+        }
+        report.synopsis += 1;
+        named.insert(command.join(" "), shown);
+    }
+}
+
+/// The `--long` options named in `text`.
+fn options(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(str::to_string)
+        .collect()
 }
 
 /// `NAME=value`, a shell variable set for the command after it.

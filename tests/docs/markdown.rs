@@ -11,6 +11,9 @@ pub enum Marker {
     /// `<!-- docs-test: rafle only: REASON -->` (shell blocks): the `rafle` command lines are
     /// checked, the other programs are not run, for the reason given.
     RafleOnly(String),
+    /// `<!-- docs-test: synopsis -->` (shell blocks): each line `rafle COMMAND [OPTIONS]` names
+    /// exactly the options of `rafle COMMAND --help`.
+    Synopsis,
 }
 
 /// A fenced code block.
@@ -106,13 +109,16 @@ fn marker(line: &str) -> Result<Marker, String> {
             Ok(rest.to_string())
         }
     };
-    if let Some(rest) = inner.strip_prefix("not run:") {
+    if inner == "synopsis" {
+        Ok(Marker::Synopsis)
+    } else if let Some(rest) = inner.strip_prefix("not run:") {
         Ok(Marker::NotRun(reason(rest)?))
     } else if let Some(rest) = inner.strip_prefix("rafle only:") {
         Ok(Marker::RafleOnly(reason(rest)?))
     } else {
         Err(format!(
-            "unknown docs-test marker `{inner}` (expected `not run: REASON` or `rafle only: REASON`)"
+            "unknown docs-test marker `{inner}` (expected `not run: REASON`, `rafle only: REASON` \
+             or `synopsis`)"
         ))
     }
 }
