@@ -28,6 +28,8 @@
 //!   after `;`, `&&` or `|`, behind `VAR=value` words, as `PATH/rafle` too) must parse: run
 //!   with `--help` added it must exit 0, which clap only does once every option and value
 //!   before it reads well. Any other program fails the test unless the block is marked.
+//! - **Commands in the prose.** A code span `rafle COMMAND …` outside blocks must parse
+//!   as a shell block's line does, unless it holds a placeholder (`N`, `DIR`, `K,C`, `…`).
 //! - **Markers**, an HTML comment on the last non-blank line before the block:
 //!   `<!-- docs-test: not run: REASON -->` (nothing of the block runs) and, for shell blocks,
 //!   `<!-- docs-test: rafle only: REASON -->` (the `rafle` lines are parsed, the other
@@ -66,6 +68,7 @@ struct Report {
     run: usize,
     parsed: usize,
     synopsis: usize,
+    inline: usize,
     marked: Vec<String>,
 }
 
@@ -115,6 +118,19 @@ fn every_command_in_the_manual_prints_what_the_manual_shows() {
         for block in &blocks {
             check_block(&mut runner, &name, page, block, session.path(), &mut report);
         }
+        for (line, command) in markdown::inline_commands(&text) {
+            let args: Vec<String> = command
+                .split_whitespace()
+                .skip(1)
+                .map(String::from)
+                .collect();
+            report.inline += 1;
+            if let Err(e) = runner.parses(&args, session.path()) {
+                report
+                    .failures
+                    .push(format!("{name}:{line}: `{command}` does not parse: {e}"));
+            }
+        }
     }
     drop(runner);
 
@@ -122,10 +138,11 @@ fn every_command_in_the_manual_prints_what_the_manual_shows() {
         bless(&report.blessings);
     }
     eprintln!(
-        "docs: {} commands run and checked, {} rafle command lines parsed, {} synopsis lines \
-         checked, {} blocks marked:",
+        "docs: {} commands run and checked, {} rafle command lines parsed (and {} quoted in the \
+         prose), {} synopsis lines checked, {} blocks marked:",
         report.run,
         report.parsed,
+        report.inline,
         report.synopsis,
         report.marked.len()
     );

@@ -176,6 +176,65 @@ pub fn shell_lines(block: &Block) -> Vec<(usize, String)> {
     lines
 }
 
+/// The `rafle COMMAND …` command lines quoted inline in the prose, outside blocks, each with
+/// the line it starts on: `rafle` and a command word, not a message (`rafle serve: …`) nor a
+/// pattern with a placeholder (`rafle generate --pieces N`, `rafle generate --unit …`).
+pub fn inline_commands(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut in_block = false;
+    // A paragraph's text, joined, with the line each of its lines starts on: a code span may
+    // run over a line break.
+    let mut paragraph: Vec<(usize, &str)> = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (index, line) in lines.iter().enumerate() {
+        let fence = line.trim_start().starts_with("```");
+        if fence || in_block || line.trim().is_empty() || index + 1 == lines.len() {
+            if !fence && !in_block && !line.trim().is_empty() {
+                paragraph.push((index + 1, line));
+            }
+            spans(&paragraph, &mut found);
+            paragraph.clear();
+            in_block ^= fence;
+        } else {
+            paragraph.push((index + 1, line));
+        }
+    }
+    found
+}
+
+fn spans(paragraph: &[(usize, &str)], found: &mut Vec<(usize, String)>) {
+    let mut joined = String::new();
+    let mut starts = Vec::new();
+    for (number, line) in paragraph {
+        starts.push((joined.len(), *number));
+        joined.push_str(line);
+        joined.push(' ');
+    }
+    let mut offset = 0;
+    for (k, span) in joined.split('`').enumerate() {
+        let line = starts
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= offset)
+            .map_or(0, |s| s.1);
+        offset += span.len() + 1;
+        // The odd pieces between backticks are code spans.
+        if k % 2 == 0 || !span.starts_with("rafle ") {
+            continue;
+        }
+        let words: Vec<&str> = span.split_whitespace().collect();
+        let command = words.get(1).copied().unwrap_or_default();
+        let placeholder = words.iter().any(|w| {
+            w.contains('…')
+                || w.chars()
+                    .all(|c| c.is_ascii_uppercase() || c == '_' || c == ',')
+        });
+        if !command.is_empty() && command.chars().all(|c| c.is_ascii_lowercase()) && !placeholder {
+            found.push((line, words.join(" ")));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +251,19 @@ mod tests {
         let example = &examples(&found[1]).unwrap()[0];
         assert_eq!((example.line, example.command.as_str()), (10, "r"));
         assert_eq!(example.expected, vec!["o".to_string()]);
+    }
+
+    #[test]
+    fn inline_commands_over_line_breaks() {
+        let text = "a `rafle probe --json` and `rafle serve: x`,\n`rafle plan --data\nd` `rafle x N`\n\n```sh\n`rafle y`\n```\n";
+        let found = inline_commands(text);
+        assert_eq!(
+            found,
+            vec![
+                (1, "rafle probe --json".to_string()),
+                (2, "rafle plan --data d".to_string())
+            ]
+        );
     }
 
     #[test]
