@@ -4,7 +4,7 @@
 //! message saying to mark the block.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -312,13 +312,10 @@ pub fn run_process(
     }
     let code =
         wait(&mut child, LIMIT).ok_or(format!("{command:?} did not finish within {LIMIT:?}"))?;
-    let mut output = String::new();
-    use std::io::Seek;
-    out.seek(std::io::SeekFrom::Start(0))
-        .map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
+    out.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
     out.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    output.push_str(&String::from_utf8_lossy(&bytes));
+    let output = String::from_utf8_lossy(&bytes).into_owned();
     Ok(Outcome { code, output })
 }
 
