@@ -425,7 +425,7 @@ mod tests {
     #[test]
     fn a_holder_that_has_not_yet_written_its_id_is_named_once_it_has() {
         let tmp = tempfile::tempdir().unwrap();
-        let (layout, dir) = brazilian(tmp.path());
+        let (layout, _) = brazilian(tmp.path());
         // A holder caught between taking the lock and writing its id, as a second run started
         // at the same moment finds it.
         let holder = lock_file(&layout, &layout.writer_lock()).unwrap();
