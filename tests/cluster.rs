@@ -132,6 +132,32 @@ fn the_plan_lists_every_unit_after_the_units_it_needs() {
 }
 
 #[test]
+fn a_freshly_built_set_is_counted_finished() {
+    let (dir, _, stderr) = generate("brazilian", 3, &[]);
+    // The tests run an optimized binary: it says nothing of optimizations.
+    assert!(!stderr.contains("without optimizations"), "{stderr}");
+    let headline = |pieces: &str| {
+        let text = ok(&[
+            "plan",
+            "-v",
+            "brazilian",
+            "-p",
+            pieces,
+            "--data",
+            data(&dir),
+        ]);
+        text.lines().next().unwrap().to_string()
+    };
+    let same = headline("3");
+    assert!(same.contains(", 9 finished in "), "{same}");
+    // A plan of more pieces: the 9 built are finished, their packed values to be made again
+    // for the 4-piece units that read them.
+    let more = headline("4");
+    assert!(more.starts_with("brazilian: 23 units"), "{more}");
+    assert!(more.contains(", 9 finished (9 to repack) in "), "{more}");
+}
+
+#[test]
 fn units_built_one_by_one_are_the_whole_run_byte_for_byte() {
     let (whole, _, _) = generate("brazilian", 4, &[]);
     let units = TempDir::new().unwrap();

@@ -181,6 +181,94 @@ impl std::error::Error for GenerateError {
     }
 }
 
+/// Why a check by [`crate::Verifier`] could not go on: its memory budget, or the record of
+/// checked materials `rafle verify --resume` keeps ([`crate::VerifiedRecord`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum VerifyError {
+    /// The budget is below what checking a material needs at least
+    /// ([`crate::VerifyBudget::check`]).
+    NotEnoughMemory {
+        /// The board.
+        variant: Variant,
+        /// The material with the largest working set.
+        material: Material,
+        /// The least bytes its check holds, with the probe's cache and the rest.
+        needed: u64,
+        /// The budget.
+        budget: u64,
+    },
+    /// The record cannot be read, or created or opened for appending (a read-only directory,
+    /// a link in its place).
+    Record {
+        /// The record.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A material's line cannot be appended to the record and synced.
+    Recording {
+        /// The material checked.
+        material: Material,
+        /// The record.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerifyError::NotEnoughMemory {
+                variant,
+                material,
+                needed,
+                budget,
+            } => {
+                let what = match material.men() {
+                    0 => "is checked whole, with the materials its captures reach",
+                    _ => "is checked a window at a time",
+                };
+                write!(
+                    f,
+                    "{variant} {material} {what}: it needs {} of memory at least, but the budget \
+                     is {} (--memory)",
+                    human_bytes(*needed),
+                    human_bytes(*budget)
+                )
+            }
+            VerifyError::Record { path, source } => write!(
+                f,
+                "cannot keep the record of checked materials in {} (--resume writes it): {source}",
+                path.display()
+            ),
+            VerifyError::Recording {
+                material,
+                path,
+                source,
+            } => {
+                write!(
+                    f,
+                    "cannot record {material} in {}: {source}",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for VerifyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            VerifyError::Record { source, .. } | VerifyError::Recording { source, .. } => {
+                Some(source)
+            }
+            VerifyError::NotEnoughMemory { .. } => None,
+        }
+    }
+}
+
 /// Bytes in binary units, for people: `1.5 GiB`.
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

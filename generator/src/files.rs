@@ -17,9 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use rafle_probe::Material;
+use rafle_probe::{Material, VariantDir};
 
-use crate::values::WORK_DIR;
 use crate::GenerateError;
 
 /// Every temporary file rafle writes is named `.rafle-<16 hex digits>.<final name>.tmp`.
@@ -108,7 +107,7 @@ fn is_temporary_name(name: &str) -> bool {
 /// when dropped (or when the process ends).
 #[derive(Debug)]
 pub(crate) struct WriterLock {
-    dir: PathBuf,
+    dir: VariantDir,
     /// The directory's lock file, held exclusively by a whole run.
     directory: File,
     /// A unit's material lock, if this is a unit.
@@ -116,15 +115,16 @@ pub(crate) struct WriterLock {
 }
 
 impl WriterLock {
-    /// Takes the lock of a whole run on the variant directory `dir` (created if missing).
+    /// Takes the lock of a whole run on the variant directory `dir` (its work directory
+    /// created if missing).
     ///
     /// # Errors
     ///
     /// [`GenerateError::Busy`] if another generation writes there, [`GenerateError::Io`] if
     /// the lock file cannot be made.
-    pub(crate) fn whole(dir: &Path) -> Result<WriterLock, GenerateError> {
-        let path = lock_path(dir, "writer.lock");
-        let mut directory = lock_file(dir, "writer.lock")?;
+    pub(crate) fn whole(dir: &VariantDir) -> Result<WriterLock, GenerateError> {
+        let path = dir.writer_lock();
+        let mut directory = lock_file(dir, &path)?;
         let taken = with_grace(|| match directory.try_lock() {
             Ok(()) => Ok(Attempt::Taken),
             // Shared holders are units, which do not leave their process id here (what the
@@ -137,12 +137,12 @@ impl WriterLock {
         })?;
         match taken {
             Attempt::Taken => {}
-            Attempt::HeldByUnits => return Err(busy(dir, None)),
-            Attempt::Held(pid) => return Err(busy(dir, pid)),
+            Attempt::HeldByUnits => return Err(busy(dir.path(), None)),
+            Attempt::Held(pid) => return Err(busy(dir.path(), pid)),
         }
         write_pid(&mut directory, &path)?;
         Ok(WriterLock {
-            dir: dir.to_path_buf(),
+            dir: dir.clone(),
             directory,
             unit: None,
         })
@@ -158,23 +158,22 @@ impl WriterLock {
     /// [`GenerateError::Busy`] if a whole run writes there, [`GenerateError::Io`] if a lock
     /// file cannot be made or locked.
     pub(crate) fn unit(
-        dir: &Path,
+        dir: &VariantDir,
         material: Material,
         waiting: &dyn Fn(Option<u32>),
     ) -> Result<WriterLock, GenerateError> {
-        let path = lock_path(dir, "writer.lock");
-        let mut directory = lock_file(dir, "writer.lock")?;
+        let path = dir.writer_lock();
+        let mut directory = lock_file(dir, &path)?;
         let taken = with_grace(|| match directory.try_lock_shared() {
             Ok(()) => Ok(Attempt::Taken),
             Err(TryLockError::WouldBlock) => Ok(Attempt::Held(read_pid(&mut directory))),
             Err(TryLockError::Error(e)) => Err(io(&path, e)),
         })?;
         if let Attempt::Held(pid) = taken {
-            return Err(busy(dir, pid));
+            return Err(busy(dir.path(), pid));
         }
-        let name = format!("{material}.lock");
-        let path = lock_path(dir, &name);
-        let mut unit = lock_file(dir, &name)?;
+        let path = dir.material_lock(material);
+        let mut unit = lock_file(dir, &path)?;
         // No grace here: the holder's id only decorates the message that this unit waits.
         match unit.try_lock() {
             Ok(()) => {}
@@ -186,7 +185,7 @@ impl WriterLock {
         }
         write_pid(&mut unit, &path)?;
         Ok(WriterLock {
-            dir: dir.to_path_buf(),
+            dir: dir.clone(),
             directory,
             unit: Some(unit),
         })
@@ -204,7 +203,7 @@ impl WriterLock {
             return Ok(0);
         }
         let mut removed = 0;
-        for dir in [self.dir.clone(), self.dir.join(WORK_DIR)] {
+        for dir in [self.dir.path().to_path_buf(), self.dir.work_dir()] {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };
@@ -235,15 +234,13 @@ impl Drop for WriterLock {
     }
 }
 
-fn lock_path(dir: &Path, name: &str) -> PathBuf {
-    dir.join(WORK_DIR).join(name)
-}
-
-/// Opens (creating it and its directory if needed) a lock file of the work directory.
-fn lock_file(dir: &Path, name: &str) -> Result<File, GenerateError> {
-    let work = dir.join(WORK_DIR);
+/// Opens (creating it and the work directory if needed) the lock file `path` of the work
+/// directory of `dir`.
+fn lock_file(dir: &VariantDir, path: &Path) -> Result<File, GenerateError> {
+    let work = dir.work_dir();
     // The data directory or the variant's place in it may be a file: say which, not what
     // creating the work directory inside it would say.
+    let dir = dir.path();
     for place in [dir.parent(), Some(dir)].into_iter().flatten() {
         if fs::metadata(place).is_ok_and(|meta| !meta.is_dir()) {
             return Err(io(
@@ -270,17 +267,16 @@ fn lock_file(dir: &Path, name: &str) -> Result<File, GenerateError> {
         _ => {}
     }
     fs::create_dir_all(&work).map_err(|e| io(&work, e))?;
-    let path = work.join(name);
     // Never through a link (the lock's process id would truncate its target) nor on a FIFO.
     rafle_probe::open_regular_with(
-        &path,
+        path,
         OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false),
     )
-    .map_err(|e| io(&path, e))
+    .map_err(|e| io(path, e))
 }
 
 fn write_pid(file: &mut File, path: &Path) -> Result<(), GenerateError> {
@@ -345,6 +341,15 @@ fn io(path: &Path, source: std::io::Error) -> GenerateError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rafle_probe::layout::WORK_DIR;
+    use rafle_probe::{DataDir, Variant};
+
+    /// The Brazilian directory of a table directory `data`: the lock's place, and its path.
+    fn brazilian(data: &Path) -> (VariantDir, PathBuf) {
+        let layout = DataDir::new(data).variant(Variant::Brazilian);
+        let dir = layout.path().to_path_buf();
+        (layout, dir)
+    }
 
     #[test]
     fn temporary_names_differ_and_are_recognised() {
@@ -373,12 +378,12 @@ mod tests {
     #[test]
     fn one_whole_run_at_a_time_and_units_beside_each_other() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("brazilian");
+        let (layout, dir) = brazilian(tmp.path());
         let k = |s: &str| s.parse::<Material>().unwrap();
         let never = |_: Option<u32>| panic!("no unit of this material is being written");
         {
-            let _whole = WriterLock::whole(&dir).unwrap();
-            let err = WriterLock::whole(&dir).unwrap_err();
+            let _whole = WriterLock::whole(&layout).unwrap();
+            let err = WriterLock::whole(&layout).unwrap_err();
             let pid = std::process::id();
             assert!(matches!(err, GenerateError::Busy { pid: Some(p), .. } if p == pid));
             assert_eq!(
@@ -388,11 +393,11 @@ mod tests {
                     dir.display()
                 )
             );
-            assert!(WriterLock::unit(&dir, k("KvK"), &never).is_err());
+            assert!(WriterLock::unit(&layout, k("KvK"), &never).is_err());
         }
-        let kvk = WriterLock::unit(&dir, k("KvK"), &never).unwrap();
-        let _kkvk = WriterLock::unit(&dir, k("KKvK"), &never).unwrap();
-        let err = WriterLock::whole(&dir).unwrap_err();
+        let kvk = WriterLock::unit(&layout, k("KvK"), &never).unwrap();
+        let _kkvk = WriterLock::unit(&layout, k("KKvK"), &never).unwrap();
+        let err = WriterLock::whole(&layout).unwrap_err();
         assert!(
             matches!(err, GenerateError::Busy { pid: None, .. }),
             "{err}"
@@ -400,11 +405,11 @@ mod tests {
         // A second unit of KvK waits, told who holds it, until the first is done.
         let (told, heard) = std::sync::mpsc::channel();
         let second = std::thread::spawn({
-            let dir = dir.clone();
+            let layout = layout.clone();
             move || {
                 let told = std::sync::Mutex::new(told);
                 let waiting = |pid: Option<u32>| told.lock().unwrap().send(pid).unwrap();
-                WriterLock::unit(&dir, k("KvK"), &waiting).map(drop)
+                WriterLock::unit(&layout, k("KvK"), &waiting).map(drop)
             }
         });
         let pid = heard
@@ -420,10 +425,10 @@ mod tests {
     #[test]
     fn a_holder_that_has_not_yet_written_its_id_is_named_once_it_has() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("brazilian");
+        let (layout, _) = brazilian(tmp.path());
         // A holder caught between taking the lock and writing its id, as a second run started
         // at the same moment finds it.
-        let holder = lock_file(&dir, "writer.lock").unwrap();
+        let holder = lock_file(&layout, &layout.writer_lock()).unwrap();
         holder.lock().unwrap();
         let writes = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));
@@ -431,7 +436,7 @@ mod tests {
             write_pid(&mut holder, Path::new("writer.lock")).unwrap();
             holder
         });
-        let err = WriterLock::whole(&dir).unwrap_err();
+        let err = WriterLock::whole(&layout).unwrap_err();
         let pid = std::process::id();
         assert!(
             matches!(err, GenerateError::Busy { pid: Some(p), .. } if p == pid),
@@ -441,7 +446,7 @@ mod tests {
         let holder = writes.join().unwrap();
         holder.set_len(0).unwrap();
         let started = Instant::now();
-        let err = WriterLock::whole(&dir).unwrap_err();
+        let err = WriterLock::whole(&layout).unwrap_err();
         assert!(
             matches!(err, GenerateError::Busy { pid: None, .. }),
             "{err}"
@@ -449,7 +454,7 @@ mod tests {
         assert!(started.elapsed() >= PID_GRACE);
         // Once it lets go, the lock is taken.
         drop(holder);
-        WriterLock::whole(&dir).unwrap();
+        WriterLock::whole(&layout).unwrap();
     }
 
     #[test]
@@ -457,7 +462,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
         fs::write(&data, b"").unwrap();
-        let err = WriterLock::whole(&data.join("brazilian")).unwrap_err();
+        let err = WriterLock::whole(&brazilian(&data).0).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
@@ -470,8 +475,8 @@ mod tests {
     #[test]
     fn only_our_temporary_files_are_removed() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("brazilian");
-        let lock = WriterLock::whole(&dir).unwrap();
+        let (layout, dir) = brazilian(tmp.path());
+        let lock = WriterLock::whole(&layout).unwrap();
         let ours = [
             temporary_path(&dir.join("KvK.wdl")),
             temporary_path(&dir.join(WORK_DIR).join("KvK.packed")),
@@ -496,7 +501,7 @@ mod tests {
     #[test]
     fn locks_never_write_through_a_link() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("brazilian");
+        let (layout, dir) = brazilian(tmp.path());
         let work = dir.join(WORK_DIR);
         fs::create_dir_all(&work).unwrap();
         let target = tmp.path().join("someone else's file");
@@ -509,13 +514,16 @@ mod tests {
             "{}: a symbolic link, not a regular file: remove it",
             work.join("writer.lock").display()
         );
-        assert_eq!(WriterLock::whole(&dir).unwrap_err().to_string(), expected);
-        let err = WriterLock::unit(&dir, kvk, &never).unwrap_err();
+        assert_eq!(
+            WriterLock::whole(&layout).unwrap_err().to_string(),
+            expected
+        );
+        let err = WriterLock::unit(&layout, kvk, &never).unwrap_err();
         assert_eq!(err.to_string(), expected);
         fs::remove_file(work.join("writer.lock")).unwrap();
 
         std::os::unix::fs::symlink(&target, work.join("KvK.lock")).unwrap();
-        let err = WriterLock::unit(&dir, kvk, &never).unwrap_err();
+        let err = WriterLock::unit(&layout, kvk, &never).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
@@ -529,7 +537,7 @@ mod tests {
         fs::remove_dir_all(&work).unwrap();
         std::os::unix::fs::symlink(tmp.path(), &work).unwrap();
         assert_eq!(
-            WriterLock::whole(&dir).unwrap_err().to_string(),
+            WriterLock::whole(&layout).unwrap_err().to_string(),
             format!(
                 "{}: a symbolic link, not a directory: remove it",
                 work.display()
@@ -538,7 +546,7 @@ mod tests {
         fs::remove_file(&work).unwrap();
         fs::write(&work, b"").unwrap();
         assert_eq!(
-            WriterLock::whole(&dir).unwrap_err().to_string(),
+            WriterLock::whole(&layout).unwrap_err().to_string(),
             format!(
                 "{}: not a directory: rafle's work files cannot be kept there",
                 work.display()

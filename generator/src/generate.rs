@@ -8,17 +8,17 @@ use std::path::Path;
 use std::time::Instant;
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{Material, PositionIndex, Table};
+use rafle_probe::{Material, PositionIndex, Table, Tables, WorkFiles};
 use rayon::prelude::*;
 
 use crate::files::WriterLock;
 use crate::load::{load_existing, LoadError};
 use crate::packed::{self, PackedValues};
-use crate::plan::{MaterialPlan, Plan, Tables, LEAST_CACHE_BYTES};
+use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
 use crate::solve::{band_checksum, bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::{Journal, ValuesFile, WorkPaths, BYTES_PER_POSITION};
+use crate::values::{remove_values, Journal, ValuesFile, BYTES_PER_POSITION};
 use crate::write::{write_tables, Writing, Written};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
@@ -79,17 +79,18 @@ pub fn generate(
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<Vec<MaterialSummary>, GenerateError> {
-    let dir = plan.dir.join(plan.variant.name());
+    let layout = plan.layout();
+    let dir = layout.path();
     let lock = match plan.unit {
-        Some(material) => WriterLock::unit(&dir, material, &|pid| {
-            progress.waiting_for_unit(&dir, material, pid);
+        Some(material) => WriterLock::unit(&layout, material, &|pid| {
+            progress.waiting_for_unit(dir, material, pid);
         })?,
-        None => WriterLock::whole(&dir)?,
+        None => WriterLock::whole(&layout)?,
     };
     plan.check_limits_agree()?;
     let removed = lock.remove_leftovers()?;
     if removed > 0 {
-        progress.leftovers_removed(&dir, removed);
+        progress.leftovers_removed(dir, removed);
     }
     progress.variant_started(plan);
     let found: Vec<Found> = plan
@@ -130,7 +131,7 @@ pub fn generate(
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
         store.set_cache_budget(plan.cache_bytes(&index));
-        let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
+        let paths = plan.layout().work_files(m.material, plan.tables);
         let reused = if solved[j] {
             Err(NotReused::Solve(None))
         } else {
@@ -164,7 +165,7 @@ pub fn generate(
             // Nothing reads a raw file an older version left: the packed one replaces it.
             remove(&paths.legacy);
         } else if plan.unit.is_none() {
-            paths.remove_all();
+            remove_values(&paths);
         }
         // A unit leaves the work files of the materials below it alone, needed or not: units
         // running beside it may be about to open them (it checked they were there, then
@@ -178,7 +179,7 @@ pub fn generate(
                 let dep = plan.materials[d].material;
                 store.remove(dep);
                 if plan.unit.is_none() {
-                    WorkPaths::new(&plan.dir, plan.variant, dep, plan.tables).remove_all();
+                    remove_values(&plan.layout().work_files(dep, plan.tables));
                 }
             }
         }
@@ -427,7 +428,7 @@ fn reuse(
     index: &PositionIndex,
     mut counts: Option<Counts>,
     values: Values,
-    paths: &WorkPaths,
+    paths: &WorkFiles,
     store: &Store,
     progress: &dyn Progress,
 ) -> Result<Done, NotReused> {
@@ -494,7 +495,7 @@ fn values_kept(
     m: &MaterialPlan,
     progress: &dyn Progress,
 ) -> Result<bool, GenerateError> {
-    let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
+    let paths = plan.layout().work_files(m.material, plan.tables);
     let identity = plan.packed_identity(m);
     // A unit does not remove a packed file it finds unusable: another unit may have just
     // put a good one in its place. Rebuilding it replaces it by a rename all the same.
@@ -506,7 +507,7 @@ fn values_kept(
 /// Whether a packed file an earlier run left holds this run's values of the material, every
 /// block checked (it was written whole, but may have been damaged since). One that does not
 /// is removed if `removes`.
-fn usable_packed(paths: &WorkPaths, identity: &str, positions: u64, removes: bool) -> bool {
+fn usable_packed(paths: &WorkFiles, identity: &str, positions: u64, removes: bool) -> bool {
     if !paths.packed.exists() {
         return false;
     }
@@ -530,7 +531,7 @@ fn usable_packed(paths: &WorkPaths, identity: &str, positions: u64, removes: boo
 fn adopt_finished(
     plan: &Plan,
     m: &MaterialPlan,
-    paths: &WorkPaths,
+    paths: &WorkFiles,
     identity: &str,
     progress: &dyn Progress,
 ) -> Result<bool, GenerateError> {
@@ -637,7 +638,7 @@ fn solve_material(
     progress: &dyn Progress,
 ) -> Result<Done, GenerateError> {
     let started = Instant::now();
-    let paths = WorkPaths::new(&plan.dir, plan.variant, m.material, plan.tables);
+    let paths = plan.layout().work_files(m.material, plan.tables);
     let (mut journal, resumed) = Journal::open(
         &paths.journal,
         plan.variant,

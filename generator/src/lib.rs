@@ -7,7 +7,9 @@
 //! [`Plan::with_limits`]), and writes zstd-compressed tables that
 //! [`rafle_probe::Tablebase`] reads. [`verify_table`] checks a table against its successors by
 //! forward move generation; a [`Verifier`] does so within a memory budget, for several
-//! materials in a row or for a random sample of positions.
+//! materials in a row or for a random sample of positions. [`VerifyBudget`] shares a whole
+//! check's budget out, and a [`VerifiedRecord`] keeps the materials checked whole, so that a
+//! stopped check starts again where it was.
 //!
 //! ```no_run
 //! use rafle_generator::{generate, NoProgress, Plan};
@@ -39,12 +41,16 @@ mod values;
 mod verify;
 mod write;
 
-pub use error::{human_bytes, GenerateError};
+pub use error::{human_bytes, GenerateError, VerifyError};
 pub use files::{create_temporary, temporary_path, write_replacing};
 pub use generate::{generate, MaterialSummary};
 pub use memory::{available_memory, peak_resident_memory, resident_memory};
-pub use plan::{parse_memory, MaterialPlan, Plan, Tables, UnitState, MAX_PIECES};
+pub use plan::{parse_memory, MaterialPlan, Plan, UnitState, MAX_PIECES};
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
-pub use values::WORK_DIR;
-pub use verify::{verify_table, Verifier, VerifyReport};
+/// Which tables a run writes, and the name of the work directory: the table directory's
+/// layout ([`rafle_probe::layout`]) is the prober's.
+pub use rafle_probe::layout::{Tables, WORK_DIR};
+pub use verify::{
+    check_block_checksums, verify_table, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
+};
 pub use write::COMPRESSION_LEVEL;

@@ -6,10 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{binomial, table_path, Limits, Material, PositionIndex, Table, Variant};
+use rafle_probe::layout::parse_table_name;
+use rafle_probe::{
+    binomial, DataDir, Limits, Material, PositionIndex, Table, Tables, Variant, VariantDir,
+};
 
 use crate::packed::{PackedValues, BLOCK_POSITIONS};
-use crate::values::{packed_identity, WorkPaths, BYTES_PER_POSITION};
+use crate::values::{packed_identity, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::cache::ENTRY_OVERHEAD;
 
@@ -41,35 +44,6 @@ pub struct MaterialPlan {
     /// Bytes the state of its slices solved at once holds, the part of its memory that grows
     /// with its slices.
     pub slices_bytes: u64,
-}
-
-/// Which tables a run writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Tables {
-    /// Win/draw/loss, distance to win and draw-rule tables.
-    #[default]
-    All,
-    /// The win/draw/loss tables alone: the draw rules are not solved, and the distances
-    /// (still found, to order the wins) are not written.
-    Wdl,
-}
-
-impl Tables {
-    /// The kinds of table files a run writes for each material.
-    pub fn kinds(self) -> &'static [TableKind] {
-        match self {
-            Tables::All => &TableKind::ALL,
-            Tables::Wdl => &[TableKind::Wdl],
-        }
-    }
-
-    /// The name used on the command line: `all` or `wdl`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tables::All => "all",
-            Tables::Wdl => "wdl",
-        }
-    }
 }
 
 /// Where a material stands as a unit of work ([`Plan::unit_states`]).
@@ -128,14 +102,15 @@ impl Plan {
                 max: MAX_PIECES,
             });
         }
+        let layout = DataDir::new(dir).variant(variant);
         let mut materials: Vec<MaterialPlan> = Material::all_up_to(variant, max_pieces)
             .into_iter()
             .map(|material| MaterialPlan {
                 material,
                 positions: PositionIndex::count(variant, material),
-                path: table_path(dir, variant, material, TableKind::Wdl),
-                dtw_path: table_path(dir, variant, material, TableKind::Dtw),
-                draw_rules_path: table_path(dir, variant, material, TableKind::DrawRules),
+                path: layout.table(material, TableKind::Wdl),
+                dtw_path: layout.table(material, TableKind::Dtw),
+                draw_rules_path: layout.table(material, TableKind::DrawRules),
                 limits: Limits::fmjd(variant),
                 reads: Vec::new(),
                 solve_bytes: 0,
@@ -245,6 +220,11 @@ impl Plan {
         self
     }
 
+    /// Where the plan's variant keeps its tables and work files.
+    pub fn layout(&self) -> VariantDir {
+        DataDir::new(&self.dir).variant(self.variant)
+    }
+
     /// The most memory the generation will hold: the plan's peak, or the budget if that is
     /// smaller (the cache of decompressed blocks is then kept smaller, and the pages of the
     /// raw work file read are given back whenever the budget is reached).
@@ -269,7 +249,7 @@ impl Plan {
         for j in (0..n).rev() {
             let m = &self.materials[j];
             let tables = kinds.iter().all(|&kind| {
-                let path = table_path(&self.dir, self.variant, m.material, kind);
+                let path = self.layout().table(m.material, kind);
                 Table::open(&path, kind, self.variant, m.material).is_ok_and(|table| {
                     kind != TableKind::DrawRules || table.header().limits == Some(self.limits)
                 })
@@ -291,7 +271,7 @@ impl Plan {
 
     /// Whether the packed work file of `m`'s values in this request is there.
     fn has_packed_values(&self, m: &MaterialPlan) -> bool {
-        let paths = WorkPaths::new(&self.dir, self.variant, m.material, self.tables);
+        let paths = self.layout().work_files(m.material, self.tables);
         PackedValues::open(&paths.packed, &self.packed_identity(m), m.positions).is_ok()
     }
 
@@ -364,7 +344,7 @@ impl Plan {
         if self.unit.is_some() || self.tables == Tables::Wdl {
             return Ok(());
         }
-        let dir = self.dir.join(self.variant.name());
+        let dir = self.layout().path().to_path_buf();
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return Ok(());
         };
@@ -373,10 +353,8 @@ impl Plan {
         let mut kept: Vec<(Material, Limits)> = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name();
-            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".rules")) else {
-                continue;
-            };
-            let Ok(material) = stem.parse::<Material>() else {
+            let Some((material, TableKind::DrawRules)) = name.to_str().and_then(parse_table_name)
+            else {
                 continue;
             };
             if !material.is_canonical() || planned.contains(&material) {

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{table_path, Dtw, Material, RuleClass, RuleValue, Table, Variant};
+use rafle_probe::{Dtw, Material, RuleClass, RuleValue, Table, Tables, Variant};
 
-use crate::plan::{MaterialPlan, Plan, Tables};
-use crate::values::{work_stem, MAX_DISTANCE, WORK_DIR};
+use crate::plan::{MaterialPlan, Plan};
+use crate::values::MAX_DISTANCE;
 use crate::GenerateError;
 
 /// Counts of a solved material.
@@ -106,12 +106,9 @@ impl SummaryFile {
     /// The summary of `m`'s tables in a run writing `tables`.
     pub(crate) fn new(plan: &Plan, m: &MaterialPlan, tables: Tables) -> SummaryFile {
         let (variant, material) = (plan.variant, m.material);
+        let layout = plan.layout();
         SummaryFile {
-            path: plan
-                .dir
-                .join(variant.name())
-                .join(WORK_DIR)
-                .join(format!("{}.summary", work_stem(material, tables))),
+            path: layout.work_files(material, tables).summary,
             identity: format!(
                 "rafle summary 2 {variant} {material} {} {}",
                 m.positions,
@@ -121,7 +118,7 @@ impl SummaryFile {
             tables: tables
                 .kinds()
                 .iter()
-                .map(|&kind| (table_path(&plan.dir, variant, material, kind), kind))
+                .map(|&kind| (layout.table(material, kind), kind))
                 .collect(),
             variant,
             material,

@@ -10,7 +10,7 @@
 //! checksum of the line itself: a resumed run checks every recorded band against the raw file
 //! before it trusts any of it (one read of what was written, cheap next to solving it), and
 //! solves again from the first band that does not match. Once every band is done and its tables are written, the file is packed
-//! into `<material>.packed` (see [`crate::packed`]) if a later material reads it, then removed
+//! into `<material>.packed` (whose format `packed.rs` gives) if a later material reads it, then removed
 //! with the journal; the packed file is removed when the last of its readers is done.
 //!
 //! Layout, for `n` positions in index order: `n` little-endian `u16` (the distance in plies,
@@ -23,13 +23,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use memmap2::{Advice, MmapOptions, MmapRaw};
-use rafle_probe::{Dtw, Limits, Material, RuleValue, Variant};
+use rafle_probe::{Dtw, Limits, Material, RuleValue, Tables, Variant, WorkFiles};
 
-use crate::plan::Tables;
 use crate::GenerateError;
-
-/// The hidden directory of work files, inside a variant's table directory.
-pub const WORK_DIR: &str = ".rafle-work";
 
 /// The distance code of a draw.
 pub(crate) const DRAW: u16 = 0x7fff;
@@ -58,42 +54,11 @@ pub(crate) fn distance(code: u16) -> Dtw {
     }
 }
 
-/// The paths of a material's work files.
-#[derive(Debug, Clone)]
-pub(crate) struct WorkPaths {
-    pub(crate) partial: PathBuf,
-    pub(crate) journal: PathBuf,
-    pub(crate) packed: PathBuf,
-    /// The raw values of a finished material as versions before packed files kept them:
-    /// nothing reads it, it is only removed.
-    pub(crate) legacy: PathBuf,
-}
-
-impl WorkPaths {
-    /// The work files of `material` in a run writing `tables`: a win/draw/loss-only run
-    /// keeps its own, since its rule values are never solved.
-    pub(crate) fn new(
-        dir: &Path,
-        variant: Variant,
-        material: Material,
-        tables: Tables,
-    ) -> WorkPaths {
-        let work = dir.join(variant.name()).join(WORK_DIR);
-        let stem = work_stem(material, tables);
-        WorkPaths {
-            partial: work.join(format!("{stem}.partial")),
-            journal: work.join(format!("{stem}.journal")),
-            packed: work.join(format!("{stem}.packed")),
-            legacy: work.join(format!("{stem}.values")),
-        }
-    }
-
-    /// Removes every work file of the material but its summary: its values are no longer
-    /// read, and whatever a stopped run left of them is of no use.
-    pub(crate) fn remove_all(&self) {
-        for path in [&self.journal, &self.partial, &self.packed, &self.legacy] {
-            let _ = fs::remove_file(path);
-        }
+/// Removes every work file of a material but its summary: its values are no longer read,
+/// and whatever a stopped run left of them is of no use.
+pub(crate) fn remove_values(paths: &WorkFiles) {
+    for path in [&paths.journal, &paths.partial, &paths.packed, &paths.legacy] {
+        let _ = fs::remove_file(path);
     }
 }
 
@@ -110,14 +75,6 @@ pub(crate) fn packed_identity(
         "rafle values {variant} {material} {positions} {limits} {}",
         tables.name()
     )
-}
-
-/// The name work files of `material` start with in a run writing `tables`.
-pub(crate) fn work_stem(material: Material, tables: Tables) -> String {
-    match tables {
-        Tables::All => material.to_string(),
-        Tables::Wdl => format!("{material}.wdl"),
-    }
 }
 
 fn io_error(path: &Path) -> impl Fn(io::Error) -> GenerateError + '_ {
@@ -625,7 +582,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let v = Variant::Brazilian;
         let m: Material = "KKvK".parse().unwrap();
-        let paths = WorkPaths::new(dir.path(), v, m, Tables::All);
+        let paths = rafle_probe::DataDir::new(dir.path())
+            .variant(v)
+            .work_files(m, Tables::All);
         let file = ValuesFile::open(&paths.partial, 10, true).unwrap();
         let written = file.write_range(4, &[3, DRAW | CAPTURE], &[7, 9]).unwrap();
         assert_eq!(file.checksum(4, 2), written);

@@ -42,6 +42,7 @@ mod error;
 mod file;
 pub mod format;
 mod index;
+pub mod layout;
 mod rule_value;
 mod slice_moves;
 pub mod stats;
@@ -64,12 +65,13 @@ pub use dtw::Dtw;
 pub use error::{printable_path, PrintablePath, ProbeError};
 pub use file::{open_regular, open_regular_with, open_table_file};
 pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
+pub use layout::{table_path, DataDir, Tables, VariantDir, WorkFiles};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
 pub use slice_moves::SliceMoves;
 pub use table::Table;
 pub use tablebase::{
-    listing_order, table_path, Line, LineEnd, LineError, MoveValues, Ply, Tablebase,
-    DEFAULT_CACHE_BYTES, MAX_LINE_PLIES, MAX_TABLE_PIECES,
+    listing_order, Line, LineEnd, LineError, MoveValues, Ply, Tablebase, DEFAULT_CACHE_BYTES,
+    MAX_LINE_PLIES, MAX_TABLE_PIECES,
 };
 pub use wdl::Wdl;
 

@@ -15,6 +15,7 @@ pub use moves::{listing_order, MoveValues};
 use crate::cache::{block_key, BlockCache};
 use crate::codec::{read_code, table_orientation, Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use crate::format::TableKind;
+use crate::layout::{parse_table_name, table_path, DataDir};
 use crate::table::Table;
 use crate::{
     Category, Counters, Dtw, Limits, Material, Position, ProbeError, RuleOutcome, RuleValue,
@@ -136,34 +137,29 @@ impl Tablebase {
             for kind in TableKind::ALL {
                 available.insert((kind, variant), BTreeSet::new());
             }
-            let sub = dir.join(variant.name());
-            match std::fs::metadata(&sub) {
+            let sub = DataDir::new(&dir).variant(variant);
+            match std::fs::metadata(sub.path()) {
                 Ok(meta) if meta.is_dir() => {}
                 // A file where a variant's directory belongs is a broken layout, not a
                 // directory without tables of that variant.
                 Ok(_) => {
                     return Err(io(
-                        &sub,
+                        sub.path(),
                         std::io::Error::other("not a directory, where the variant's tables belong"),
                     ))
                 }
                 Err(_) => continue,
             }
-            for entry in std::fs::read_dir(&sub).map_err(|e| io(&sub, e))? {
-                let entry = entry.map_err(|e| io(&sub, e))?;
+            for entry in std::fs::read_dir(sub.path()).map_err(|e| io(sub.path(), e))? {
+                let entry = entry.map_err(|e| io(sub.path(), e))?;
                 let name = entry.file_name();
-                let Some(name) = name.to_str() else { continue };
-                for kind in TableKind::ALL {
-                    let Some(stem) = name.strip_suffix(&format!(".{}", kind.extension())) else {
-                        continue;
-                    };
-                    if let Ok(m) = stem.parse::<Material>() {
-                        if can_be_table(variant, m) {
-                            available.entry((kind, variant)).or_default().insert(m);
-                        } else {
-                            stray.entry(variant).or_default().push(entry.path());
-                        }
-                    }
+                let Some((m, kind)) = name.to_str().and_then(parse_table_name) else {
+                    continue;
+                };
+                if can_be_table(variant, m) {
+                    available.entry((kind, variant)).or_default().insert(m);
+                } else {
+                    stray.entry(variant).or_default().push(entry.path());
                 }
             }
         }
@@ -566,12 +562,6 @@ pub(crate) enum Reading {
     Load,
     /// From the cache only: deep in a search, a probe must not wait for a file.
     CachedOnly,
-}
-
-/// Where a table lives in a table directory: `<dir>/<variant>/<material>.<kind>`.
-pub fn table_path(dir: &Path, variant: Variant, material: Material, kind: TableKind) -> PathBuf {
-    dir.join(variant.name())
-        .join(format!("{material}.{}", kind.extension()))
 }
 
 /// What the headers of a variant's rule tables say about their draw-rule limits.

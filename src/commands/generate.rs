@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
-    generate, human_bytes, parse_memory, peak_resident_memory, GenerateError, MaterialSummary,
-    Plan, Progress, Tables, UNITS_PER_POSITION,
+    generate, human_bytes, parse_memory, peak_resident_memory, MaterialSummary, Plan, Progress,
+    Tables, UNITS_PER_POSITION,
 };
 use rafle_probe::{Limits, Material, Variant};
 
+use super::request::{default_budget, default_pieces, failure, limits_of, parse_tables};
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::{input, other, Failure};
 
@@ -33,7 +34,7 @@ pub struct GenerateArgs {
     /// One unit of work by its name in 'rafle plan', <variant>/<material> (like
     /// brazilian/KKMvK): the same as --variant and --material. A finished unit is checked and
     /// reused; any failure exits non-zero, so a scheduler can retry it.
-    #[arg(long, value_name = "NAME", value_parser = super::plan::parse_unit, conflicts_with_all = ["pieces", "material", "variant"])]
+    #[arg(long, value_name = "NAME", value_parser = super::request::parse_unit, conflicts_with_all = ["pieces", "material", "variant"])]
     unit: Option<(Variant, Material)>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", default_value = "data")]
@@ -61,30 +62,9 @@ pub struct GenerateArgs {
     cluster_stamp: Option<String>,
 }
 
-pub(super) fn parse_tables(text: &str) -> Result<Tables, String> {
-    match text {
-        "all" => Ok(Tables::All),
-        "wdl" => Ok(Tables::Wdl),
-        _ => Err(format!("expected all or wdl, not {text:?}")),
-    }
-}
-
-/// The draw-rule limits of `variant` that `--limits` gives (`text`), the FMJD ones without it.
-pub(super) fn limits_of(variant: Variant, text: Option<&str>) -> Result<Limits, Failure> {
-    match text {
-        Some(text) => Limits::parse(variant, text).map_err(input),
-        None => Ok(Limits::fmjd(variant)),
-    }
-}
-
-/// Pieces generated when `--pieces` is not given: what builds in minutes on a small machine.
-pub(super) fn default_pieces(variant: Variant) -> u32 {
-    u32::from(variant.rules().quick_set_pieces)
-}
-
 pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     if let Some(token) = &args.cluster_stamp {
-        super::slurm::check_stamp(&args.data, token)?;
+        super::cluster_stamp::check_stamp(&args.data, token)?;
     }
     let (choice, material) = match args.unit {
         Some((variant, material)) => (VariantChoice::One(variant), Some(material)),
@@ -117,7 +97,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
                 .map_err(failure)?
                 .with_limits(limits)
                 .with_tables(args.tables);
-            Ok(match args.memory.or_else(super::default_budget) {
+            Ok(match args.memory.or_else(default_budget) {
                 Some(budget) => plan.with_budget(budget),
                 None => plan,
             })
@@ -131,6 +111,9 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
             plan.check_memory(budget).map_err(failure)?;
         }
         plan.check_limits_agree().map_err(failure)?;
+    }
+    if built_unoptimized() {
+        note(UNOPTIMIZED);
     }
     for plan in &plans {
         let what = match (plan.unit, plan.materials.last()) {
@@ -177,17 +160,15 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Running out of memory or asking for too many pieces is the request's fault; anything else
-/// (a full disk, a table that does not read back) is not.
-pub(super) fn failure(err: GenerateError) -> Failure {
-    match err {
-        GenerateError::NotEnoughMemory { .. }
-        | GenerateError::TooManyPieces { .. }
-        | GenerateError::NoSuchMaterial { .. }
-        | GenerateError::MissingTables { .. }
-        | GenerateError::LimitsWouldMix { .. } => input(err),
-        err => other(err),
-    }
+/// What `generate` says when the binary was built without optimizations.
+const UNOPTIMIZED: &str = "rafle: warning: this rafle is built without optimizations and \
+     generates about 10 times slower; build it with 'cargo build --release' or install it with \
+     'cargo install --locked --path .'";
+
+/// Whether this binary was built without optimizations (`cargo build` or `cargo run` without
+/// `--release`), as the build script tells.
+fn built_unoptimized() -> bool {
+    env!("RAFLE_OPT_LEVEL") == "0"
 }
 
 /// A line on stderr for the person watching; a closed stderr is no reason to stop generating.

@@ -1,15 +1,16 @@
 //! The subcommands.
 
+mod cluster_stamp;
 mod generate;
 mod moves;
 mod perft;
 mod plan;
 mod probe;
+mod request;
 mod serve;
 mod show;
 mod slurm;
 mod stats;
-mod verified;
 mod verify;
 
 use clap::{Args, Subcommand};
@@ -133,12 +134,6 @@ pub fn read_fen(variant: Variant, fen: &str) -> Result<Position, Failure> {
 
 /// Opens a table directory and lists the chosen variants that have tables there, failing if
 /// none has.
-/// The default memory budget of `generate` and `verify`: what the machine has free, less a
-/// margin for everything else.
-fn default_budget() -> Option<u64> {
-    rafle_generator::available_memory().map(|free| free.saturating_sub((free / 10).max(512 << 20)))
-}
-
 pub fn open_tables(
     dir: &std::path::Path,
     choice: VariantChoice,

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rafle_generator::{human_bytes, parse_memory, Plan};
-use rafle_probe::{table_path, Material, Variant};
+use rafle_probe::Material;
 use serde::Serialize;
 
-use super::generate::{default_pieces, failure, limits_of, parse_tables};
+use super::request::{default_pieces, failure, limits_of, parse_tables, unit_name};
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::Failure;
 use rafle_generator::{Tables, UnitState};
@@ -101,26 +101,6 @@ struct JsonPlan<'a> {
     units: &'a [Unit],
 }
 
-/// The name of a unit: `<variant>/<material>`.
-pub fn unit_name(variant: Variant, material: Material) -> String {
-    format!("{variant}/{material}")
-}
-
-/// Reads a unit name, `<variant>/<material>`.
-pub fn parse_unit(text: &str) -> Result<(Variant, Material), String> {
-    let shown = rafle_draughts::printable(text);
-    let (variant, material) = text.split_once('/').ok_or_else(|| {
-        format!("unit {shown:?} is not <variant>/<material> (like brazilian/KKMvK)")
-    })?;
-    let variant = variant
-        .parse::<Variant>()
-        .map_err(|e| format!("unit {shown:?}: {e}"))?;
-    let material = material
-        .parse::<Material>()
-        .map_err(|e| format!("unit {shown:?}: {e}"))?;
-    Ok((variant, material))
-}
-
 /// The plans of the chosen variants, as `plan` and `slurm submit` make them.
 pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
     args.variant
@@ -163,7 +143,7 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
             memory_bytes: plan.unit_bytes(j),
             files: kinds
                 .iter()
-                .map(|&kind| table_path(&plan.dir, plan.variant, m.material, kind))
+                .map(|&kind| plan.layout().table(m.material, kind))
                 .collect(),
             finished: states[j] == UnitState::Finished,
             status: match states[j] {
@@ -203,10 +183,12 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
 }
 
 fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<()> {
-    let finished = units.iter().filter(|u| u.finished).count();
+    // Units to repack have finished tables too: a set built up to fewer pieces than the plan
+    // is finished as far as it goes, though its packed values are gone.
+    let finished = units.iter().filter(|u| u.status != "to do").count();
     let repack = units.iter().filter(|u| u.status == "repack").count();
     let repack = if repack > 0 {
-        format!(", {repack} to repack")
+        format!(" ({repack} to repack)")
     } else {
         String::new()
     };
@@ -255,16 +237,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unit_names_read_back() {
-        let (variant, material) = parse_unit("brazilian/KKMvK").unwrap();
-        assert_eq!(variant, Variant::Brazilian);
-        assert_eq!(unit_name(variant, material), "brazilian/KKMvK");
-        for bad in ["KKMvK", "russian/KvK", "brazilian/KxK", "brazilian/", ""] {
-            assert!(parse_unit(bad).is_err(), "{bad}");
-        }
-    }
+    use rafle_probe::Variant;
 
     #[test]
     fn levels_follow_the_needs() {

@@ -9,8 +9,10 @@ use std::process::Command;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use rafle_generator::{write_replacing, Tables};
+use rafle_generator::Tables;
+use rafle_probe::DataDir;
 
+use super::cluster_stamp::stamp_token;
 use super::plan::{plans, units, PlanArgs};
 use crate::output::{input, other, stderr_line, Failure};
 
@@ -70,88 +72,6 @@ pub fn run(command: &SlurmCommand) -> Result<(), Failure> {
     }
 }
 
-/// The stamp `submit` leaves in the data directory; each job checks it holds the token its
-/// command carries, which a directory not shared with the submitting node does not.
-const STAMP: &str = ".rafle-cluster";
-
-/// The token of the data directory's stamp, made (and written, unless `dry_run`) on the first
-/// submission; later submissions keep it, so the jobs still queued stay valid.
-fn stamp_token(data: &Path, dry_run: bool) -> Result<String, Failure> {
-    let path = data.join(STAMP);
-    match read_stamp(&path) {
-        Ok(text) if is_token(text.trim()) => return Ok(text.trim().to_string()),
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(other(anyhow!("cannot read {}: {e}", path.display()))),
-    }
-    let token = format!(
-        "{:016x}{:016x}",
-        rand_u64(),
-        rand_u64() ^ u64::from(std::process::id())
-    );
-    if !dry_run {
-        // Written whole then renamed: a job never reads half a stamp.
-        write_replacing(&path, format!("{token}\n").as_bytes())
-            .map_err(|e| other(anyhow!("cannot write the stamp {e}")))?;
-    }
-    Ok(token)
-}
-
-/// The stamp's text; never read through a link nor waited for on a FIFO (a job would hang
-/// until Slurm kills it).
-fn read_stamp(path: &Path) -> io::Result<String> {
-    io::read_to_string(rafle_probe::open_regular(path)?)
-}
-
-fn is_token(text: &str) -> bool {
-    text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// 64 random bits from the standard library's randomly seeded hasher.
-fn rand_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(0x9e37_79b9_7f4a_7c15);
-    hasher.finish()
-}
-
-/// Checks, in a job, that the data directory holds the stamp of the submission the job
-/// belongs to.
-///
-/// # Errors
-///
-/// A [`Failure`] naming the directory and this node when the stamp is missing or another,
-/// naming the stamp when something that is not a regular file is in its place.
-pub(super) fn check_stamp(data: &Path, token: &str) -> Result<(), Failure> {
-    let path = data.join(STAMP);
-    let found = match read_stamp(&path) {
-        Ok(text) => Some(text),
-        // Something other than a file in the stamp's place is named as such; a directory the
-        // node cannot reach at all is the usual case of a directory not shared.
-        Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
-            return Err(other(anyhow!("cannot read {}: {e}", path.display())))
-        }
-        Err(_) => None,
-    };
-    if found.as_deref().map(str::trim) == Some(token) {
-        return Ok(());
-    }
-    let node = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_else(|_| "this node".to_string());
-    let what = match found {
-        None => "holds no stamp of 'rafle slurm submit'".to_string(),
-        Some(_) => "holds the stamp of another submission".to_string(),
-    };
-    Err(other(anyhow!(
-        "{} on {node} {what} ({} should hold {token}): the data directory is not the one \
-         the jobs were submitted with. It must be on a filesystem shared by every node, at the \
-         same path",
-        data.display(),
-        path.display()
-    )))
-}
-
 /// A job of an earlier submission still in the queue, or one just submitted: its id.
 type JobIds = HashMap<String, String>;
 
@@ -184,7 +104,8 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         }
         Err(e) => return Err(e),
     };
-    let logs = data.join("slurm-logs");
+    let layout = DataDir::new(&data);
+    let logs = layout.slurm_logs();
     if !args.dry_run {
         std::fs::create_dir_all(&logs)
             .map_err(|e| other(anyhow!("cannot create {}: {e}", logs.display())))?;
@@ -202,8 +123,11 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         )?;
         // Written under a temporary name and renamed, as `submit` writes it: a link planted
         // at the stamp is replaced, never written through.
-        let stamp = shell_words(&[data.join(STAMP).display().to_string()]);
-        let template = shell_words(&[data.join(format!("{STAMP}.XXXXXX")).display().to_string()]);
+        let stamp = layout.cluster_stamp();
+        let mut template = stamp.clone().into_os_string();
+        template.push(".XXXXXX");
+        let stamp = shell_words(&[stamp.display().to_string()]);
+        let template = shell_words(&[Path::new(&template).display().to_string()]);
         writeln!(
             out,
             "t=$(mktemp {template}) && printf '%s\\n' {token} > \"$t\" && mv -fT \"$t\" {stamp}"
@@ -320,9 +244,8 @@ impl JobParts<'_> {
         // Slurm counts memory in MiB; a tenth more than planned leaves room for what the plan
         // does not see (the binary, libc) before a cgroup limit kills the job.
         let mem_mib = (memory + memory / 10).div_ceil(1 << 20);
-        let log = self
-            .data
-            .join("slurm-logs")
+        let log = DataDir::new(self.data)
+            .slurm_logs()
             .join(format!("{}-%j.log", name.replace('/', "-")));
         let mut sbatch = vec![
             "--parsable".to_string(),
@@ -393,7 +316,7 @@ fn unit_command(name: &str) -> Vec<String> {
 
 /// Whether the variant's work directory still holds packed values units kept for each other.
 fn work_files_left(data: &Path, variant: rafle_probe::Variant) -> bool {
-    let work = data.join(variant.name()).join(rafle_generator::WORK_DIR);
+    let work = DataDir::new(data).variant(variant).work_dir();
     std::fs::read_dir(work).is_ok_and(|entries| {
         entries
             .flatten()

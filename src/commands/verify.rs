@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rafle_generator::{human_bytes, parse_memory, Verifier, VerifyReport};
-use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant, DEFAULT_CACHE_BYTES};
+use rafle_generator::{
+    check_block_checksums, parse_memory, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
+};
+use rafle_probe::layout::VERIFY_RECORD;
+use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
 
-use super::verified::{self, Verified};
 use super::{parse_variant_choice, VariantChoice};
-use crate::output::Failure;
+use crate::output::{other, Failure};
 
 #[derive(Debug, Args)]
 #[command(after_long_help = AFTER_HELP)]
@@ -65,8 +67,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     if args.sample.is_none() {
         give_back_dropped_pages();
     }
-    let budget = args.memory.or_else(super::default_budget);
-    let spending = Spending::of(budget, rayon::current_num_threads());
+    let budget = args.memory.or_else(super::request::default_budget);
+    let spending = VerifyBudget::of(budget, rayon::current_num_threads());
     drop(listed);
     let tables = Tablebase::open_with_cache(&args.data, spending.probe_cache as usize)
         .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
@@ -80,7 +82,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         let notes = work
             .iter()
             .map(|w| spending.check(&tables, w.variant, &w.todo, w.before.len()))
-            .collect::<Result<Vec<Option<String>>, Failure>>()?;
+            .collect::<Result<Vec<Option<String>>, _>>()
+            .map_err(other)?;
         for line in notes.iter().flatten() {
             let _ = writeln!(io::stderr(), "{line}");
         }
@@ -117,11 +120,11 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
             missing += 1;
         }
         for material in before {
-            let text = match verified::check_checksums(&tables, variant, material) {
+            let text = match check_block_checksums(&tables, variant, material) {
                 Ok(()) => format!(
                     "{variant} {material} {} positions ok (checked before, as {} records)\n",
                     PositionIndex::count(variant, material),
-                    verified::FILE_NAME
+                    VERIFY_RECORD
                 ),
                 Err(err) => {
                     failed += 1;
@@ -186,7 +189,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
             None => verifier.verify_each(&present, &advance, &mut done),
         }
         written?;
-        recorded.map_err(Failure::Other)?;
+        recorded.map_err(other)?;
     }
     bar.finish_and_clear();
     let mut problems = Vec::new();
@@ -212,7 +215,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
 struct Work {
     variant: Variant,
     /// The record of materials checked, with `--resume`.
-    record: Option<Verified>,
+    record: Option<VerifiedRecord>,
     /// The stamp of each material to check whose tables could be stamped, for the record.
     stamps: HashMap<Material, String>,
     /// Materials the record holds with the same tables: only their checksums are checked.
@@ -236,8 +239,8 @@ impl Work {
             work.todo = present;
             return Ok(work);
         }
-        let record = Verified::open(dir, variant).map_err(Failure::Other)?;
-        let all = verified::stamps(tables, variant, &present);
+        let record = VerifiedRecord::open(dir, variant).map_err(other)?;
+        let all = VerifiedRecord::stamps(tables, variant, &present);
         for (material, stamp) in present.into_iter().zip(all) {
             match stamp {
                 Some(stamp) if record.holds(material, &stamp) => work.before.push(material),
@@ -251,130 +254,6 @@ impl Work {
         }
         work.record = Some(record);
         Ok(work)
-    }
-}
-
-/// Memory a full check holds besides its decoded pages and the probe's block cache: the
-/// program, the tables' headers and block indices, and the pages of the table files read
-/// between two times they are given back.
-const REST: u64 = 128 << 20;
-
-/// Memory each thread holds of positions resolved through the probe (about 3 MiB).
-const PER_THREAD: u64 = 4 << 20;
-
-/// How a full check spends its memory budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Spending {
-    /// The whole budget, if there is one (without, the free memory is unknown).
-    budget: Option<u64>,
-    /// The probe's block cache, for the successors no page holds (a promotion whose
-    /// material's pages are gone).
-    probe_cache: u64,
-    /// What the process holds besides the pages and the probe's cache.
-    rest: u64,
-    /// The most bytes of decoded pages kept between steps.
-    pages: u64,
-    /// Resident memory past which the mapped table files' pages are given back.
-    release_at: u64,
-}
-
-impl Spending {
-    /// The spending of `budget` (none: the default page budget) with `threads` threads.
-    fn of(budget: Option<u64>, threads: usize) -> Spending {
-        let rest = REST + threads as u64 * PER_THREAD;
-        let Some(budget) = budget else {
-            return Spending {
-                budget,
-                probe_cache: DEFAULT_CACHE_BYTES as u64,
-                rest,
-                pages: Verifier::DEFAULT_MEMORY as u64,
-                release_at: u64::MAX,
-            };
-        };
-        // The probe's cache serves few positions: a sixteenth of the budget is plenty.
-        let probe_cache = (budget / 16).min(DEFAULT_CACHE_BYTES as u64);
-        Spending {
-            budget: Some(budget),
-            probe_cache,
-            rest,
-            pages: budget.saturating_sub(probe_cache + rest),
-            // The rest is left for what a step reads and decodes between two looks at the
-            // process's memory (every 100 ms): half of it was not enough for the international
-            // up to 6 check, which went 96 MiB past that mark within one.
-            release_at: budget.saturating_sub(rest),
-        }
-    }
-
-    /// The line saying how the budget is spent on checking `materials` of the `variant`
-    /// tables of `tables` (none if there are none to check), or why it is too small: a check
-    /// holds at least the largest working set of its materials (a material of kings alone is
-    /// decoded whole, whatever the budget), with the rest. `before` materials were checked
-    /// before (`--resume`) and are not checked again.
-    fn check(
-        &self,
-        tables: &Tablebase,
-        variant: Variant,
-        materials: &[Material],
-        before: usize,
-    ) -> Result<Option<String>, Failure> {
-        let verifier = Verifier::new(tables, variant);
-        // The largest, the first of equals: materials with men all count a window's.
-        let Some((largest, material)) = materials
-            .iter()
-            .map(|&m| (verifier.least_memory(m) as u64, m))
-            .reduce(|a, b| if b.0 > a.0 { b } else { a })
-        else {
-            return Ok((before > 0).then(|| {
-                format!(
-                    "{variant}: all {before} materials checked before, as {} records",
-                    verified::FILE_NAME
-                )
-            }));
-        };
-        let working_set = match material.men() {
-            0 => format!("{material} decoded whole"),
-            _ => "a window's".to_string(),
-        };
-        let positions: u64 = materials
-            .iter()
-            .map(|&m| PositionIndex::count(variant, m))
-            .sum();
-        let count = match materials.len() {
-            1 => "1 material".to_string(),
-            n => format!("{n} materials"),
-        };
-        let to_check = match before {
-            0 => format!("{variant}: {count}, {positions} positions"),
-            _ => format!(
-                "{variant}: {count} to check, {positions} positions ({before} checked before)"
-            ),
-        };
-        let Some(budget) = self.budget else {
-            return Ok(Some(format!(
-                "{to_check}, {} of decoded tables kept (the free memory is unknown)",
-                human_bytes(self.pages),
-            )));
-        };
-        let least = largest + self.probe_cache + self.rest;
-        if budget < least {
-            let what = match material.men() {
-                0 => "is checked whole, with the materials its captures reach",
-                _ => "is checked a window at a time",
-            };
-            return Err(Failure::Other(anyhow!(
-                "{variant} {material} {what}: it needs {} of memory at least, but the budget \
-                 is {} (--memory)",
-                human_bytes(least),
-                human_bytes(budget)
-            )));
-        }
-        Ok(Some(format!(
-            "{to_check}, memory budget {} ({} of decoded tables; the largest working set {}, \
-             {working_set})",
-            human_bytes(budget),
-            human_bytes(self.pages),
-            human_bytes(largest)
-        )))
     }
 }
 

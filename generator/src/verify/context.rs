@@ -88,7 +88,10 @@ impl<'a> Context<'a> {
         let limits = tables
             .limits(variant)?
             .ok_or_else(|| ProbeError::Corrupted {
-                path: tables.dir().join(variant.name()),
+                path: rafle_probe::DataDir::new(tables.dir())
+                    .variant(variant)
+                    .path()
+                    .to_path_buf(),
                 reason: "a rule table without limits".to_string(),
             })?;
         let mut wanted = match closure {

@@ -7,16 +7,23 @@
 //! position found in pages by their index (`context`, `walker`, `rank`), or resolved through
 //! the probe's rules where no page holds them (`outside`). The sampled check
 //! ([`Verifier::verify_sample`]) looks at a few random positions, their successors probed
-//! (`sample`). Both compare a position with its successors the same way (`part`).
+//! (`sample`). Both compare a position with its successors the same way (`part`). How a check
+//! spends its memory budget is [`VerifyBudget`] (`budget`); the record of materials checked
+//! whole that a stopped check resumes from is [`VerifiedRecord`] (`resume`).
 
+mod budget;
 mod context;
 mod full;
 mod outside;
 mod pages;
 mod part;
 mod rank;
+mod resume;
 mod sample;
 mod walker;
+
+pub use budget::VerifyBudget;
+pub use resume::{check_block_checksums, VerifiedRecord};
 
 use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
 

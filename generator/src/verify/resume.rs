@@ -2,7 +2,8 @@
 //! so that a check of a large set (hours) stopped at any point starts again at the first
 //! material not recorded instead of from scratch.
 //!
-//! The record is `DIR/<variant>/.rafle-verified`, a line a material appended (and synced) as
+//! The record is `DIR/<variant>/.rafle-verified` ([`rafle_probe::VariantDir::verify_record`]),
+//! a line a material appended (and synced) as
 //! soon as it passes: the material, then for each of its three tables the file's length and
 //! [fingerprint](rafle_probe::Table::fingerprint), which covers every block's checksum, then a
 //! checksum of the same for every material before it in dependency order (those its moves
@@ -17,35 +18,32 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
-use rafle_probe::{Material, ProbeError, Tablebase, Variant};
+use rafle_probe::{DataDir, Material, ProbeError, Tablebase, Variant};
 
-/// The name of the record, in a variant's table directory.
-pub const FILE_NAME: &str = ".rafle-verified";
+use crate::VerifyError;
 
 /// The record of one variant's checked materials, open for appending.
 #[derive(Debug)]
-pub struct Verified {
+pub struct VerifiedRecord {
     path: PathBuf,
     file: File,
     /// Each recorded material's stamp (the last line of a material counts).
     stamps: HashMap<Material, String>,
 }
 
-impl Verified {
+impl VerifiedRecord {
     /// Reads the record of `variant` in the table directory `dir` (none yet: an empty one) and
     /// opens it for appending.
     ///
     /// # Errors
     ///
-    /// If the record cannot be read, or created or opened for appending (a read-only
-    /// directory): the message names the file.
-    pub fn open(dir: &Path, variant: Variant) -> anyhow::Result<Verified> {
-        let path = dir.join(variant.name()).join(FILE_NAME);
-        let context = |e: io::Error| {
-            anyhow::anyhow!(
-                "cannot keep the record of checked materials in {} (--resume writes it): {e}",
-                path.display()
-            )
+    /// [`VerifyError::Record`] if the record cannot be read, or created or opened for
+    /// appending (a read-only directory, a link or a FIFO in its place).
+    pub fn open(dir: &Path, variant: Variant) -> Result<VerifiedRecord, VerifyError> {
+        let path = DataDir::new(dir).variant(variant).verify_record();
+        let context = |source: io::Error| VerifyError::Record {
+            path: path.clone(),
+            source,
         };
         // Read and appended through one descriptor, opened never through a link (the records
         // would be appended to its target) nor waiting on a FIFO.
@@ -69,7 +67,35 @@ impl Verified {
         if !text.is_empty() && !text.ends_with('\n') {
             file.write_all(b"\n").map_err(context)?;
         }
-        Ok(Verified { path, file, stamps })
+        Ok(VerifiedRecord { path, file, stamps })
+    }
+
+    /// The stamp of each of `materials` (given in dependency order, as [`Tablebase::materials`]
+    /// lists them): its tables' own (`kind:length:fingerprint` for each), then `after:` and a
+    /// checksum of the own stamps of the materials before it. `None` for a material whose tables cannot be opened; the
+    /// materials after it then have stamps that match no record.
+    pub fn stamps(
+        tables: &Tablebase,
+        variant: Variant,
+        materials: &[Material],
+    ) -> Vec<Option<String>> {
+        let mut before = crc32fast::Hasher::new();
+        materials
+            .iter()
+            .map(|&material| {
+                let prior = before.clone().finalize();
+                match own_stamp(tables, variant, material) {
+                    Ok(own) => {
+                        before.update(format!("{material} {own}\n").as_bytes());
+                        Some(format!("{own} after:{prior:08x}"))
+                    }
+                    Err(_) => {
+                        before.update(format!("{material} unreadable\n").as_bytes());
+                        None
+                    }
+                }
+            })
+            .collect()
     }
 
     /// Whether `material` was checked whole with the tables whose stamp is `stamp`.
@@ -82,43 +108,21 @@ impl Verified {
     ///
     /// # Errors
     ///
-    /// If the line cannot be written and synced: the message names the file.
-    pub fn record(&mut self, material: Material, stamp: &str) -> anyhow::Result<()> {
+    /// [`VerifyError::Recording`] if the line cannot be written and synced.
+    pub fn record(&mut self, material: Material, stamp: &str) -> Result<(), VerifyError> {
         // One write of the whole line, so that lines of two runs never interleave.
         let line = format!("{material} {stamp}\n");
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.sync_data())
-            .map_err(|e| {
-                anyhow::anyhow!("cannot record {material} in {}: {e}", self.path.display())
+            .map_err(|source| VerifyError::Recording {
+                material,
+                path: self.path.clone(),
+                source,
             })?;
         self.stamps.insert(material, stamp.to_string());
         Ok(())
     }
-}
-
-/// The stamp of each of `materials` (given in dependency order, as [`Tablebase::materials`]
-/// lists them): its tables' own ([`own_stamp`]), then `after:` and a checksum of the own stamps
-/// of the materials before it. `None` for a material whose tables cannot be opened; the
-/// materials after it then have stamps that match no record.
-pub fn stamps(tables: &Tablebase, variant: Variant, materials: &[Material]) -> Vec<Option<String>> {
-    let mut before = crc32fast::Hasher::new();
-    materials
-        .iter()
-        .map(|&material| {
-            let prior = before.clone().finalize();
-            match own_stamp(tables, variant, material) {
-                Ok(own) => {
-                    before.update(format!("{material} {own}\n").as_bytes());
-                    Some(format!("{own} after:{prior:08x}"))
-                }
-                Err(_) => {
-                    before.update(format!("{material} unreadable\n").as_bytes());
-                    None
-                }
-            }
-        })
-        .collect()
 }
 
 /// The stamp of a material's three tables: `kind:length:fingerprint` for each, space apart.
@@ -149,7 +153,7 @@ fn own_stamp(
 /// # Errors
 ///
 /// The first [`ProbeError`] met.
-pub fn check_checksums(
+pub fn check_block_checksums(
     tables: &Tablebase,
     variant: Variant,
     material: Material,
@@ -159,7 +163,7 @@ pub fn check_checksums(
         .try_for_each(|&kind| tables.table_of(kind, variant, material)?.check_checksums())
 }
 
-/// Whether a recorded stamp has the shape [`stamps`] gives (a line cut short does not).
+/// Whether a recorded stamp has the shape [`VerifiedRecord::stamps`] gives (a line cut short does not).
 fn well_formed(stamp: &str) -> bool {
     let fields: Vec<&str> = stamp.split(' ').collect();
     let Some((after, own)) = fields.split_last() else {
@@ -212,14 +216,14 @@ mod tests {
 
     #[test]
     fn a_record_survives_reopening_and_the_last_line_of_a_material_counts() {
-        let dir = std::env::temp_dir().join(format!("rafle-verified-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         fs::create_dir_all(dir.join("brazilian")).unwrap();
         let kk: Material = "KKvK".parse().unwrap();
         let km: Material = "KMvK".parse().unwrap();
         let other = STAMP.replace("0a1b2c3d", "0a1b2c3e");
         {
-            let mut v = Verified::open(&dir, Variant::Brazilian).unwrap();
+            let mut v = VerifiedRecord::open(dir, Variant::Brazilian).unwrap();
             assert!(!v.holds(kk, STAMP));
             v.record(kk, STAMP).unwrap();
             v.record(km, STAMP).unwrap();
@@ -227,11 +231,11 @@ mod tests {
             assert!(v.holds(kk, STAMP));
         }
         // A line cut short at the end, as a stop during a write leaves it.
-        let path = dir.join("brazilian").join(FILE_NAME);
+        let path = dir.join("brazilian").join(".rafle-verified");
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(b"KKvK wdl:14").unwrap();
         drop(file);
-        let mut v = Verified::open(&dir, Variant::Brazilian).unwrap();
+        let mut v = VerifiedRecord::open(dir, Variant::Brazilian).unwrap();
         assert!(v.holds(kk, STAMP));
         assert!(!v.holds(km, STAMP));
         assert!(v.holds(km, &other));
@@ -239,10 +243,9 @@ mod tests {
         // The next record after the cut line stands on a line of its own.
         v.record(kk, &other).unwrap();
         drop(v);
-        let v = Verified::open(&dir, Variant::Brazilian).unwrap();
+        let v = VerifiedRecord::open(dir, Variant::Brazilian).unwrap();
         assert!(v.holds(kk, &other));
-        assert!(Verified::open(&dir, Variant::International).is_err());
-        fs::remove_dir_all(&dir).unwrap();
+        assert!(VerifiedRecord::open(dir, Variant::International).is_err());
     }
 
     #[cfg(unix)]
@@ -251,11 +254,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let variant = dir.path().join("brazilian");
         fs::create_dir_all(&variant).unwrap();
-        let record = variant.join(FILE_NAME);
+        let record = variant.join(".rafle-verified");
         let target = dir.path().join("someone else's file");
         fs::write(&target, b"theirs").unwrap();
         std::os::unix::fs::symlink(&target, &record).unwrap();
-        let err = Verified::open(dir.path(), Variant::Brazilian).unwrap_err();
+        let err = VerifiedRecord::open(dir.path(), Variant::Brazilian).unwrap_err();
         assert_eq!(
             err.to_string(),
             format!(
@@ -272,7 +275,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(made.success());
-        let err = Verified::open(dir.path(), Variant::Brazilian).unwrap_err();
+        let err = VerifiedRecord::open(dir.path(), Variant::Brazilian).unwrap_err();
         assert!(
             err.to_string()
                 .ends_with(": a FIFO, not a regular file: remove it"),
