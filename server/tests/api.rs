@@ -821,15 +821,19 @@ async fn answers_agree_with_the_json_of_rafle_probe() {
     let tables = Tablebase::open(tables_dir()).unwrap();
     let app = app();
     let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2:BK28").unwrap();
-    let options = rafle_server::Options {
+    let options = rafle_probe::answer::Options {
         counters: Some(Counters {
             king_plies: 0,
             category_plies: 2,
         }),
         line: true,
     };
-    let answer = rafle_server::Answer::probe(&tables, &pos, options).unwrap();
-    let cli = serde_json::to_value(answer.cli_json("W:WK1,K2:BK28")).unwrap();
+    let answer = rafle_probe::Answer::probe(&tables, &pos, options).unwrap();
+    let cli = serde_json::to_value(rafle_probe::answer::json::JsonAnswer::for_cli(
+        &answer,
+        "W:WK1,K2:BK28",
+    ))
+    .unwrap();
     let api = ok(
         &app,
         "/api/v1/brazilian/line?fen=W:WK1,K2:BK28&counters=0,2",

@@ -2,20 +2,20 @@
 //! draw-rule class and count (FMJD 6.2–6.4), the result under live counters, and the game to
 //! its end with best play.
 
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
+use rafle_probe::answer::json::{JsonAnswer, JsonError};
+use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
     printable, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
     Tablebase, Wdl,
 };
-use rafle_server::json::JsonError;
-use rafle_server::{rule_limits, Answer, AnswerError, Options};
 use serde::Serialize;
 
-use super::{read_fen, VariantArg};
+use super::VariantArg;
 use crate::output::{input, other, Failure};
 
 /// The long help of `rafle probe`: the output formats.
@@ -135,9 +135,17 @@ fn probe_failure(err: AnswerError) -> Failure {
 }
 
 pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
-    let tables = Tablebase::open(&args.data)
-        .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
-    let variant = args.variant.variant;
+    let variant = args.variant.variant();
+    // A single FEN is read before the tables are looked for: a malformed one is the user's to
+    // fix whatever the directory holds.
+    let single = match args.fens.as_slice() {
+        [fen] => Some((fen, args.variant.read_fen(fen)?)),
+        _ => None,
+    };
+    let tables = super::open_table_dir(&args.data, rafle_probe::DEFAULT_CACHE_BYTES)?;
+    if tables.materials(variant).is_empty() {
+        return Err(super::no_tables(&args.data, Some(variant)));
+    }
     match rule_limits(&tables, variant, args.counters.is_some() || args.line) {
         Ok(_) => {}
         Err(AnswerError::NoRuleTables { dir, .. }) => {
@@ -158,8 +166,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         },
     };
     let mut out = BufWriter::new(io::stdout().lock());
-    if let [fen] = args.fens.as_slice() {
-        let pos = read_fen(variant, fen)?;
+    if let Some((fen, pos)) = single {
         let answer = probe.answer(&pos).map_err(probe_failure)?;
         write_answer(&mut out, fen, &answer, args.json)?;
         out.flush()?;
@@ -170,9 +177,16 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         probe: &probe,
         probed: 0,
         failed: 0,
+        noted: false,
     };
     if args.fens.is_empty() {
         let mut stdin = io::stdin().lock();
+        if stdin.is_terminal() {
+            // Otherwise a user who forgot the FEN sees a command that seems to hang.
+            crate::output::stderr_line!(
+                "rafle probe: reading FENs from standard input, one a line (Ctrl-D to end)"
+            );
+        }
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -211,12 +225,18 @@ struct Batch<'a> {
     probe: &'a Probe<'a>,
     probed: usize,
     failed: usize,
+    /// Whether a FEN of both variants, read in the default one, has been noted on stderr:
+    /// once a run, not once a line of a long batch.
+    noted: bool,
 }
 
 impl Batch<'_> {
     fn one(&mut self, out: &mut impl Write, fen: &str) -> io::Result<()> {
         self.probed += 1;
-        let answer = Position::from_fen(self.args.variant.variant, fen)
+        if !self.noted {
+            self.noted = self.args.variant.note_if_ambiguous(fen);
+        }
+        let answer = Position::from_fen(self.args.variant.variant(), fen)
             .map_err(|e| e.to_string())
             .and_then(|pos| {
                 self.probe
@@ -252,13 +272,15 @@ impl Probe<'_> {
 
 fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) -> io::Result<()> {
     if json {
-        return write_json(out, &answer.cli_json(fen));
+        return write_json(out, &JsonAnswer::for_cli(answer, fen));
     }
+    // The variant first, as in JSON: the same FEN is a position of either board.
+    let variant = answer.variant();
     // The command line answers only positions the tables cover.
     let Some(values) = answer.values else {
         return writeln!(
             out,
-            "{} unknown: more pieces than the tables cover",
+            "{variant} {} unknown: more pieces than the tables cover",
             printable(fen)
         );
     };
@@ -283,7 +305,12 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             )
         }
     };
-    writeln!(out, "{} {}; {rules}", printable(fen), describe(values.dtw))?;
+    writeln!(
+        out,
+        "{variant} {} {}; {rules}",
+        printable(fen),
+        describe(values.dtw)
+    )?;
     let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);
     for m in &answer.moves {
         let Some(after) = m.values else { continue };

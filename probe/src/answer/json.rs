@@ -1,19 +1,22 @@
 //! The JSON of an [`Answer`]: the objects `rafle probe --json` prints, and the API's, which
-//! add fields to the same objects (the field names and values are the contract of docs/api.md).
+//! add fields to the same objects (the field names and values are the contract of
+//! docs/cli.md and docs/api.md). Only with the crate's `json` feature.
 
 use std::borrow::Cow;
 
-use rafle_probe::{Category, Square};
 use serde::Serialize;
 
-use crate::answer::{category, Answer, MoveAnswer, UNKNOWN};
+use super::{category, line_positions, Answer, MoveAnswer, UNKNOWN};
+use crate::{Category, Color, Square};
 
 /// A position's answer in JSON: serialize it (`serde_json::to_writer`). Fields the command
 /// line leaves out are skipped; a value the tables cannot give is `null`.
+///
+/// The variant comes first, in both forms: a reader knows which board the rest is about
+/// before it reads a square.
 #[derive(Debug, Serialize)]
 pub struct JsonAnswer<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    variant: Option<&'static str>,
+    variant: &'static str,
     fen: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     turn: Option<&'static str>,
@@ -99,14 +102,27 @@ pub struct JsonError<'a> {
     pub error: String,
 }
 
+impl<'a> JsonAnswer<'a> {
+    /// The answer as `rafle probe --json` prints it, `fen` being the FEN as given.
+    pub fn for_cli(answer: &'a Answer, fen: &'a str) -> JsonAnswer<'a> {
+        json_answer(answer, fen.into(), false)
+    }
+
+    /// The answer as the API sends it: the normalised FEN, whose turn it is, whether the game
+    /// is over, the category, the piece counts, and each move's squares, FEN and category.
+    pub fn for_api(answer: &'a Answer) -> JsonAnswer<'a> {
+        json_answer(answer, answer.position.to_fen().into(), true)
+    }
+}
+
 /// The JSON of `answer` with `fen` as its FEN; `api` adds the API's fields.
-pub(crate) fn answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> JsonAnswer<'a> {
+fn json_answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> JsonAnswer<'a> {
     let pos = &answer.position;
     let values = answer.values.as_ref();
     let rules = values.and_then(|v| v.rules.as_ref());
     let line = answer.line.as_ref().map(|line| {
         let after = if api {
-            crate::answer::line_positions(pos, &line.plies)
+            line_positions(pos, &line.plies)
         } else {
             Vec::new()
         };
@@ -126,7 +142,7 @@ pub(crate) fn answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> Js
             .collect()
     });
     JsonAnswer {
-        variant: api.then(|| pos.variant().name()),
+        variant: pos.variant().name(),
         fen,
         turn: api.then(|| turn_name(pos.turn())),
         game_over: api.then(|| pos.game_over().is_some()),
@@ -180,9 +196,9 @@ fn json_move(m: &MoveAnswer, api: bool) -> JsonMove<'_> {
 }
 
 /// `"white"` or `"black"`.
-fn turn_name(color: rafle_probe::Color) -> &'static str {
+fn turn_name(color: Color) -> &'static str {
     match color {
-        rafle_probe::Color::White => "white",
-        rafle_probe::Color::Black => "black",
+        Color::White => "white",
+        Color::Black => "black",
     }
 }
