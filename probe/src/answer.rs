@@ -421,3 +421,85 @@ pub fn line_positions<'a>(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brazilian tables up to 2 pieces, every kind, in a directory of their own.
+    pub(super) fn brazilian_two() -> (tempfile::TempDir, Tablebase) {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = rafle_generator::Plan::new(Variant::Brazilian, 2, dir.path()).unwrap();
+        rafle_generator::generate(&plan, &rafle_generator::NoProgress).unwrap();
+        let tables = Tablebase::open(dir.path()).unwrap();
+        (dir, tables)
+    }
+
+    fn brazilian(fen: &str) -> Position {
+        Position::from_fen(Variant::Brazilian, fen).unwrap()
+    }
+
+    #[test]
+    fn a_finished_game_has_no_moves() {
+        let (_dir, tables) = brazilian_two();
+        // White's man could still move on the board, but Black has no piece: the game is over.
+        let over = brazilian("W:W28:B");
+        assert!(
+            !over.legal_moves().is_empty(),
+            "the generator gives it moves"
+        );
+        let options = Options {
+            counters: None,
+            line: true,
+        };
+        let answer = Answer::probe(&tables, &over, options).unwrap();
+        assert!(answer.game_over());
+        assert!(answer.moves.is_empty(), "{:?}", answer.moves);
+        assert_eq!(answer.values.unwrap().wdl, Wdl::Win);
+        assert!(answer.line.unwrap().plies.is_empty());
+        // Past the tables' reach too (three pieces against two-piece tables).
+        let unknown = Answer::unknown(&tables, &brazilian("B:W28,K1,K2:B"), None);
+        assert!(unknown.game_over() && unknown.moves.is_empty());
+        // A game under way keeps its moves, with and without values.
+        let live = brazilian("W:W28:B1");
+        let answer = Answer::probe(&tables, &live, Options::default()).unwrap();
+        assert!(!answer.game_over());
+        assert_eq!(answer.moves.len(), live.legal_moves().len());
+        let unknown = Answer::unknown(&tables, &brazilian("W:W28,K1:B5"), None);
+        assert!(!unknown.moves.is_empty());
+    }
+
+    #[test]
+    fn an_answer_names_the_variant_it_was_read_in() {
+        let (_dir, tables) = brazilian_two();
+        let answer = Answer::probe(&tables, &brazilian("W:WK1:BK28"), Options::default()).unwrap();
+        assert_eq!(answer.variant(), Variant::Brazilian);
+        let international = Position::from_fen(Variant::International, "W:WK1:BK28").unwrap();
+        let answer = Answer::unknown(&tables, &international, None);
+        assert_eq!(answer.variant(), Variant::International);
+    }
+
+    #[test]
+    fn counters_without_rule_tables_are_refused_naming_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = rafle_generator::Plan::new(Variant::Brazilian, 2, dir.path()).unwrap();
+        rafle_generator::generate(&plan, &rafle_generator::NoProgress).unwrap();
+        for rules in std::fs::read_dir(dir.path().join("brazilian")).unwrap() {
+            let path = rules.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rules") {
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+        let tables = Tablebase::open(dir.path()).unwrap();
+        assert!(rule_limits(&tables, Variant::Brazilian, false)
+            .unwrap()
+            .is_none());
+        let err = rule_limits(&tables, Variant::Brazilian, true).unwrap_err();
+        assert!(
+            matches!(&err, AnswerError::NoRuleTables { variant: Variant::Brazilian, dir: d }
+                if d == &dir.path().join("brazilian")),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("no brazilian rule table"), "{err}");
+    }
+}

@@ -23,7 +23,7 @@ pub const LONG_ABOUT: &str = "\
 Look positions up in the tables: their value and every legal move's, with and without the
 FMJD draw rules 6.2-6.4.
 
-Text output, per position: the FEN, its value for the side to move (win, draw or loss) and
+Text output, per position: the variant it was read in, the FEN, its value for the side to move (win, draw or loss) and
 the distance to the end of the game with best play (the winner hurrying, the loser holding
 out) in plies and in moves; then the rule whose counter is live in the position (6.2, or the
 endgame rules 6.3 and 6.4), the position's class under the draw rules with fresh counters
@@ -34,7 +34,7 @@ rules, then its class and count under the rules (counted from the position befor
 the moves that keep a win show \"win\".
 
   $ rafle probe --variant brazilian B:W29:B25,22
-  B:W29:B25,22 win in 3 plies (2 moves); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)
+  brazilian B:W29:B25,22 win in 3 plies (2 moves); rule 6.2: win, count 1 (rules 6.2=50,...)
     22-26  loss in 2 plies (1 move); loss, count 1
     25-30  win in 3 plies (2 moves); win, count 1
 
@@ -61,7 +61,7 @@ has no move\", \"White wins: Black has no piece left\", or \"draw: rule 6.2 (50 
 live counter reached its limit and the side to move still has a move).
 
   $ rafle probe --variant brazilian --counters 0,2 --line W:WK1,K2:BK28
-  W:WK1,K2:BK28 win in 7 plies (4 moves); rule 6.4: win, count 7; counters 0,2: win (rules ...)
+  brazilian W:WK1,K2:BK28 win in 7 plies (4 moves); rule 6.4: win, count 7; counters 0,2: ...
     ... (the moves)
     line:
        1. 2-9    1,3  Black loses (loss, count 6, dtw 6)
@@ -71,11 +71,11 @@ live counter reached its limit and the side to move still has a move).
     end: White wins: Black has no piece left
 
 JSON output (--json), one object per line:
-  {\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,\"class\":\"win\",\"count\":1,
-   \"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",\"moves\":[{\"move\":\"22-26\",
+  {\"variant\":\"brazilian\",\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,
+   \"class\":\"win\",\"count\":1,\"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",\"moves\":[{\"move\":\"22-26\",
    \"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1},{\"move\":\"25-30\",\"wdl\":\"loss\",
    \"dtw\":2,\"class\":\"loss\",\"count\":1}]}
-where \"dtw\" is the distance to win in plies (null for a draw), \"class\" one of \"win\",
+where \"variant\" is the variant the FEN was read in, \"dtw\" is the distance to win in plies (null for a draw), \"class\" one of \"win\",
 \"cursed_win\", \"draw\", \"blessed_loss\", \"loss\", \"count\" the rule count in plies (null
 unless the class is \"win\" or \"loss\"), \"rule\" the rule whose counter is live (\"6.2\",
 \"6.3\" or \"6.4\") and \"limits\" the plies of each rule the rule tables were computed with.
@@ -92,12 +92,16 @@ Without rule tables in the directory (tables of an older rafle), the class and c
 shown as unavailable (JSON null) and --counters and --line are refused. Rule tables computed
 with different limits are refused.
 
-Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN or a
+A finished game (a side without pieces, or without a move) has no moves. Moves are listed
+in the order of 'rafle moves'. With one FEN argument, a bad FEN or a
 position with more pieces than the tables cover exits with code 2, and a table that cannot be
 read (or missing) with code 1. With several FENs, or FENs read from
 standard input (one per line, blank lines skipped), a position that fails gives an error line
 instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
-failed.";
+failed. Reading from a terminal, it first says so on stderr.
+
+Without --variant a FEN is read as international; one that is a Brazilian position too (squares
+up to 32, or names on both boards) gets a note on stderr, for the first such FEN of a run.";
 
 #[derive(Debug, Args)]
 pub struct ProbeArgs {

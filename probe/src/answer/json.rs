@@ -202,3 +202,55 @@ fn turn_name(color: Color) -> &'static str {
         Color::Black => "black",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::tests::brazilian_two;
+    use crate::answer::Options;
+    use crate::{Position, Variant};
+
+    #[test]
+    fn both_forms_name_the_variant_first() {
+        let (_dir, tables) = brazilian_two();
+        let pos = Position::from_fen(Variant::Brazilian, "B:WK1:BK28").unwrap();
+        let answer = Answer::probe(&tables, &pos, Options::default()).unwrap();
+        let cli = serde_json::to_value(JsonAnswer::for_cli(&answer, "B:WK1:BK28")).unwrap();
+        let api = serde_json::to_value(JsonAnswer::for_api(&answer)).unwrap();
+        assert_eq!(cli["variant"], "brazilian");
+        assert_eq!(api["variant"], "brazilian");
+        // The command line's form leaves out what the API adds.
+        for added in ["turn", "game_over", "category", "pieces", "max_pieces"] {
+            assert!(
+                cli.get(added).is_none() && api.get(added).is_some(),
+                "{added}"
+            );
+        }
+        // First in the text (a `Value` sorts its keys, so the text is read).
+        let cli = serde_json::to_string(&JsonAnswer::for_cli(&answer, "B:WK1:BK28")).unwrap();
+        assert!(
+            cli.starts_with(r#"{"variant":"brazilian","fen":"B:WK1:BK28","#),
+            "{cli}"
+        );
+        let api = serde_json::to_string(&JsonAnswer::for_api(&answer)).unwrap();
+        assert!(
+            api.starts_with(r#"{"variant":"brazilian","fen":"B:WK1:BK28","#),
+            "{api}"
+        );
+    }
+
+    #[test]
+    fn a_finished_game_is_over_with_no_moves_in_json() {
+        let (_dir, tables) = brazilian_two();
+        let pos = Position::from_fen(Variant::Brazilian, "W:W28:B").unwrap();
+        let answer = Answer::probe(&tables, &pos, Options::default()).unwrap();
+        let api = serde_json::to_value(JsonAnswer::for_api(&answer)).unwrap();
+        assert_eq!(api["game_over"], true);
+        assert_eq!(api["moves"], serde_json::json!([]));
+        let pos = Position::from_fen(Variant::Brazilian, "W:W28:B1").unwrap();
+        let answer = Answer::probe(&tables, &pos, Options::default()).unwrap();
+        let api = serde_json::to_value(JsonAnswer::for_api(&answer)).unwrap();
+        assert_eq!(api["game_over"], false);
+        assert!(!api["moves"].as_array().unwrap().is_empty());
+    }
+}
