@@ -7,13 +7,12 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
-use rafle_probe::answer::json::{JsonAnswer, JsonError};
+use rafle_probe::answer::json::{write_line as write_json, JsonAnswer, JsonError};
 use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
     printable, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
     Tablebase, Wdl,
 };
-use serde::Serialize;
 
 use super::VariantArg;
 use crate::output::{input, other, Failure};
@@ -72,10 +71,11 @@ live counter reached its limit and the side to move still has a move).
 
 JSON output (--json), one object per line:
   {\"variant\":\"brazilian\",\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,
-   \"class\":\"win\",\"count\":1,\"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",\"moves\":[{\"move\":\"22-26\",
-   \"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1},{\"move\":\"25-30\",\"wdl\":\"loss\",
-   \"dtw\":2,\"class\":\"loss\",\"count\":1}]}
-where \"variant\" is the variant the FEN was read in, \"dtw\" is the distance to win in plies (null for a draw), \"class\" one of \"win\",
+   \"class\":\"win\",\"count\":1,\"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",
+   \"moves\":[{\"move\":\"22-26\",\"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1},
+   {\"move\":\"25-30\",\"wdl\":\"loss\",\"dtw\":2,\"class\":\"loss\",\"count\":1}]}
+where \"variant\" is the variant the FEN was read in, \"dtw\" the distance to win in plies
+(null for a draw), \"class\" one of \"win\",
 \"cursed_win\", \"draw\", \"blessed_loss\", \"loss\", \"count\" the rule count in plies (null
 unless the class is \"win\" or \"loss\"), \"rule\" the rule whose counter is live (\"6.2\",
 \"6.3\" or \"6.4\") and \"limits\" the plies of each rule the rule tables were computed with.
@@ -395,9 +395,4 @@ fn describe(dtw: Dtw) -> String {
         }
         _ => dtw.wdl().to_string(),
     }
-}
-
-fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
-    writeln!(out)
 }

@@ -115,6 +115,17 @@ impl<'a> JsonAnswer<'a> {
     }
 }
 
+/// Writes `value` as one line of JSON, as `rafle probe --json` writes each answer (or
+/// [`JsonError`]): a program reading answers one at a time splits them on newlines.
+///
+/// # Errors
+///
+/// The error of writing to `out`.
+pub fn write_line(out: &mut impl std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from)?;
+    writeln!(out)
+}
+
 /// The JSON of `answer` with `fen` as its FEN; `api` adds the API's fields.
 fn json_answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> JsonAnswer<'a> {
     let pos = &answer.position;
@@ -237,6 +248,20 @@ mod tests {
             api.starts_with(r#"{"variant":"brazilian","fen":"B:WK1:BK28","#),
             "{api}"
         );
+    }
+
+    #[test]
+    fn each_answer_is_one_line() {
+        let mut out = Vec::new();
+        let error = JsonError {
+            fen: "W:W33",
+            error: "a\nb".into(),
+        };
+        write_line(&mut out, &error).unwrap();
+        write_line(&mut out, &error).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let line = r#"{"fen":"W:W33","error":"a\nb"}"#;
+        assert_eq!(text, format!("{line}\n{line}\n"));
     }
 
     #[test]
