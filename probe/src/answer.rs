@@ -2,7 +2,7 @@
 //! to its end if asked. `rafle probe` prints it as text or JSON and `rafle serve` sends it as
 //! JSON; both build it here, so the command line and the API cannot drift apart.
 //!
-//! The JSON of an answer is in [`json`], behind the crate's `json` feature, so that an engine
+//! The JSON of an answer is in `json`, behind the crate's `json` feature, so that an engine
 //! linking this crate does not build serde.
 
 use std::fmt;

@@ -32,10 +32,10 @@
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-
+//!
 //! A position's whole answer (its values, every legal move's, the game played out), as
-//! `rafle probe` and `rafle serve` give it, is [`answer`]; its JSON, [`answer::json`], comes
-//! with the `json` feature.
+//! `rafle probe` and `rafle serve` give it, is [`answer`]; its JSON, `answer::json`, comes
+//! with the `json` feature (serde), which an engine can leave off.
 
 #![warn(missing_docs)]
 
