@@ -274,10 +274,12 @@ fn probe_gives_known_values_and_consistent_moves() {
         let listed = ok(&["moves", "--variant", "brazilian", fen]);
         assert_eq!(texts, listed.lines().collect::<Vec<_>>(), "{fen}");
 
-        // Text: the FEN and its value, then each move with its result for the mover.
+        // Text: the variant, the FEN and its value, then each move with its result for the
+        // mover.
         let out = ok(&["probe", "--variant", "brazilian", "--data", data, fen]);
         let mut lines = out.lines();
         let first = lines.next().unwrap();
+        let first = first.strip_prefix("brazilian ").expect("the variant first");
         match pos["dtw"].as_u64() {
             Some(d) => assert!(
                 first.starts_with(&format!("{fen} {} in {d} pl", pos["wdl"].as_str().unwrap())),
