@@ -947,6 +947,7 @@ async fn links_in_view(page: &Page) {
     assert_eq!(shown["category"], "", "no value: {shown:#}");
     assert_eq!(shown["moves"], json!([]));
     assert_eq!(shown["title"], "No position: the FEN is not valid");
+    assert_eq!(shown["turn"], "No position");
     assert_eq!(shown["fen"], "W:W99:B1", "the FEN box holds the link's FEN");
     assert!(shown["url"].as_str().unwrap().contains(&encode("W:W99:B1")));
     page.screenshot("bad-link").await;

@@ -703,7 +703,8 @@
     for (const b of els.variantButtons) {
       b.setAttribute('aria-pressed', String(b.dataset.variant === S.variant));
     }
-    els.turn.textContent = `${sideName(S.turn)} to move`;
+    // No side is to move on the empty board of a link whose FEN was refused.
+    els.turn.textContent = S.invalid ? 'No position' : `${sideName(S.turn)} to move`;
     els.turn.className = `turn turn-${S.turn}`;
     els.mode.hidden = !S.setup;
     els.setupBox.hidden = !S.setup;
