@@ -308,6 +308,12 @@ return {
   squares,
   pieces: document.querySelectorAll('#board use.piece').length,
   error: error.hidden ? null : error.textContent,
+  errorTop: error.hidden ? null : error.getBoundingClientRect().top,
+  boardTop: $('board').getBoundingClientRect().top,
+  innerHeight: window.innerHeight,
+  answerVariant: value.dataset.variant,
+  variantLabel: $('value-variant').textContent,
+  noMoves: $('no-moves').hidden ? null : $('no-moves').textContent,
   line: $('line-box').hidden ? null : [...document.querySelectorAll('#line > li')].map((li) => li.textContent),
   lineEnd: $('line-end').textContent,
   back: !$('back').disabled,
@@ -459,6 +465,19 @@ fn check_position(page: &Value, json: &Value) {
     let context = format!("page showing {fen}");
     assert_eq!(page["fen"], json["fen"], "{context}: FEN box");
     assert_eq!(page["variant"], json["variant"], "{context}: variant");
+    assert_eq!(
+        page["answerVariant"], json["variant"],
+        "{context}: the answer's variant"
+    );
+    let label = if json["variant"] == "brazilian" {
+        "Brazilian draughts (8×8)"
+    } else {
+        "International draughts (10×10)"
+    };
+    assert_eq!(
+        page["variantLabel"], label,
+        "{context}: the variant in view"
+    );
     assert_eq!(page["error"], Value::Null, "{context}: no error");
     assert!(
         page["url"]
@@ -873,6 +892,8 @@ async fn explore(page: &Page) {
             page.screenshot(&format!("{variant}-{size}")).await;
         }
     }
+    links_in_view(page).await;
+
     page.viewport(375, 740).await;
     page.client
         .goto(&format!("{}/", page.base))
@@ -888,4 +909,97 @@ async fn explore(page: &Page) {
         "no sideways scrolling at 375 px: {}",
         shown["scrollWidth"]
     );
+}
+
+/// What a shared link shows at once: its bad FEN as an error above the board and no other
+/// position in its place; the variant it was read in when it names none and the FEN is a
+/// position of both; a finished game without moves.
+async fn links_in_view(page: &Page) {
+    let port = page.port;
+    page.viewport(1280, 900).await;
+
+    let (status, bad) = api(port, "international", "W:W99:B1");
+    assert_eq!(status, 400, "{bad}");
+    page.client
+        .goto(&format!("{}/?fen={}", page.base, encode("W:W99:B1")))
+        .await
+        .expect("the page loads");
+    let shown = page
+        .until("the link's error", |p| {
+            p["error"] != Value::Null && p["busy"] == false
+        })
+        .await;
+    let message = shown["error"].as_str().unwrap();
+    assert!(
+        message.contains(bad["error"].as_str().unwrap()),
+        "the server's message: {shown:#}"
+    );
+    let (top, board) = (shown["errorTop"].as_f64(), shown["boardTop"].as_f64());
+    assert!(top < board, "the error above the board: {shown:#}");
+    assert!(
+        top < shown["innerHeight"].as_f64(),
+        "the error in view: {shown:#}"
+    );
+    assert_eq!(
+        shown["pieces"], 0,
+        "no position passed off as the link's: {shown:#}"
+    );
+    assert_eq!(shown["category"], "", "no value: {shown:#}");
+    assert_eq!(shown["moves"], json!([]));
+    assert_eq!(shown["title"], "No position: the FEN is not valid");
+    assert_eq!(shown["turn"], "No position");
+    assert_eq!(shown["fen"], "W:W99:B1", "the FEN box holds the link's FEN");
+    assert!(shown["url"].as_str().unwrap().contains(&encode("W:W99:B1")));
+    page.screenshot("bad-link").await;
+
+    // A link without a variant whose FEN is a position of both: read as international, and
+    // said so where the error would be, with the other reading a click away.
+    let fen = "W:WK1,K2:BK28";
+    page.client
+        .goto(&format!("{}/?fen={}", page.base, encode(fen)))
+        .await
+        .expect("the page loads");
+    let shown = page
+        .until("the note of the assumed variant", |p| {
+            p["error"] != Value::Null && p["busy"] == false && p["category"] != ""
+        })
+        .await;
+    assert_eq!(shown["answerVariant"], "international", "{shown:#}");
+    let note = shown["error"].as_str().unwrap();
+    assert!(
+        note.starts_with("Read as International draughts, the default")
+            && note.contains("Brazilian position too")
+            && note.ends_with("Show it as Brazilian"),
+        "{note}"
+    );
+    assert!(shown["errorTop"].as_f64() < shown["boardTop"].as_f64());
+    page.click("#other-variant").await;
+    let brazilian = probe(port, "brazilian", fen);
+    let shown = page
+        .until("the other reading", |p| {
+            p["answerVariant"] == "brazilian" && p["busy"] == false
+        })
+        .await;
+    check_position(&shown, &brazilian);
+    // A FEN of one variant alone gets no note: squares past the 8x8 board.
+    let fen = "W:WK45:BK50";
+    page.client
+        .goto(&format!("{}/?fen={}", page.base, encode(fen)))
+        .await
+        .expect("the page loads");
+    page.settled(fen).await;
+    // The note would come from a second request: give it time to come.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let shown = page.read().await;
+    check_position(&shown, &probe(port, "international", fen));
+
+    // A finished game: no moves, said so.
+    let over = probe(port, "brazilian", "W:W28:B");
+    assert_eq!(over["game_over"], true);
+    assert_eq!(over["moves"], json!([]));
+    page.goto("brazilian", "W:W28:B").await;
+    let shown = page.settled("W:W28:B").await;
+    check_position(&shown, &over);
+    assert_eq!(shown["moves"], json!([]));
+    assert_eq!(shown["noMoves"], "No moves: the game is over.");
 }

@@ -285,3 +285,217 @@ fn plan_of_international_up_to_8_answers_at_once() {
     // Milliseconds now; generous for a loaded machine.
     assert!(took < std::time::Duration::from_secs(5), "{took:?}");
 }
+
+// ---- the first five minutes: the variant named and noted, finished games, missing tables --
+
+/// Brazilian tables up to 3 pieces and international up to 2, in one directory.
+fn both_variants() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (variant, pieces) in [("brazilian", "3"), ("international", "2")] {
+        ok(&[
+            "generate",
+            "--variant",
+            variant,
+            "--pieces",
+            pieces,
+            "--data",
+            common::data(&dir),
+        ]);
+    }
+    dir
+}
+
+/// `rafle ARGS`: stdout and stderr of a run that succeeded.
+fn ok_with_stderr(args: &[&str], stdin: Option<&str>) -> (String, String) {
+    let out = common::rafle_with_input(args, stdin);
+    let err = common::text(&out.stderr);
+    assert!(out.status.success(), "rafle {args:?}: {err}");
+    (common::text(&out.stdout), err)
+}
+
+#[test]
+fn probe_names_the_variant_in_text_and_json() {
+    let dir = both_variants();
+    let data = common::data(&dir);
+    for (variant, fen) in [
+        ("brazilian", "B:W29:B25,22"),
+        ("international", "W:WK1:BK50"),
+    ] {
+        let text = ok(&["probe", "-v", variant, "--data", data, fen]);
+        let first = text.lines().next().unwrap();
+        assert!(first.starts_with(&format!("{variant} {fen} ")), "{text}");
+        // Move lines stay as they were: indented, the move first.
+        assert!(text.lines().skip(1).all(|l| l.starts_with("  ")), "{text}");
+        let json = ok(&["probe", "-v", variant, "--data", data, "--json", fen]);
+        assert!(
+            json.starts_with(&format!("{{\"variant\":\"{variant}\",\"fen\":\"{fen}\",")),
+            "{json}"
+        );
+    }
+    // On every line of a batch.
+    let (out, _) = ok_with_stderr(
+        &["probe", "-v", "brazilian", "--data", data, "--json"],
+        Some("W:WK1:BK28\nB:WK1:BK28\n"),
+    );
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with(r#"{"variant":"brazilian","#)),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_finished_game_has_no_moves() {
+    let dir = both_variants();
+    let data = common::data(&dir);
+    // Black has no piece: White has won, though its man could still move on the board.
+    let text = ok(&["probe", "-v", "brazilian", "--data", data, "W:W28:B"]);
+    assert_eq!(text.lines().count(), 1, "no move lines: {text}");
+    assert!(
+        text.starts_with("brazilian W:W28:B win in 0 plies"),
+        "{text}"
+    );
+    let json = common::probe_json(&dir, "brazilian", &[], "W:W28:B");
+    assert_eq!(json["moves"], serde_json::json!([]));
+    let line = common::probe_json(&dir, "brazilian", &["--line"], "W:W28:B");
+    assert_eq!(line["line"], serde_json::json!([]));
+    assert_eq!(line["end"], "White wins: Black has no piece left");
+    // `rafle moves` agrees, and a game under way keeps its moves.
+    assert_eq!(ok(&["moves", "-v", "brazilian", "W:W28:B"]), "");
+    assert_eq!(ok(&["moves", "-v", "brazilian", "--json", "B:W:BK5"]), "");
+    assert_eq!(ok(&["moves", "-v", "brazilian", "W:W28:B1"]), "28-24\n");
+    let json = common::probe_json(&dir, "brazilian", &[], "W:W28:B1");
+    assert_eq!(json["moves"].as_array().unwrap().len(), 1);
+}
+
+/// The note of a FEN read in the default variant that is a position of the other too.
+const NOTE: &str = "is a position of both variants, read as international (the default); \
+                    --variant brazilian reads it as brazilian";
+
+#[test]
+fn a_fen_of_both_variants_without_variant_gets_a_note() {
+    for fen in ["W:WK1,K2:BK28", "W:Wc3,Kh2:Bf6"] {
+        for args in [
+            &["moves", fen][..],
+            &["show", fen],
+            &["perft", "--fen", fen, "1"],
+        ] {
+            let (_, err) = ok_with_stderr(args, None);
+            assert_eq!(
+                err,
+                format!("rafle: note: {fen} {NOTE}\n"),
+                "rafle {args:?}"
+            );
+        }
+        // Not when the variant is given, either one.
+        for variant in ["international", "brazilian"] {
+            let (_, err) = ok_with_stderr(&["moves", "-v", variant, fen], None);
+            assert_eq!(err, "", "rafle moves -v {variant} {fen}");
+        }
+    }
+    // Not for a FEN of one variant alone: square 45, or a name past the 8x8 board.
+    for fen in ["W:W45:B1", "W:Wi3:B1"] {
+        let (_, err) = ok_with_stderr(&["moves", fen], None);
+        assert_eq!(err, "", "rafle moves {fen}");
+    }
+    // Nor for a FEN valid in the other variant alone: that is an error, and only it is said.
+    let err = common::fails(&["moves", "W:W3:B10"], 2);
+    assert!(!err.contains("note"), "{err}");
+}
+
+#[test]
+fn probe_notes_an_assumed_variant_once_a_run() {
+    let dir = both_variants();
+    let data = common::data(&dir);
+    let (out, err) = ok_with_stderr(&["probe", "--data", data, "W:WK1:BK28"], None);
+    assert!(out.starts_with("international W:WK1:BK28 "), "{out}");
+    assert_eq!(err, format!("rafle: note: W:WK1:BK28 {NOTE}\n"));
+    // From standard input, the first such FEN alone: a batch is not drowned in notes.
+    let (out, err) = ok_with_stderr(
+        &["probe", "--data", data],
+        Some("W:WK45:BK50\nW:WK1:BK28\nB:WK1:BK28\n"),
+    );
+    assert_eq!(
+        out.lines().filter(|l| !l.starts_with(' ')).count(),
+        3,
+        "{out}"
+    );
+    assert_eq!(err, format!("rafle: note: W:WK1:BK28 {NOTE}\n"));
+    let (_, err) = ok_with_stderr(
+        &["probe", "-v", "international", "--data", data],
+        Some("W:WK1:BK28\n"),
+    );
+    assert_eq!(err, "");
+}
+
+#[test]
+fn probe_reads_the_fen_before_looking_for_tables() {
+    let empty = tempfile::tempdir().unwrap();
+    let missing = empty.path().join("nowhere");
+    let missing = missing.to_str().unwrap();
+    // A bad FEN is the error, whatever the directory.
+    for dir in [missing, common::data(&empty)] {
+        let err = common::fails(&["probe", "--data", dir, "W:W31,51:B1"], 2);
+        assert_eq!(
+            err,
+            "rafle: invalid FEN at column 7: square 51 is out of range (1..50)\n"
+        );
+    }
+    // A good one: no tables, with the hint, whether the directory is missing or empty; the
+    // same words from every command that finds none.
+    let hint = "build them with 'rafle generate' (or point --data at a table directory)";
+    for (dir, which) in [(missing, ""), (common::data(&empty), "international ")] {
+        let err = common::fails(
+            &["probe", "--data", dir, "-v", "international", "W:W45:B1"],
+            1,
+        );
+        assert_eq!(err, format!("rafle: no {which}tables in {dir}: {hint}\n"));
+        let err = common::fails(&["stats", "--data", dir], 1);
+        assert_eq!(err, format!("rafle: no tables in {dir}: {hint}\n"));
+        let err = common::fails(&["verify", "--data", dir], 1);
+        assert_eq!(err, format!("rafle: no tables in {dir}: {hint}\n"));
+    }
+    let err = common::fails(&["probe", "--data", missing, "-v", "brazilian"], 1);
+    assert_eq!(err, format!("rafle: no tables in {missing}: {hint}\n"));
+    // Tables of the other variant alone.
+    let (brazilian, _, _) = common::generate("brazilian", 2, &[]);
+    let data = common::data(&brazilian);
+    let err = common::fails(
+        &["probe", "--data", data, "-v", "international", "W:W45:B1"],
+        1,
+    );
+    assert_eq!(
+        err,
+        format!("rafle: no international tables in {data}: {hint}\n")
+    );
+}
+
+/// `rafle probe` without a FEN says on stderr that it reads standard input, when that is a
+/// terminal (here the pseudo-terminal of util-linux's `script`), and only then.
+#[cfg(target_os = "linux")]
+#[test]
+fn probe_from_a_terminal_says_it_reads_standard_input() {
+    let (dir, _, _) = common::generate("brazilian", 2, &[]);
+    let prompt = "rafle probe: reading FENs from standard input, one a line (Ctrl-D to end)";
+    let command = format!(
+        "{} probe -v brazilian --data {}",
+        env!("CARGO_BIN_EXE_rafle"),
+        common::data(&dir)
+    );
+    // `script` gives the command a terminal; at the end of its own input it sends Ctrl-D.
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("util-linux's script runs");
+    assert!(out.status.success(), "{out:?}");
+    let seen = common::text(&out.stdout);
+    assert_eq!(seen.trim_end(), prompt, "{seen:?}");
+    // On a pipe, nothing but the answers.
+    let (out, err) = ok_with_stderr(
+        &["probe", "-v", "brazilian", "--data", common::data(&dir)],
+        Some("W:WK1:BK28\n"),
+    );
+    assert_eq!(err, "");
+    assert!(out.starts_with("brazilian W:WK1:BK28 "), "{out}");
+}

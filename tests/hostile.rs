@@ -208,7 +208,7 @@ fn finished_games_are_answered_before_any_table_or_piece_count() {
         "{out}"
     );
     let out = ok(&["probe", "--variant", "brazilian", "W:W:B", "--data", d]);
-    assert!(out.starts_with("W:W:B loss in 0 plies"), "{out}");
+    assert!(out.starts_with("brazilian W:W:B loss in 0 plies"), "{out}");
 }
 
 #[test]

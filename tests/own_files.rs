@@ -245,6 +245,6 @@ fn tables_linked_to_another_disk_are_still_read() {
         "--data",
         data(&dir),
     ]);
-    assert!(out.starts_with("W:WK1:BK28 draw"), "{out}");
+    assert!(out.starts_with("brazilian W:WK1:BK28 draw"), "{out}");
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
 }

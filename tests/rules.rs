@@ -137,7 +137,7 @@ fn probe_gives_class_count_and_result_under_live_counters() {
     let mut lines = out.lines();
     assert_eq!(
         lines.next().unwrap(),
-        format!("{fen} win in 7 plies (4 moves); rule 6.4: win, count 7; counters 0,3: win (rules {FMJD})")
+        format!("brazilian {fen} win in 7 plies (4 moves); rule 6.4: win, count 7; counters 0,3: win (rules {FMJD})")
     );
     assert!(
         out.contains("\n  2-9   win in 7 plies (4 moves); win, count 7; counters 1,4: win\n"),
@@ -421,7 +421,8 @@ fn without_rule_tables_probe_answers_the_rest() {
     assert_eq!(
         pos,
         json!({
-            "fen": "W:W29:B25", "wdl": "win", "dtw": 1, "class": null, "count": null,
+            "variant": "brazilian", "fen": "W:W29:B25", "wdl": "win", "dtw": 1, "class": null,
+            "count": null,
             "rule": "6.2", "limits": null,
             "moves": [{"move": "29x22", "wdl": "loss", "dtw": 0, "class": null, "count": null}]
         })
@@ -436,7 +437,7 @@ fn without_rule_tables_probe_answers_the_rest() {
     ]);
     assert_eq!(
         out,
-        "W:W29:B25 win in 1 ply (1 move); rule 6.2: class unavailable (no rule tables)\n  29x22  win in 1 ply (1 move)\n"
+        "brazilian W:W29:B25 win in 1 ply (1 move); rule 6.2: class unavailable (no rule tables)\n  29x22  win in 1 ply (1 move)\n"
     );
     for option in ["--line", "--counters=0,0"] {
         let err = fails(

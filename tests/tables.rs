@@ -213,8 +213,8 @@ fn probe_gives_known_values_and_consistent_moves() {
     assert_eq!(
         pos,
         serde_json::json!({
-            "fen": "W:W29:B25", "wdl": "win", "dtw": 1, "class": "win", "count": 1,
-            "rule": "6.2", "limits": "6.2=50,6.3=40,6.4=10",
+            "variant": "brazilian", "fen": "W:W29:B25", "wdl": "win", "dtw": 1, "class": "win",
+            "count": 1, "rule": "6.2", "limits": "6.2=50,6.3=40,6.4=10",
             "moves": [{"move": "29x22", "wdl": "loss", "dtw": 0, "class": "loss", "count": 0}]
         })
     );
@@ -223,7 +223,8 @@ fn probe_gives_known_values_and_consistent_moves() {
     assert_eq!(
         pos,
         serde_json::json!({
-            "fen": "W:W29:B25,22", "wdl": "loss", "dtw": 0, "class": "loss", "count": 0,
+            "variant": "brazilian", "fen": "W:W29:B25,22", "wdl": "loss", "dtw": 0,
+            "class": "loss", "count": 0,
             "rule": "6.2", "limits": "6.2=50,6.3=40,6.4=10", "moves": []
         })
     );
@@ -273,10 +274,12 @@ fn probe_gives_known_values_and_consistent_moves() {
         let listed = ok(&["moves", "--variant", "brazilian", fen]);
         assert_eq!(texts, listed.lines().collect::<Vec<_>>(), "{fen}");
 
-        // Text: the FEN and its value, then each move with its result for the mover.
+        // Text: the variant, the FEN and its value, then each move with its result for the
+        // mover.
         let out = ok(&["probe", "--variant", "brazilian", "--data", data, fen]);
         let mut lines = out.lines();
         let first = lines.next().unwrap();
+        let first = first.strip_prefix("brazilian ").expect("the variant first");
         match pos["dtw"].as_u64() {
             Some(d) => assert!(
                 first.starts_with(&format!("{fen} {} in {d} pl", pos["wdl"].as_str().unwrap())),
@@ -348,7 +351,7 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert_eq!(
         lines[..2],
         [
-            "W:W29:B25 win in 1 ply (1 move); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)",
+            "brazilian W:W29:B25 win in 1 ply (1 move); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)",
             "  29x22  win in 1 ply (1 move); win, count 1"
         ]
     );
@@ -377,9 +380,9 @@ fn probe_batch_reports_bad_lines_and_goes_on() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        "W:W29:B25 win in 1 ply (1 move); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)\n\
+        "brazilian W:W29:B25 win in 1 ply (1 move); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)\n\
          \x20 29x22  win in 1 ply (1 move); win, count 1\n\
-         W:W29:B25,22 loss in 0 plies (0 moves); rule 6.2: loss, count 0 (rules 6.2=50,6.3=40,6.4=10)\n"
+         brazilian W:W29:B25,22 loss in 0 plies (0 moves); rule 6.2: loss, count 0 (rules 6.2=50,6.3=40,6.4=10)\n"
     );
 }
 
@@ -398,11 +401,12 @@ fn probe_rejects_bad_input_in_one_line() {
         err.contains("24 pieces") && err.contains("at most 3"),
         "{err}"
     );
-    let err = fails(&["probe", "--data", data, "W:W28:B23"], 1);
+    // An international FEN (square 45): no note of a variant assumed, the one error alone.
+    let err = fails(&["probe", "--data", data, "W:W45:B23"], 1);
     assert!(err.contains("international"), "{err}");
     let missing = dir.path().join("nowhere");
     let err = fails(
-        &["probe", "--data", missing.to_str().unwrap(), "W:W28:B23"],
+        &["probe", "--data", missing.to_str().unwrap(), "W:W45:B23"],
         1,
     );
     assert!(err.contains("nowhere"), "{err}");

@@ -32,9 +32,14 @@
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A position's whole answer (its values, every legal move's, the game played out), as
+//! `rafle probe` and `rafle serve` give it, is [`answer`]; its JSON, `answer::json`, comes
+//! with the `json` feature (serde), which an engine can leave off.
 
 #![warn(missing_docs)]
 
+pub mod answer;
 pub mod cache;
 pub mod codec;
 mod dtw;
@@ -61,6 +66,7 @@ pub use rafle_draughts::{
     SquareStyle, UnknownVariant, Variant, MAX_COUNTER, MAX_LIMIT,
 };
 
+pub use answer::{Answer, AnswerError};
 pub use dtw::Dtw;
 pub use error::{printable_path, PrintablePath, ProbeError};
 pub use file::{open_regular, open_regular_with, open_table_file};

@@ -74,6 +74,7 @@
     line: null, // {start: history index, plies, end, timer}
     seq: 0, // requests sent; an answer to an older one is dropped
     tables: null,
+    invalid: null, // a link's FEN the server refused: no position is shown for it
   };
 
   const cache = new Map();
@@ -236,6 +237,7 @@
     if (seq !== S.seq) return false;
     setBusy(false);
     showError(null);
+    S.invalid = null;
     const entry = { variant, fen: data.fen, move };
     if (how === 'push') {
       S.history.splice(S.index + 1);
@@ -545,7 +547,9 @@
     let detail = '';
     let rules = '';
     if (!d) {
-      title = S.setup ? 'Not a position the tables can answer' : '…';
+      if (S.setup) title = 'Not a position the tables can answer';
+      else if (S.invalid) title = 'No position: the FEN is not valid';
+      else title = '…';
     } else {
       category = d.category || 'unknown';
       const dtw = d.dtw;
@@ -583,6 +587,12 @@
       }
     }
     box.className = `value cat-${category}`;
+    // The variant of the answer itself, not of the buttons: the answer shown is for this board.
+    const variant = d && VARIANTS[d.variant] ? d.variant : '';
+    box.dataset.variant = variant;
+    els.valueVariant.textContent = variant
+      ? `${VARIANTS[variant].name} draughts (${VARIANTS[variant].size}\u00d7${VARIANTS[variant].size})`
+      : '';
     box.dataset.category = d ? d.category || '' : '';
     box.dataset.gameOver = d && d.game_over ? 'true' : 'false';
     box.dataset.dtw = d && d.dtw !== null && d.dtw !== undefined ? String(d.dtw) : '';
@@ -653,6 +663,7 @@
       list.appendChild(li);
     });
     els.noMoves.hidden = !(d && !S.setup && moves.length === 0);
+    els.noMoves.textContent = d && d.game_over ? 'No moves: the game is over.' : 'No legal move.';
   }
 
   function renderLine() {
@@ -692,7 +703,8 @@
     for (const b of els.variantButtons) {
       b.setAttribute('aria-pressed', String(b.dataset.variant === S.variant));
     }
-    els.turn.textContent = `${sideName(S.turn)} to move`;
+    // No side is to move on the empty board of a link whose FEN was refused.
+    els.turn.textContent = S.invalid ? 'No position' : `${sideName(S.turn)} to move`;
     els.turn.className = `turn turn-${S.turn}`;
     els.mode.hidden = !S.setup;
     els.setupBox.hidden = !S.setup;
@@ -738,26 +750,74 @@
   function fromUrl() {
     const params = new URLSearchParams(location.search);
     let variant = (params.get('variant') || '').toLowerCase();
-    if (!VARIANTS[variant]) variant = 'international';
+    const named = Boolean(VARIANTS[variant]);
+    if (!named) variant = 'international';
     const fen = params.get('fen');
-    return { variant, fen };
+    return { variant, fen, named };
   }
 
   async function load(replace) {
-    const { variant, fen } = fromUrl();
+    const { variant, fen, named } = fromUrl();
     S.variant = variant;
     S.history = [];
     S.index = -1;
     stopLine();
     S.line = null;
     S.setup = false;
+    S.invalid = null;
     const ok = await show(variant, fen || VARIANTS[variant].example, replace ? 'replace' : 'push');
     if (!ok && fen) {
-      const message = els.error.textContent;
-      await show(variant, VARIANTS[variant].example, 'replace');
-      els.fen.value = fen;
-      showError(message);
+      showInvalid(fen, els.error.textContent);
+    } else if (ok && fen && !named) {
+      noteAssumedVariant(variant, fen);
     }
+  }
+
+  // A link whose FEN the server refused: the error at the top, an empty board and no value,
+  // rather than another position passed off as the one asked for. The URL keeps the link's.
+  function showInvalid(fen, message) {
+    S.invalid = fen;
+    S.data = null;
+    S.fen = '';
+    S.turn = 'white';
+    S.pieces = new Map();
+    S.selected = null;
+    render();
+    els.fen.value = fen;
+    showError(`This link's position cannot be shown: ${message}`);
+  }
+
+  // A link without `variant=` is read as international. When its FEN is a Brazilian position
+  // too, says so where the error would be, with a link to the other reading.
+  async function noteAssumedVariant(variant, fen) {
+    const other = Object.keys(VARIANTS).find((v) => v !== variant);
+    const seq = S.seq;
+    let valid = false;
+    try {
+      const response = await fetch(`/api/v1/${other}?fen=${encodeURIComponent(fen)}`, {
+        headers: { Accept: 'application/json' },
+      });
+      // Only a malformed FEN is refused with 400; a missing table says nothing of the FEN.
+      valid = response.status !== 400;
+    } catch (e) {
+      valid = false;
+    }
+    // Not if another position has been shown meanwhile.
+    if (!valid || seq !== S.seq) return;
+    setNote(
+      `Read as ${VARIANTS[variant].name} draughts, the default: the link names no variant, ` +
+        `and this FEN is a ${VARIANTS[other].name} position too. `,
+    );
+    const link = document.createElement('a');
+    link.id = 'other-variant';
+    link.href = `?variant=${other}&fen=${encodeURIComponent(fen)}`;
+    link.textContent = `Show it as ${VARIANTS[other].name}`;
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      stopLine();
+      show(other, fen, 'push');
+    });
+    els.error.appendChild(link);
   }
 
   function init() {
@@ -769,6 +829,7 @@
       fen: $('fen'),
       fenForm: $('fen-form'),
       error: $('error'),
+      valueVariant: $('value-variant'),
       value: $('value'),
       valueTitle: $('value-title'),
       valueDetail: $('value-detail'),

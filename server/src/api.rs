@@ -20,9 +20,10 @@ use rafle_probe::{printable, Counters, Position, Tablebase, Variant};
 use serde::{Deserialize, Serialize};
 use tower_http::cors::{Any, CorsLayer};
 
-use crate::answer::{rule_limits, Answer, AnswerError, Options};
+use rafle_probe::answer::json::{JsonAnswer, JsonError};
+use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
+
 use crate::error::ApiError;
-use crate::json::JsonError;
 use crate::state::AppState;
 use crate::{assets, tables};
 
@@ -190,7 +191,7 @@ async fn answer_route(
     let work = move |tables: &Tablebase| {
         let answer = answer_or_unknown(tables, &pos, query.counters, line)
             .map_err(|e| ApiError::from_answer(&e))?;
-        to_json(&answer.api_json())
+        to_json(&JsonAnswer::for_api(&answer))
     };
     // A line plays the game to its end, a probe per ply: long work, off the async workers.
     let body = if line {
@@ -262,7 +263,7 @@ async fn batch_route(
                         answer_or_unknown(tables, &pos, counters, false).map_err(|e| e.to_string())
                     });
                 let written = match answer {
-                    Ok(answer) => serde_json::to_writer(&mut out, &answer.api_json()),
+                    Ok(answer) => serde_json::to_writer(&mut out, &JsonAnswer::for_api(&answer)),
                     Err(error) => serde_json::to_writer(&mut out, &JsonError { fen, error }),
                 };
                 written.map_err(|e| ApiError::internal(format!("writing JSON: {e}")))?;

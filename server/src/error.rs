@@ -4,9 +4,7 @@ use std::fmt;
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use rafle_probe::ProbeError;
-
-use crate::answer::AnswerError;
+use rafle_probe::{AnswerError, ProbeError};
 
 /// A refused or failed request: its HTTP status and the message of its `{"error":...}` body.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,8 +4,9 @@ use rafle_probe::format::TableKind;
 use rafle_probe::{table_path, Tablebase, Variant};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::answer::{max_pieces, AnswerError};
 use crate::error::ApiError;
+use rafle_probe::answer::max_pieces;
+use rafle_probe::AnswerError;
 
 /// Every variant, in [`Variant::ALL`] order, each with what its tables hold.
 pub(crate) struct Listing(Vec<(Variant, VariantTables)>);

@@ -821,15 +821,19 @@ async fn answers_agree_with_the_json_of_rafle_probe() {
     let tables = Tablebase::open(tables_dir()).unwrap();
     let app = app();
     let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2:BK28").unwrap();
-    let options = rafle_server::Options {
+    let options = rafle_probe::answer::Options {
         counters: Some(Counters {
             king_plies: 0,
             category_plies: 2,
         }),
         line: true,
     };
-    let answer = rafle_server::Answer::probe(&tables, &pos, options).unwrap();
-    let cli = serde_json::to_value(answer.cli_json("W:WK1,K2:BK28")).unwrap();
+    let answer = rafle_probe::Answer::probe(&tables, &pos, options).unwrap();
+    let cli = serde_json::to_value(rafle_probe::answer::json::JsonAnswer::for_cli(
+        &answer,
+        "W:WK1,K2:BK28",
+    ))
+    .unwrap();
     let api = ok(
         &app,
         "/api/v1/brazilian/line?fen=W:WK1,K2:BK28&counters=0,2",
@@ -867,4 +871,54 @@ async fn answers_agree_with_the_json_of_rafle_probe() {
     }
     assert_eq!(cli["wdl"], "win");
     assert_eq!(Wdl::Win.name(), "win");
+}
+
+/// A finished game answers `"game_over":true` and no moves, alone, in a batch and with its
+/// line; a game under way keeps its moves. Every answer names its variant.
+#[tokio::test]
+async fn a_finished_game_has_no_moves() {
+    let app = app();
+    for (variant, fen) in [
+        ("brazilian", "W:W28:B"),
+        ("international", "W:W28:B"),
+        ("brazilian", "B:W:BK5"),
+        ("brazilian", "W:W:BK28"),
+    ] {
+        let answer = ok(&app, &format!("/api/v1/{variant}?fen={fen}")).await;
+        assert_eq!(answer["variant"], variant, "{fen}");
+        assert_eq!(answer["game_over"], true, "{fen}");
+        assert_eq!(answer["moves"], json!([]), "{variant} {fen}");
+        let line = ok(&app, &format!("/api/v1/{variant}/line?fen={fen}")).await;
+        assert_eq!(line["moves"], json!([]), "{variant} {fen}");
+        assert_eq!(line["line"], json!([]), "{variant} {fen}");
+    }
+    // Of more pieces than the tables cover too: the rules alone answer a finished game.
+    let answer = ok(&app, "/api/v1/brazilian?fen=W:W28,K1,K2,K3:B").await;
+    assert_eq!(answer["category"], "win");
+    assert_eq!(answer["game_over"], true);
+    assert_eq!(answer["moves"], json!([]));
+    let answer = ok(&app, "/api/v1/brazilian?fen=W:W28,K1,K2:B5").await;
+    assert_eq!(answer["game_over"], false);
+    assert!(!answer["moves"].as_array().unwrap().is_empty());
+    let reply = post(
+        &app,
+        "/api/v1/international/batch",
+        r#"{"fens":["W:W28:B","W:W28:B1"]}"#,
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    let results = reply.body["results"].as_array().unwrap();
+    assert_eq!(results[0]["variant"], "international");
+    assert_eq!(results[0]["moves"], json!([]));
+    assert_eq!(results[1]["variant"], "international");
+    assert_eq!(moves_of(&results[1]), ["28-22", "28-23"]);
+    // The variant comes first in the body, before the FEN it is the board of.
+    let reply = get(&app, "/api/v1/brazilian?fen=W:W28:B").await;
+    assert!(
+        reply
+            .text
+            .starts_with(r#"{"variant":"brazilian","fen":"W:W28:B","#),
+        "{}",
+        reply.text
+    );
 }

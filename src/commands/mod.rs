@@ -13,8 +13,10 @@ mod slurm;
 mod stats;
 mod verify;
 
+use std::path::Path;
+
 use clap::{Args, Subcommand};
-use rafle_probe::{Position, SquareStyle, Variant};
+use rafle_probe::{Position, ProbeError, SquareStyle, Tablebase, Variant};
 
 use crate::output::{input, Failure};
 
@@ -63,12 +65,57 @@ pub fn run(command: Command) -> Result<(), Failure> {
     }
 }
 
-/// The variant option shared by every command.
+/// The variant option shared by every command that reads a position.
 #[derive(Debug, Args)]
 pub struct VariantArg {
-    /// Rules and board: international (10x10) or brazilian (8x8).
-    #[arg(long, short = 'v', default_value = "international", value_parser = parse_variant)]
-    pub variant: Variant,
+    /// Rules and board: international (10x10) or brazilian (8x8) [default: international].
+    // An `Option` rather than a default value: a FEN read in the default variant that is a
+    // position of the other too gets a note saying which was assumed.
+    #[arg(long = "variant", short = 'v', value_name = "VARIANT", value_parser = parse_variant)]
+    given: Option<Variant>,
+}
+
+impl VariantArg {
+    /// The variant positions are read in: the one given, international otherwise.
+    pub fn variant(&self) -> Variant {
+        self.given.unwrap_or(Variant::International)
+    }
+
+    /// Reads a FEN given on the command line, as an input error if it is malformed, with the
+    /// note of [`VariantArg::note_if_ambiguous`].
+    pub fn read_fen(&self, fen: &str) -> Result<Position, Failure> {
+        let pos = read_fen(self.variant(), fen)?;
+        self.note_if_ambiguous(fen);
+        Ok(pos)
+    }
+
+    /// Whether `fen`, read in the default variant because none was given, is a valid position
+    /// of the other variant too; if so, says on stderr which variant it was read in and how to
+    /// read it in the other. Returns whether it said so.
+    pub fn note_if_ambiguous(&self, fen: &str) -> bool {
+        let Some(note) = self.ambiguity(fen) else {
+            return false;
+        };
+        crate::output::stderr_line!("{note}");
+        true
+    }
+
+    /// The note for `fen`, if it is valid in both variants and no variant was given.
+    fn ambiguity(&self, fen: &str) -> Option<String> {
+        if self.given.is_some() {
+            return None;
+        }
+        let assumed = self.variant();
+        let other = Variant::ALL.into_iter().find(|&v| v != assumed)?;
+        // Valid in both: a position of squares and names that exist on both boards.
+        Position::from_fen(assumed, fen).ok()?;
+        Position::from_fen(other, fen).ok()?;
+        Some(format!(
+            "rafle: note: {} is a position of both variants, read as {assumed} (the default); \
+             --variant {other} reads it as {other}",
+            rafle_probe::printable(fen)
+        ))
+    }
 }
 
 fn parse_variant(text: &str) -> Result<Variant, String> {
@@ -135,25 +182,43 @@ pub fn read_fen(variant: Variant, fen: &str) -> Result<Position, Failure> {
 /// Opens a table directory and lists the chosen variants that have tables there, failing if
 /// none has.
 pub fn open_tables(
-    dir: &std::path::Path,
+    dir: &Path,
     choice: VariantChoice,
-) -> Result<(rafle_probe::Tablebase, Vec<Variant>), Failure> {
-    let tables = rafle_probe::Tablebase::open(dir)
-        .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
+) -> Result<(Tablebase, Vec<Variant>), Failure> {
+    let tables = open_table_dir(dir, rafle_probe::DEFAULT_CACHE_BYTES)?;
     let chosen: Vec<Variant> = choice
         .variants()
         .into_iter()
         .filter(|&v| !tables.materials(v).is_empty())
         .collect();
     if chosen.is_empty() {
-        let which = match choice {
-            VariantChoice::All => String::new(),
-            VariantChoice::One(v) => format!("{v} "),
+        let variant = match choice {
+            VariantChoice::All => None,
+            VariantChoice::One(v) => Some(v),
         };
-        return Err(Failure::Other(anyhow::anyhow!(
-            "no {which}tables in {}",
-            rafle_probe::printable_path(dir)
-        )));
+        return Err(no_tables(dir, variant));
     }
     Ok((tables, chosen))
+}
+
+/// Opens a table directory with a cache of `cache_bytes`; a directory that does not exist is
+/// one without tables, and gets the same hint.
+pub fn open_table_dir(dir: &Path, cache_bytes: usize) -> Result<Tablebase, Failure> {
+    Tablebase::open_with_cache(dir, cache_bytes).map_err(|e| match &e {
+        ProbeError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            no_tables(dir, None)
+        }
+        _ => crate::output::other(format!("cannot open the table directory: {e}")),
+    })
+}
+
+/// The failure of a command that finds no tables (of `variant`, or at all) where it looks:
+/// the same words and hint from every command.
+pub fn no_tables(dir: &Path, variant: Option<Variant>) -> Failure {
+    let which = variant.map_or(String::new(), |v| format!("{v} "));
+    Failure::Other(anyhow::anyhow!(
+        "no {which}tables in {}: build them with 'rafle generate' (or point --data at a table \
+         directory)",
+        rafle_probe::printable_path(dir)
+    ))
 }

@@ -1,12 +1,13 @@
-//! `rafle moves`: the legal moves of a position, as text or JSON lines.
+//! `rafle moves`: the legal moves of a position, as text or JSON lines; none once the game is
+//! over.
 
 use std::io::{BufWriter, Write};
 
 use clap::Args;
-use rafle_probe::Square;
+use rafle_probe::{MoveList, Square};
 use serde::Serialize;
 
-use super::{read_fen, StyleArg, VariantArg};
+use super::{StyleArg, VariantArg};
 use crate::output::Failure;
 
 #[derive(Debug, Args)]
@@ -33,9 +34,16 @@ struct MoveLine {
 }
 
 pub fn run(args: &MovesArgs) -> Result<(), Failure> {
-    let pos = read_fen(args.variant.variant, &args.fen)?;
+    let pos = args.variant.read_fen(&args.fen)?;
     let style = args.style.style();
-    let legal = pos.legal_moves();
+    // A finished game has no moves, as `rafle probe` and the API answer it: the pieces of a
+    // side whose opponent has none left would have moves on the board, but the game ended as
+    // the last piece was taken.
+    let legal = if pos.game_over().is_some() {
+        MoveList::new()
+    } else {
+        pos.legal_moves()
+    };
     let mut moves: Vec<_> = legal.iter().collect();
     moves.sort_by_cached_key(|mv| rafle_probe::listing_order(mv));
     let mut out = BufWriter::new(std::io::stdout().lock());

@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::Args;
 use rafle_probe::{perft, Position};
 
-use super::{read_fen, VariantArg};
+use super::VariantArg;
 use crate::output::Failure;
 
 #[derive(Debug, Args)]
@@ -31,10 +31,9 @@ fn parse_depth(text: &str) -> Result<u32, String> {
 }
 
 pub fn run(args: &PerftArgs) -> Result<(), Failure> {
-    let variant = args.variant.variant;
     let pos = match &args.fen {
-        Some(fen) => read_fen(variant, fen)?,
-        None => Position::start(variant),
+        Some(fen) => args.variant.read_fen(fen)?,
+        None => Position::start(args.variant.variant()),
     };
     let mut out = std::io::stdout().lock();
     for depth in 1..=args.depth {

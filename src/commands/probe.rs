@@ -2,20 +2,19 @@
 //! draw-rule class and count (FMJD 6.2–6.4), the result under live counters, and the game to
 //! its end with best play.
 
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
+use rafle_probe::answer::json::{write_line as write_json, JsonAnswer, JsonError};
+use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
     printable, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
     Tablebase, Wdl,
 };
-use rafle_server::json::JsonError;
-use rafle_server::{rule_limits, Answer, AnswerError, Options};
-use serde::Serialize;
 
-use super::{read_fen, VariantArg};
+use super::VariantArg;
 use crate::output::{input, other, Failure};
 
 /// The long help of `rafle probe`: the output formats.
@@ -23,7 +22,7 @@ pub const LONG_ABOUT: &str = "\
 Look positions up in the tables: their value and every legal move's, with and without the
 FMJD draw rules 6.2-6.4.
 
-Text output, per position: the FEN, its value for the side to move (win, draw or loss) and
+Text output, per position: the variant it was read in, the FEN, its value for the side to move (win, draw or loss) and
 the distance to the end of the game with best play (the winner hurrying, the loser holding
 out) in plies and in moves; then the rule whose counter is live in the position (6.2, or the
 endgame rules 6.3 and 6.4), the position's class under the draw rules with fresh counters
@@ -34,7 +33,7 @@ rules, then its class and count under the rules (counted from the position befor
 the moves that keep a win show \"win\".
 
   $ rafle probe --variant brazilian B:W29:B25,22
-  B:W29:B25,22 win in 3 plies (2 moves); rule 6.2: win, count 1 (rules 6.2=50,6.3=40,6.4=10)
+  brazilian B:W29:B25,22 win in 3 plies (2 moves); rule 6.2: win, count 1 (rules 6.2=50,...)
     22-26  loss in 2 plies (1 move); loss, count 1
     25-30  win in 3 plies (2 moves); win, count 1
 
@@ -61,7 +60,7 @@ has no move\", \"White wins: Black has no piece left\", or \"draw: rule 6.2 (50 
 live counter reached its limit and the side to move still has a move).
 
   $ rafle probe --variant brazilian --counters 0,2 --line W:WK1,K2:BK28
-  W:WK1,K2:BK28 win in 7 plies (4 moves); rule 6.4: win, count 7; counters 0,2: win (rules ...)
+  brazilian W:WK1,K2:BK28 win in 7 plies (4 moves); rule 6.4: win, count 7; counters 0,2: ...
     ... (the moves)
     line:
        1. 2-9    1,3  Black loses (loss, count 6, dtw 6)
@@ -71,11 +70,12 @@ live counter reached its limit and the side to move still has a move).
     end: White wins: Black has no piece left
 
 JSON output (--json), one object per line:
-  {\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,\"class\":\"win\",\"count\":1,
-   \"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",\"moves\":[{\"move\":\"22-26\",
-   \"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1},{\"move\":\"25-30\",\"wdl\":\"loss\",
-   \"dtw\":2,\"class\":\"loss\",\"count\":1}]}
-where \"dtw\" is the distance to win in plies (null for a draw), \"class\" one of \"win\",
+  {\"variant\":\"brazilian\",\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,
+   \"class\":\"win\",\"count\":1,\"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",
+   \"moves\":[{\"move\":\"22-26\",\"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1},
+   {\"move\":\"25-30\",\"wdl\":\"loss\",\"dtw\":2,\"class\":\"loss\",\"count\":1}]}
+where \"variant\" is the variant the FEN was read in, \"dtw\" the distance to win in plies
+(null for a draw), \"class\" one of \"win\",
 \"cursed_win\", \"draw\", \"blessed_loss\", \"loss\", \"count\" the rule count in plies (null
 unless the class is \"win\" or \"loss\"), \"rule\" the rule whose counter is live (\"6.2\",
 \"6.3\" or \"6.4\") and \"limits\" the plies of each rule the rule tables were computed with.
@@ -92,12 +92,16 @@ Without rule tables in the directory (tables of an older rafle), the class and c
 shown as unavailable (JSON null) and --counters and --line are refused. Rule tables computed
 with different limits are refused.
 
-Moves are listed in the order of 'rafle moves'. With one FEN argument, a bad FEN or a
+A finished game (a side without pieces, or without a move) has no moves. Moves are listed
+in the order of 'rafle moves'. With one FEN argument, a bad FEN or a
 position with more pieces than the tables cover exits with code 2, and a table that cannot be
 read (or missing) with code 1. With several FENs, or FENs read from
 standard input (one per line, blank lines skipped), a position that fails gives an error line
 instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
-failed.";
+failed. Reading from a terminal, it first says so on stderr.
+
+Without --variant a FEN is read as international; one that is a Brazilian position too (squares
+up to 32, or names on both boards) gets a note on stderr, for the first such FEN of a run.";
 
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
@@ -135,9 +139,17 @@ fn probe_failure(err: AnswerError) -> Failure {
 }
 
 pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
-    let tables = Tablebase::open(&args.data)
-        .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
-    let variant = args.variant.variant;
+    let variant = args.variant.variant();
+    // A single FEN is read before the tables are looked for: a malformed one is the user's to
+    // fix whatever the directory holds.
+    let single = match args.fens.as_slice() {
+        [fen] => Some((fen, args.variant.read_fen(fen)?)),
+        _ => None,
+    };
+    let tables = super::open_table_dir(&args.data, rafle_probe::DEFAULT_CACHE_BYTES)?;
+    if tables.materials(variant).is_empty() {
+        return Err(super::no_tables(&args.data, Some(variant)));
+    }
     match rule_limits(&tables, variant, args.counters.is_some() || args.line) {
         Ok(_) => {}
         Err(AnswerError::NoRuleTables { dir, .. }) => {
@@ -158,8 +170,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         },
     };
     let mut out = BufWriter::new(io::stdout().lock());
-    if let [fen] = args.fens.as_slice() {
-        let pos = read_fen(variant, fen)?;
+    if let Some((fen, pos)) = single {
         let answer = probe.answer(&pos).map_err(probe_failure)?;
         write_answer(&mut out, fen, &answer, args.json)?;
         out.flush()?;
@@ -170,9 +181,16 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         probe: &probe,
         probed: 0,
         failed: 0,
+        noted: false,
     };
     if args.fens.is_empty() {
         let mut stdin = io::stdin().lock();
+        if stdin.is_terminal() {
+            // Otherwise a user who forgot the FEN sees a command that seems to hang.
+            crate::output::stderr_line!(
+                "rafle probe: reading FENs from standard input, one a line (Ctrl-D to end)"
+            );
+        }
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -211,12 +229,18 @@ struct Batch<'a> {
     probe: &'a Probe<'a>,
     probed: usize,
     failed: usize,
+    /// Whether a FEN of both variants, read in the default one, has been noted on stderr:
+    /// once a run, not once a line of a long batch.
+    noted: bool,
 }
 
 impl Batch<'_> {
     fn one(&mut self, out: &mut impl Write, fen: &str) -> io::Result<()> {
         self.probed += 1;
-        let answer = Position::from_fen(self.args.variant.variant, fen)
+        if !self.noted {
+            self.noted = self.args.variant.note_if_ambiguous(fen);
+        }
+        let answer = Position::from_fen(self.args.variant.variant(), fen)
             .map_err(|e| e.to_string())
             .and_then(|pos| {
                 self.probe
@@ -252,13 +276,15 @@ impl Probe<'_> {
 
 fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) -> io::Result<()> {
     if json {
-        return write_json(out, &answer.cli_json(fen));
+        return write_json(out, &JsonAnswer::for_cli(answer, fen));
     }
+    // The variant first, as in JSON: the same FEN is a position of either board.
+    let variant = answer.variant();
     // The command line answers only positions the tables cover.
     let Some(values) = answer.values else {
         return writeln!(
             out,
-            "{} unknown: more pieces than the tables cover",
+            "{variant} {} unknown: more pieces than the tables cover",
             printable(fen)
         );
     };
@@ -283,7 +309,12 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             )
         }
     };
-    writeln!(out, "{} {}; {rules}", printable(fen), describe(values.dtw))?;
+    writeln!(
+        out,
+        "{variant} {} {}; {rules}",
+        printable(fen),
+        describe(values.dtw)
+    )?;
     let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);
     for m in &answer.moves {
         let Some(after) = m.values else { continue };
@@ -364,9 +395,4 @@ fn describe(dtw: Dtw) -> String {
         }
         _ => dtw.wdl().to_string(),
     }
-}
-
-fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
-    writeln!(out)
 }

@@ -4,10 +4,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use anyhow::anyhow;
 use clap::Args;
 use rafle_generator::parse_memory;
-use rafle_probe::{Tablebase, Variant, DEFAULT_CACHE_BYTES};
+use rafle_probe::{Variant, DEFAULT_CACHE_BYTES};
 use rafle_server::{AppState, Bounds};
 
 use crate::output::{other, stderr_line, Failure};
@@ -53,8 +52,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
     let cache = args.cache.map_or(DEFAULT_CACHE_BYTES, |bytes| {
         usize::try_from(bytes).unwrap_or(usize::MAX)
     });
-    let tables = Tablebase::open_with_cache(&args.data, cache)
-        .map_err(|e| other(format!("cannot open the table directory: {e}")))?;
+    let tables = super::open_table_dir(&args.data, cache)?;
     let mut any = false;
     for variant in Variant::ALL {
         let materials = tables.materials(variant);
@@ -75,10 +73,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Failure> {
         );
     }
     if !any {
-        return Err(Failure::Other(anyhow!(
-            "no tables in {}: generate them with 'rafle generate'",
-            rafle_probe::printable_path(&args.data)
-        )));
+        return Err(super::no_tables(&args.data, None));
     }
     let bounds = Bounds::default();
     stderr_line!(

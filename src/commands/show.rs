@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::Args;
 
-use super::{read_fen, VariantArg};
+use super::VariantArg;
 use crate::output::Failure;
 
 #[derive(Debug, Args)]
@@ -16,7 +16,7 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: &ShowArgs) -> Result<(), Failure> {
-    let pos = read_fen(args.variant.variant, &args.fen)?;
+    let pos = args.variant.read_fen(&args.fen)?;
     let mut out = std::io::stdout().lock();
     out.write_all(pos.diagram().as_bytes())?;
     out.flush()?;

@@ -70,8 +70,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let budget = args.memory.or_else(super::request::default_budget);
     let spending = VerifyBudget::of(budget, rayon::current_num_threads());
     drop(listed);
-    let tables = Tablebase::open_with_cache(&args.data, spending.probe_cache as usize)
-        .map_err(|e| crate::output::other(format!("cannot open the table directory: {e}")))?;
+    let tables = super::open_table_dir(&args.data, spending.probe_cache as usize)?;
     let mut work = Vec::with_capacity(chosen.len());
     for variant in chosen {
         work.push(Work::of(&tables, variant, &args.data, args.resume)?);

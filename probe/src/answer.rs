@@ -1,16 +1,20 @@
 //! The answer to a probe of one position: its values, every legal move's, and the game played
-//! to its end if asked. `rafle probe` prints it as text or JSON and the server sends it as
+//! to its end if asked. `rafle probe` prints it as text or JSON and `rafle serve` sends it as
 //! JSON; both build it here, so the command line and the API cannot drift apart.
+//!
+//! The JSON of an answer is in `json`, behind the crate's `json` feature, so that an engine
+//! linking this crate does not build serde.
 
 use std::fmt;
 use std::path::PathBuf;
 
-use rafle_probe::{
-    Color, Counters, Dtw, Limits, LineError, Move, Position, ProbeError, RuleClass, RuleValue,
+use crate::{
+    Color, Counters, DataDir, Dtw, Limits, LineError, Move, Position, ProbeError, RuleClass, RuleValue,
     SquareStyle, Tablebase, Variant, Wdl,
 };
 
-use crate::json::JsonAnswer;
+#[cfg(feature = "json")]
+pub mod json;
 
 /// What to ask of a position besides its values and its moves'.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -67,7 +71,7 @@ impl fmt::Display for AnswerError {
                 f,
                 "the draw-rule counters and the line need the rule tables, and there is no \
                  {variant} rule table (<material>.rules) in {}",
-                rafle_probe::printable_path(dir)
+                crate::printable_path(dir)
             ),
         }
     }
@@ -104,11 +108,11 @@ pub struct Answer {
     pub values: Option<Values>,
     /// The counters asked with, if any.
     pub counters: Option<Counters>,
-    /// Every legal move, in [`rafle_probe::listing_order`] unless reordered
+    /// Every legal move, in [`crate::listing_order`] unless reordered
     /// ([`Answer::order_best_first`]).
     pub moves: Vec<MoveAnswer>,
     /// The game played to its end, if asked.
-    pub line: Option<rafle_probe::Line>,
+    pub line: Option<crate::Line>,
     /// The most pieces the variant's tables answer a position of: the fewest of the kinds
     /// an answer reads (win/draw/loss, distance, and rules where there are rule tables).
     pub max_pieces: u32,
@@ -129,7 +133,7 @@ pub struct Values {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
     /// The limits the rule tables were computed with.
-    pub limits: rafle_probe::Limits,
+    pub limits: crate::Limits,
     /// Class and count with fresh counters.
     pub value: RuleValue,
     /// The result with the counters asked with, if any.
@@ -196,7 +200,13 @@ impl Answer {
             Some(_) => Some(tables.probe_draw_rules(pos, options.counters.unwrap_or_default())?),
             None => None,
         };
-        let found = tables.probe_moves_all(pos)?;
+        // A finished game has no moves, whatever the move generator would make of the pieces
+        // left on the board (docs/rules.md: the game ends as the last piece is taken).
+        let found = if pos.game_over().is_some() {
+            Vec::new()
+        } else {
+            tables.probe_moves_all(pos)?
+        };
         let legal: Vec<Move> = found.iter().map(|m| m.mv).collect();
         let moves = found
             .iter()
@@ -248,9 +258,13 @@ impl Answer {
     }
 
     /// The answer for a position with more pieces than the tables cover: its legal moves,
-    /// without values (with counters, the counters after each move).
+    /// without values (with counters, the counters after each move); none if the game is over.
     pub fn unknown(tables: &Tablebase, pos: &Position, counters: Option<Counters>) -> Answer {
-        let legal = pos.legal_moves();
+        let legal = if pos.game_over().is_some() {
+            crate::MoveList::new()
+        } else {
+            pos.legal_moves()
+        };
         let mut moves: Vec<MoveAnswer> = legal
             .iter()
             .map(|mv| {
@@ -259,13 +273,13 @@ impl Answer {
                     mv: *mv,
                     text: pos.move_text_among(mv, &legal, SquareStyle::Numeric),
                     next,
-                    resets: rafle_probe::resets_counter(pos, mv, &next),
+                    resets: crate::resets_counter(pos, mv, &next),
                     counters_after: counters.map(|c| c.after(pos, mv, &next)),
                     values: None,
                 }
             })
             .collect();
-        moves.sort_by_cached_key(|m| rafle_probe::listing_order(&m.mv));
+        moves.sort_by_cached_key(|m| crate::listing_order(&m.mv));
         Answer {
             position: *pos,
             values: None,
@@ -284,22 +298,21 @@ impl Answer {
     /// counters the result under the rules after the move comes first (the opponent's loss,
     /// then a draw, then its win), so a move that the counters turn into a draw comes after
     /// every move still winning. Moves without values (too many pieces) keep their place.
-    /// Ties keep [`rafle_probe::listing_order`], so the order never depends on the move
+    /// Ties keep [`crate::listing_order`], so the order never depends on the move
     /// generator's.
     pub fn order_best_first(&mut self) {
         // A stable sort: equal keys stay in listing order.
         self.moves.sort_by_key(|m| m.values.map(best_first_key));
     }
 
-    /// The answer as `rafle probe --json` prints it, `fen` being the FEN as given.
-    pub fn cli_json<'a>(&'a self, fen: &'a str) -> JsonAnswer<'a> {
-        crate::json::answer(self, fen.into(), false)
+    /// The variant the position was read and probed in.
+    pub fn variant(&self) -> Variant {
+        self.position.variant()
     }
 
-    /// The answer as the API sends it: the normalised FEN, the variant, whose turn it is,
-    /// the category, the piece counts, and each move's squares, FEN and category.
-    pub fn api_json(&self) -> JsonAnswer<'_> {
-        crate::json::answer(self, self.position.to_fen().into(), true)
+    /// Whether the game is over in the position (and the answer has no moves).
+    pub fn game_over(&self) -> bool {
+        self.position.game_over().is_some()
     }
 
     /// The side to move.
@@ -354,7 +367,7 @@ pub fn rule_limits(
     if limits.is_none() && needed {
         return Err(AnswerError::NoRuleTables {
             variant,
-            dir: tables.dir().join(variant.name()),
+            dir: DataDir::new(tables.dir()).variant(variant).path().to_path_buf(),
         });
     }
     Ok(limits)
@@ -362,8 +375,8 @@ pub fn rule_limits(
 
 /// The most pieces an answer of the variant can be given for: every kind it reads must
 /// reach that far.
-pub(crate) fn max_pieces(tables: &Tablebase, variant: Variant) -> u32 {
-    use rafle_probe::format::TableKind;
+pub fn max_pieces(tables: &Tablebase, variant: Variant) -> u32 {
+    use crate::format::TableKind;
     let mut kinds = vec![TableKind::Wdl, TableKind::Dtw];
     if !tables
         .materials_of(TableKind::DrawRules, variant)
@@ -395,9 +408,9 @@ pub fn category(wdl: Wdl, rules: Option<RuleValue>) -> &'static str {
 pub const UNKNOWN: &str = "unknown";
 
 /// Moves as the ply texts of a line, each with the position after it.
-pub(crate) fn line_positions<'a>(
+pub fn line_positions<'a>(
     start: &Position,
-    plies: impl IntoIterator<Item = &'a rafle_probe::Ply>,
+    plies: impl IntoIterator<Item = &'a crate::Ply>,
 ) -> Vec<Position> {
     let mut pos = *start;
     plies
@@ -407,4 +420,86 @@ pub(crate) fn line_positions<'a>(
             pos
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brazilian tables up to 2 pieces, every kind, in a directory of their own.
+    pub(super) fn brazilian_two() -> (tempfile::TempDir, Tablebase) {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = rafle_generator::Plan::new(Variant::Brazilian, 2, dir.path()).unwrap();
+        rafle_generator::generate(&plan, &rafle_generator::NoProgress).unwrap();
+        let tables = Tablebase::open(dir.path()).unwrap();
+        (dir, tables)
+    }
+
+    fn brazilian(fen: &str) -> Position {
+        Position::from_fen(Variant::Brazilian, fen).unwrap()
+    }
+
+    #[test]
+    fn a_finished_game_has_no_moves() {
+        let (_dir, tables) = brazilian_two();
+        // White's man could still move on the board, but Black has no piece: the game is over.
+        let over = brazilian("W:W28:B");
+        assert!(
+            !over.legal_moves().is_empty(),
+            "the generator gives it moves"
+        );
+        let options = Options {
+            counters: None,
+            line: true,
+        };
+        let answer = Answer::probe(&tables, &over, options).unwrap();
+        assert!(answer.game_over());
+        assert!(answer.moves.is_empty(), "{:?}", answer.moves);
+        assert_eq!(answer.values.unwrap().wdl, Wdl::Win);
+        assert!(answer.line.unwrap().plies.is_empty());
+        // Past the tables' reach too (three pieces against two-piece tables).
+        let unknown = Answer::unknown(&tables, &brazilian("B:W28,K1,K2:B"), None);
+        assert!(unknown.game_over() && unknown.moves.is_empty());
+        // A game under way keeps its moves, with and without values.
+        let live = brazilian("W:W28:B1");
+        let answer = Answer::probe(&tables, &live, Options::default()).unwrap();
+        assert!(!answer.game_over());
+        assert_eq!(answer.moves.len(), live.legal_moves().len());
+        let unknown = Answer::unknown(&tables, &brazilian("W:W28,K1:B5"), None);
+        assert!(!unknown.moves.is_empty());
+    }
+
+    #[test]
+    fn an_answer_names_the_variant_it_was_read_in() {
+        let (_dir, tables) = brazilian_two();
+        let answer = Answer::probe(&tables, &brazilian("W:WK1:BK28"), Options::default()).unwrap();
+        assert_eq!(answer.variant(), Variant::Brazilian);
+        let international = Position::from_fen(Variant::International, "W:WK1:BK28").unwrap();
+        let answer = Answer::unknown(&tables, &international, None);
+        assert_eq!(answer.variant(), Variant::International);
+    }
+
+    #[test]
+    fn counters_without_rule_tables_are_refused_naming_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = rafle_generator::Plan::new(Variant::Brazilian, 2, dir.path()).unwrap();
+        rafle_generator::generate(&plan, &rafle_generator::NoProgress).unwrap();
+        for rules in std::fs::read_dir(dir.path().join("brazilian")).unwrap() {
+            let path = rules.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rules") {
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+        let tables = Tablebase::open(dir.path()).unwrap();
+        assert!(rule_limits(&tables, Variant::Brazilian, false)
+            .unwrap()
+            .is_none());
+        let err = rule_limits(&tables, Variant::Brazilian, true).unwrap_err();
+        assert!(
+            matches!(&err, AnswerError::NoRuleTables { variant: Variant::Brazilian, dir: d }
+                if d == &dir.path().join("brazilian")),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("no brazilian rule table"), "{err}");
+    }
 }

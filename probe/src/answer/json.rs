@@ -1,19 +1,22 @@
 //! The JSON of an [`Answer`]: the objects `rafle probe --json` prints, and the API's, which
-//! add fields to the same objects (the field names and values are the contract of docs/api.md).
+//! add fields to the same objects (the field names and values are the contract of
+//! docs/cli.md and docs/api.md). Only with the crate's `json` feature.
 
 use std::borrow::Cow;
 
-use rafle_probe::{Category, Square};
 use serde::Serialize;
 
-use crate::answer::{category, Answer, MoveAnswer, UNKNOWN};
+use super::{category, line_positions, Answer, MoveAnswer, UNKNOWN};
+use crate::{Category, Color, Square};
 
 /// A position's answer in JSON: serialize it (`serde_json::to_writer`). Fields the command
 /// line leaves out are skipped; a value the tables cannot give is `null`.
+///
+/// The variant comes first, in both forms: a reader knows which board the rest is about
+/// before it reads a square.
 #[derive(Debug, Serialize)]
 pub struct JsonAnswer<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    variant: Option<&'static str>,
+    variant: &'static str,
     fen: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     turn: Option<&'static str>,
@@ -99,14 +102,38 @@ pub struct JsonError<'a> {
     pub error: String,
 }
 
+impl<'a> JsonAnswer<'a> {
+    /// The answer as `rafle probe --json` prints it, `fen` being the FEN as given.
+    pub fn for_cli(answer: &'a Answer, fen: &'a str) -> JsonAnswer<'a> {
+        json_answer(answer, fen.into(), false)
+    }
+
+    /// The answer as the API sends it: the normalised FEN, whose turn it is, whether the game
+    /// is over, the category, the piece counts, and each move's squares, FEN and category.
+    pub fn for_api(answer: &'a Answer) -> JsonAnswer<'a> {
+        json_answer(answer, answer.position.to_fen().into(), true)
+    }
+}
+
+/// Writes `value` as one line of JSON, as `rafle probe --json` writes each answer (or
+/// [`JsonError`]): a program reading answers one at a time splits them on newlines.
+///
+/// # Errors
+///
+/// The error of writing to `out`.
+pub fn write_line(out: &mut impl std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from)?;
+    writeln!(out)
+}
+
 /// The JSON of `answer` with `fen` as its FEN; `api` adds the API's fields.
-pub(crate) fn answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> JsonAnswer<'a> {
+fn json_answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> JsonAnswer<'a> {
     let pos = &answer.position;
     let values = answer.values.as_ref();
     let rules = values.and_then(|v| v.rules.as_ref());
     let line = answer.line.as_ref().map(|line| {
         let after = if api {
-            crate::answer::line_positions(pos, &line.plies)
+            line_positions(pos, &line.plies)
         } else {
             Vec::new()
         };
@@ -126,7 +153,7 @@ pub(crate) fn answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> Js
             .collect()
     });
     JsonAnswer {
-        variant: api.then(|| pos.variant().name()),
+        variant: pos.variant().name(),
         fen,
         turn: api.then(|| turn_name(pos.turn())),
         game_over: api.then(|| pos.game_over().is_some()),
@@ -180,9 +207,75 @@ fn json_move(m: &MoveAnswer, api: bool) -> JsonMove<'_> {
 }
 
 /// `"white"` or `"black"`.
-fn turn_name(color: rafle_probe::Color) -> &'static str {
+fn turn_name(color: Color) -> &'static str {
     match color {
-        rafle_probe::Color::White => "white",
-        rafle_probe::Color::Black => "black",
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::tests::brazilian_two;
+    use crate::answer::Options;
+    use crate::{Position, Variant};
+
+    #[test]
+    fn both_forms_name_the_variant_first() {
+        let (_dir, tables) = brazilian_two();
+        let pos = Position::from_fen(Variant::Brazilian, "B:WK1:BK28").unwrap();
+        let answer = Answer::probe(&tables, &pos, Options::default()).unwrap();
+        let cli = serde_json::to_value(JsonAnswer::for_cli(&answer, "B:WK1:BK28")).unwrap();
+        let api = serde_json::to_value(JsonAnswer::for_api(&answer)).unwrap();
+        assert_eq!(cli["variant"], "brazilian");
+        assert_eq!(api["variant"], "brazilian");
+        // The command line's form leaves out what the API adds.
+        for added in ["turn", "game_over", "category", "pieces", "max_pieces"] {
+            assert!(
+                cli.get(added).is_none() && api.get(added).is_some(),
+                "{added}"
+            );
+        }
+        // First in the text (a `Value` sorts its keys, so the text is read).
+        let cli = serde_json::to_string(&JsonAnswer::for_cli(&answer, "B:WK1:BK28")).unwrap();
+        assert!(
+            cli.starts_with(r#"{"variant":"brazilian","fen":"B:WK1:BK28","#),
+            "{cli}"
+        );
+        let api = serde_json::to_string(&JsonAnswer::for_api(&answer)).unwrap();
+        assert!(
+            api.starts_with(r#"{"variant":"brazilian","fen":"B:WK1:BK28","#),
+            "{api}"
+        );
+    }
+
+    #[test]
+    fn each_answer_is_one_line() {
+        let mut out = Vec::new();
+        let error = JsonError {
+            fen: "W:W33",
+            error: "a\nb".into(),
+        };
+        write_line(&mut out, &error).unwrap();
+        write_line(&mut out, &error).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let line = r#"{"fen":"W:W33","error":"a\nb"}"#;
+        assert_eq!(text, format!("{line}\n{line}\n"));
+    }
+
+    #[test]
+    fn a_finished_game_is_over_with_no_moves_in_json() {
+        let (_dir, tables) = brazilian_two();
+        let pos = Position::from_fen(Variant::Brazilian, "W:W28:B").unwrap();
+        let answer = Answer::probe(&tables, &pos, Options::default()).unwrap();
+        let api = serde_json::to_value(JsonAnswer::for_api(&answer)).unwrap();
+        assert_eq!(api["game_over"], true);
+        assert_eq!(api["moves"], serde_json::json!([]));
+        let pos = Position::from_fen(Variant::Brazilian, "W:W28:B1").unwrap();
+        let answer = Answer::probe(&tables, &pos, Options::default()).unwrap();
+        let api = serde_json::to_value(JsonAnswer::for_api(&answer)).unwrap();
+        assert_eq!(api["game_over"], false);
+        assert!(!api["moves"].as_array().unwrap().is_empty());
     }
 }
