@@ -17,18 +17,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use rafle_probe::layout::{is_temporary_name, temporary_name};
 use rafle_probe::{Material, VariantDir};
 
 use crate::GenerateError;
 
-/// Every temporary file rafle writes is named `.rafle-<16 hex digits>.<final name>.tmp`.
-const TEMPORARY_PREFIX: &str = ".rafle-";
-const TEMPORARY_SUFFIX: &str = ".tmp";
-const TOKEN_DIGITS: usize = 16;
-
-/// The name a file is written under before it is complete and renamed to `path`: in the same
-/// directory (so the rename is atomic), hidden, and different for every call and process, so
-/// two writers never share one.
+/// The name a file is written under before it is complete and renamed to `path`
+/// ([`rafle_probe::layout::temporary_name`]): in the same directory (so the rename is atomic),
+/// hidden, and different for every call and process, so two writers never share one.
 pub fn temporary_path(path: &Path) -> PathBuf {
     static PROCESS: OnceLock<u64> = OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -42,12 +38,7 @@ pub fn temporary_path(path: &Path) -> PathBuf {
     let mut h = RandomState::new().build_hasher();
     h.write_u64(process);
     h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    let token = process ^ h.finish();
-    let mut name = format!("{TEMPORARY_PREFIX}{token:016x}.").into();
-    let final_name = path.file_name().unwrap_or_default();
-    std::ffi::OsString::push(&mut name, final_name);
-    std::ffi::OsString::push(&mut name, TEMPORARY_SUFFIX);
-    path.with_file_name(name)
+    temporary_name(path, process ^ h.finish())
 }
 
 /// Creates the file `path`, a fresh [`temporary_path`], for writing. Whatever is already
@@ -85,22 +76,6 @@ pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
         let _ = fs::remove_file(&tmp);
     }
     written
-}
-
-/// Whether `name` is one [`temporary_path`] makes.
-fn is_temporary_name(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix(TEMPORARY_PREFIX) else {
-        return false;
-    };
-    let Some((token, rest)) = rest.split_at_checked(TOKEN_DIGITS) else {
-        return false;
-    };
-    token
-        .bytes()
-        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
-        && rest.len() > 1 + TEMPORARY_SUFFIX.len()
-        && rest.starts_with('.')
-        && rest.ends_with(TEMPORARY_SUFFIX)
 }
 
 /// The lock a generation holds on a variant's table directory while it writes there; released
@@ -363,16 +338,6 @@ mod tests {
             "{name}"
         );
         assert!(is_temporary_name(name));
-        for other in [
-            "notes.tmp",
-            "KKvK.wdl.tmp",
-            ".rafle-notes.tmp",
-            ".rafle-0123456789abcdef.tmp",
-            ".rafle-0123456789ABCDEF.KvK.wdl.tmp",
-            ".rafle-0123456789abcdef.KvK.wdl",
-        ] {
-            assert!(!is_temporary_name(other), "{other}");
-        }
     }
 
     #[test]

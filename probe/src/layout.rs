@@ -19,7 +19,9 @@
 //! ```
 //!
 //! A work file's stem is the material (`KKMvK`), or `KKMvK.wdl` for a run writing the
-//! win/draw/loss tables alone, which keeps work files of its own.
+//! win/draw/loss tables alone, which keeps work files of its own. A file is written under a
+//! temporary name beside its own, `.rafle-<16 hex digits>.<name>.tmp` ([`temporary_name`]),
+//! then renamed.
 //!
 //! [docs/format.md]: https://github.com/rafle-draughts/rafle/blob/main/docs/format.md
 //! [docs/guarantees.md]: https://github.com/rafle-draughts/rafle/blob/main/docs/guarantees.md
@@ -44,6 +46,11 @@ pub const SLURM_LOGS: &str = "slurm-logs";
 
 /// The lock every writer of a variant directory takes, in its work directory.
 const WRITER_LOCK: &str = "writer.lock";
+
+/// Every temporary file rafle writes is named `.rafle-<16 hex digits>.<final name>.tmp`.
+const TEMPORARY_PREFIX: &str = ".rafle-";
+const TEMPORARY_SUFFIX: &str = ".tmp";
+const TOKEN_DIGITS: usize = 16;
 
 /// A table directory: one directory per variant, and the cluster's files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,6 +169,33 @@ pub fn parse_table_name(name: &str) -> Option<(Material, TableKind)> {
     })
 }
 
+/// The name a file is written under before it is complete and renamed to `path`:
+/// `.rafle-<token in 16 hex digits>.<its name>.tmp`, in the same directory (so the rename is
+/// atomic) and hidden. The writer picks a token no other writer uses.
+pub fn temporary_name(path: &Path, token: u64) -> PathBuf {
+    let mut name: std::ffi::OsString = format!("{TEMPORARY_PREFIX}{token:016x}.").into();
+    name.push(path.file_name().unwrap_or_default());
+    name.push(TEMPORARY_SUFFIX);
+    path.with_file_name(name)
+}
+
+/// Whether `name` is one [`temporary_name`] makes: a file a writer stopped before its rename
+/// may have left, which nothing else is named like.
+pub fn is_temporary_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(TEMPORARY_PREFIX) else {
+        return false;
+    };
+    let Some((token, rest)) = rest.split_at_checked(TOKEN_DIGITS) else {
+        return false;
+    };
+    token
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        && rest.len() > 1 + TEMPORARY_SUFFIX.len()
+        && rest.starts_with('.')
+        && rest.ends_with(TEMPORARY_SUFFIX)
+}
+
 /// Which tables a generation run writes; a run writing the win/draw/loss tables alone keeps
 /// work files of its own, since its rule values are never solved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -270,6 +304,25 @@ mod tests {
         let wdl = dir.work_files(kmvk, Tables::Wdl);
         assert_eq!(wdl.partial, work("KMvK.wdl.partial"));
         assert_eq!(wdl.summary, work("KMvK.wdl.summary"));
+    }
+
+    #[test]
+    fn temporary_names_are_recognised() {
+        let path = temporary_name(Path::new("d/KKvK.wdl"), 0x0123_4567_89ab_cdef);
+        assert_eq!(path, Path::new("d/.rafle-0123456789abcdef.KKvK.wdl.tmp"));
+        assert!(is_temporary_name(
+            path.file_name().unwrap().to_str().unwrap()
+        ));
+        for other in [
+            "notes.tmp",
+            "KKvK.wdl.tmp",
+            ".rafle-notes.tmp",
+            ".rafle-0123456789abcdef.tmp",
+            ".rafle-0123456789ABCDEF.KvK.wdl.tmp",
+            ".rafle-0123456789abcdef.KvK.wdl",
+        ] {
+            assert!(!is_temporary_name(other), "{other}");
+        }
     }
 
     #[test]
