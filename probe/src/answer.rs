@@ -9,8 +9,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::{
-    Color, Counters, DataDir, Dtw, Limits, LineError, Move, Position, ProbeError, RuleClass, RuleValue,
-    SquareStyle, Tablebase, Variant, Wdl,
+    Color, Counters, DataDir, Dtw, Limits, LineError, Move, Position, ProbeError, RuleClass,
+    RuleValue, SquareStyle, Tablebase, Variant, Wdl,
 };
 
 #[cfg(feature = "json")]
@@ -367,7 +367,10 @@ pub fn rule_limits(
     if limits.is_none() && needed {
         return Err(AnswerError::NoRuleTables {
             variant,
-            dir: DataDir::new(tables.dir()).variant(variant).path().to_path_buf(),
+            dir: DataDir::new(tables.dir())
+                .variant(variant)
+                .path()
+                .to_path_buf(),
         });
     }
     Ok(limits)
