@@ -89,32 +89,27 @@ impl VariantArg {
         Ok(pos)
     }
 
-    /// Whether `fen`, read in the default variant because none was given, is a valid position
-    /// of the other variant too; if so, says on stderr which variant it was read in and how to
-    /// read it in the other. Returns whether it said so.
+    /// Given `fen`, already read as a position of [`VariantArg::variant`]: if that variant was
+    /// assumed (none given) and the FEN is a position of the other variant too, says on stderr
+    /// which variant it was read in and how to read it in the other. Returns whether it said so.
     pub fn note_if_ambiguous(&self, fen: &str) -> bool {
-        let Some(note) = self.ambiguity(fen) else {
-            return false;
-        };
-        crate::output::stderr_line!("{note}");
-        true
-    }
-
-    /// The note for `fen`, if it is valid in both variants and no variant was given.
-    fn ambiguity(&self, fen: &str) -> Option<String> {
         if self.given.is_some() {
-            return None;
+            return false;
         }
         let assumed = self.variant();
-        let other = Variant::ALL.into_iter().find(|&v| v != assumed)?;
+        let Some(other) = Variant::ALL.into_iter().find(|&v| v != assumed) else {
+            return false;
+        };
         // Valid in both: a position of squares and names that exist on both boards.
-        Position::from_fen(assumed, fen).ok()?;
-        Position::from_fen(other, fen).ok()?;
-        Some(format!(
+        if Position::from_fen(other, fen).is_err() {
+            return false;
+        }
+        crate::output::stderr_line!(
             "rafle: note: {} is a position of both variants, read as {assumed} (the default); \
              --variant {other} reads it as {other}",
             rafle_probe::printable(fen)
-        ))
+        );
+        true
     }
 }
 

@@ -14,7 +14,7 @@ use rafle_probe::{
     Tablebase, Wdl,
 };
 
-use super::VariantArg;
+use super::{VariantArg, VariantChoice};
 use crate::output::{input, other, Failure};
 
 /// The long help of `rafle probe`: the output formats.
@@ -146,10 +146,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         [fen] => Some((fen, args.variant.read_fen(fen)?)),
         _ => None,
     };
-    let tables = super::open_table_dir(&args.data, rafle_probe::DEFAULT_CACHE_BYTES)?;
-    if tables.materials(variant).is_empty() {
-        return Err(super::no_tables(&args.data, Some(variant)));
-    }
+    let (tables, _) = super::open_tables(&args.data, VariantChoice::One(variant))?;
     match rule_limits(&tables, variant, args.counters.is_some() || args.line) {
         Ok(_) => {}
         Err(AnswerError::NoRuleTables { dir, .. }) => {
@@ -237,12 +234,12 @@ struct Batch<'a> {
 impl Batch<'_> {
     fn one(&mut self, out: &mut impl Write, fen: &str) -> io::Result<()> {
         self.probed += 1;
-        if !self.noted {
-            self.noted = self.args.variant.note_if_ambiguous(fen);
-        }
         let answer = Position::from_fen(self.args.variant.variant(), fen)
             .map_err(|e| e.to_string())
             .and_then(|pos| {
+                if !self.noted {
+                    self.noted = self.args.variant.note_if_ambiguous(fen);
+                }
                 self.probe
                     .answer(&pos)
                     .map_err(|e| format!("{:#}", anyhow::Error::new(e)))
