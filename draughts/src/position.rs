@@ -234,6 +234,17 @@ impl Position {
         movegen::generate_counting_king_moves(self, list)
     }
 
+    /// The moves of the game from here: the legal moves, none once a side has no piece left
+    /// (the game ended as its last piece was taken, whatever the move generator would make of
+    /// the other side's pieces). What `rafle moves` and a probe's answer list.
+    pub fn moves_in_play(&self) -> MoveList {
+        if self.side(self.turn) == 0 || self.side(self.turn.opposite()) == 0 {
+            MoveList::new()
+        } else {
+            self.legal_moves()
+        }
+    }
+
     /// Whether the game is over, and how, for the side to move: the one definition every
     /// probe, the move chooser and the C library answer by, before any table is read.
     ///
@@ -411,6 +422,20 @@ impl GameOver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_finished_game_has_no_moves_in_play() {
+        let gone = Position::from_fen(Variant::International, "W:W28:B").unwrap();
+        assert_eq!(
+            gone.legal_moves().len(),
+            2,
+            "the generator still moves the man (28-22, 28-23)"
+        );
+        assert!(gone.moves_in_play().is_empty());
+        let playing = Position::from_fen(Variant::International, "W:W28:B23,24").unwrap();
+        assert_eq!(playing.moves_in_play().len(), playing.legal_moves().len());
+        assert_eq!(playing.moves_in_play().len(), 1);
+    }
 
     #[test]
     fn mirroring_turns_the_board_and_swaps_colours() {

@@ -260,11 +260,7 @@ impl Answer {
     /// The answer for a position with more pieces than the tables cover: its legal moves,
     /// without values (with counters, the counters after each move); none if the game is over.
     pub fn unknown(tables: &Tablebase, pos: &Position, counters: Option<Counters>) -> Answer {
-        let legal = if pos.game_over().is_some() {
-            crate::MoveList::new()
-        } else {
-            pos.legal_moves()
-        };
+        let legal = pos.moves_in_play();
         let mut moves: Vec<MoveAnswer> = legal
             .iter()
             .map(|mv| {

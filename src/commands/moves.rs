@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Write};
 
 use clap::Args;
-use rafle_probe::{MoveList, Square};
+use rafle_probe::Square;
 use serde::Serialize;
 
 use super::{StyleArg, VariantArg};
@@ -36,14 +36,8 @@ struct MoveLine {
 pub fn run(args: &MovesArgs) -> Result<(), Failure> {
     let pos = args.variant.read_fen(&args.fen)?;
     let style = args.style.style();
-    // A finished game has no moves, as `rafle probe` and the API answer it: the pieces of a
-    // side whose opponent has none left would have moves on the board, but the game ended as
-    // the last piece was taken.
-    let legal = if pos.game_over().is_some() {
-        MoveList::new()
-    } else {
-        pos.legal_moves()
-    };
+    // A finished game has no moves, as `rafle probe` and the API answer it.
+    let legal = pos.moves_in_play();
     let mut moves: Vec<_> = legal.iter().collect();
     moves.sort_by_cached_key(|mv| rafle_probe::listing_order(mv));
     let mut out = BufWriter::new(std::io::stdout().lock());
