@@ -66,7 +66,8 @@ impl From<ProbeError> for Failure {
             ProbeError::MissingTable { .. } => RAFLE_ERR_MISSING_TABLE,
             ProbeError::Corrupted { .. }
             | ProbeError::Truncated { .. }
-            | ProbeError::WrongTable { .. } => RAFLE_ERR_BAD_TABLE,
+            | ProbeError::WrongTable { .. }
+            | ProbeError::OldFormat { .. } => RAFLE_ERR_BAD_TABLE,
             ProbeError::MixedLimits { .. } => RAFLE_ERR_MIXED_LIMITS,
             ProbeError::Io { .. } => RAFLE_ERR_IO,
             _ => RAFLE_ERR_INTERNAL,

@@ -93,6 +93,11 @@ pub fn generate(
         progress.leftovers_removed(dir, removed);
     }
     progress.variant_started(plan);
+    // Tables of the previous format version are converted first; a unit of work leaves them
+    // to a whole run, which no other run writes beside.
+    if plan.unit.is_none() {
+        crate::convert::convert_legacy(plan, progress)?;
+    }
     let found: Vec<Found> = plan
         .materials
         .iter()

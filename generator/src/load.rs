@@ -6,7 +6,7 @@
 use rafle_probe::codec::{DrawRulesCodec, DtwCodec};
 use rafle_probe::format::TableKind;
 use rafle_probe::walk::{unpack, Captures, Walk};
-use rafle_probe::{Position, ProbeError, RuleValue, Table};
+use rafle_probe::{Dtw, Position, ProbeError, RuleValue, Table};
 
 use std::path::Path;
 
@@ -105,10 +105,20 @@ pub(crate) fn load_existing(
     let (variant, material) = (index.variant(), m.material);
     let open = |path, kind| Table::open(path, kind, variant, material);
     let wdl_table = open(&m.path, TableKind::Wdl)?;
-    let wdl = wdl_table.read_all()?;
     let dtw_table = open(&m.dtw_path, TableKind::Dtw)?;
+    let stored = dtw_table.header().stored;
+    if wdl_table.header().stored != stored {
+        return Err(LoadError::Table(format!(
+            "{} stores {}, {} {stored}",
+            m.path.display(),
+            wdl_table.header().stored,
+            m.dtw_path.display()
+        )));
+    }
+    let outside_wdl = |pos: &Position| store.dtw(pos).map(Dtw::wdl).map_err(LoadError::Work);
+    let wdl = Walk::complete_wdl_with(index, &wdl_table, &outside_wdl, &|_| {})?;
     let bytes = dtw_table.read_all()?;
-    let walk = Walk::new(index, &wdl, Some(m.limits), &m.dtw_path);
+    let walk = Walk::new(index, &wdl, Some(m.limits), &m.dtw_path, stored);
     let outside = |pos: &Position| store.dtw(pos).map_err(LoadError::Work);
     let advance = |n| progress.advance(2 * n);
     let (distances, captures) = if dtw_table.header().bits == 8 {
@@ -158,6 +168,14 @@ fn load_draw_rules(
         Ok(table) => table,
         Err(e) => return rejected(e),
     };
+    if table.header().stored != walk.stored {
+        return Ok(Err(Some(format!(
+            "{} stores {}, the distance table {}",
+            m.draw_rules_path.display(),
+            table.header().stored,
+            walk.stored
+        ))));
+    }
     if table.header().limits != Some(m.limits) {
         return Ok(Err(Some(format!(
             "{} was computed with other draw-rule limits",

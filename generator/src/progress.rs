@@ -21,6 +21,9 @@ pub trait Progress: Sync {
     fn damaged_work_file(&self, _path: &std::path::Path, _what: &str) {}
     /// A material starts: `positions` positions to solve (or to check, if a table exists).
     fn material_started(&self, _variant: Variant, _material: Material, _positions: u64) {}
+    /// A material's tables of the previous format version are converted to the current one
+    /// (their values read, not solved again).
+    fn converting(&self, _variant: Variant, _material: Material, _positions: u64) {}
     /// `units` more units of work are done in the current material.
     fn advance(&self, _units: u64) {}
     /// A material is done.

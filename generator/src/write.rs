@@ -8,7 +8,9 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
-use rafle_probe::format::{BlockEntry, Header, TableKind, HEADER_LEN, POSITIONS_PER_BLOCK};
+use rafle_probe::format::{
+    BlockEntry, Header, StoredHalf, TableKind, FORMAT_VERSION, HEADER_LEN, POSITIONS_PER_BLOCK,
+};
 use rafle_probe::{Dtw, Limits, Material, RuleValue, Table, Variant};
 use rayon::prelude::*;
 
@@ -36,9 +38,31 @@ pub(crate) enum Writing {
     WdlOnly,
 }
 
-/// Writes a solved material's tables from its work file, those `writing` says. `longest` is
+/// Where a material's values are read from to be written as tables: its work file, or its
+/// tables of the previous format version read back.
+pub(crate) trait Source: Sync {
+    /// The distance codes (with their capture marks, [`CAPTURE`]) and rule codes of `len`
+    /// positions from `start`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError`] if they cannot be read.
+    fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError>;
+}
+
+impl Source for ValuesFile {
+    fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        ValuesFile::read_range(self, start, len)
+    }
+}
+
+/// Writes a solved material's tables from its values, those `writing` says. `longest` is
 /// its longest win. Returns the sizes of the tables written or kept, and the material's counts
 /// (without cursed wins and blessed losses when the rules were not solved).
+///
+/// The three tables store the same side to move (see [`StoredHalf`]): White to move for a
+/// symmetric material, else the side whose win/draw/loss values compress smaller (or, when the
+/// rule table alone is written, the side the tables on disk store).
 ///
 /// # Errors
 ///
@@ -46,13 +70,22 @@ pub(crate) enum Writing {
 pub(crate) fn write_tables(
     plan: &Plan,
     m: &MaterialPlan,
-    values: &ValuesFile,
+    values: &dyn Source,
     longest: u16,
     writing: Writing,
 ) -> Result<(Written, Counts), GenerateError> {
-    let n = values.positions() as usize;
-    let header_of =
-        |kind, bits, limits| header(kind, plan.variant, m.material, m.positions, bits, limits);
+    let n = m.positions as usize;
+    let header_of = |kind, bits, limits, stored| {
+        header(
+            kind,
+            plan.variant,
+            m.material,
+            m.positions,
+            bits,
+            limits,
+            stored,
+        )
+    };
     let counts = Mutex::new(Counts::default());
     // Block `b`'s codes, with what the codec needs to know of each position.
     let block = |b: u32| -> Result<(usize, Vec<u16>, Vec<u8>), GenerateError> {
@@ -70,29 +103,55 @@ pub(crate) fn write_tables(
             })
     };
     let mut written = Written::default();
-    if writing == Writing::RulesOnly {
+    let stored = if writing == Writing::RulesOnly {
         written.wdl = file_len(&m.path)?;
         written.dtw = file_len(&m.dtw_path)?;
-    } else {
-        written.wdl = write_table(&m.path, header_of(TableKind::Wdl, 2, None), |b| {
-            let (start, distances, _) = block(b)?;
-            if writing == Writing::WdlOnly {
-                let mut here = Counts::default();
-                for &d in &distances {
-                    here.add(distance(d), RuleValue::DRAW);
+        let table =
+            Table::open(&m.path, TableKind::Wdl, plan.variant, m.material).map_err(|source| {
+                GenerateError::Check {
+                    variant: plan.variant,
+                    material: m.material,
+                    source,
                 }
-                add_counts(&counts, here);
+            })?;
+        table.header().stored
+    } else {
+        let compress = |stored: StoredHalf, count: bool| {
+            let header = header_of(TableKind::Wdl, 2, None, stored);
+            let blocks = compress_blocks(&m.path, &header, |b| {
+                let (start, distances, _) = block(b)?;
+                if count && writing == Writing::WdlOnly {
+                    let mut here = Counts::default();
+                    for &d in &distances {
+                        here.add(distance(d), RuleValue::DRAW);
+                    }
+                    add_counts(&counts, here);
+                }
+                let value = |i: usize| distance(distances[i - start]).wdl();
+                Ok(pack_block::<WdlCodec>(
+                    n,
+                    b,
+                    2,
+                    entry_at(n, start, stored, &distances),
+                    value,
+                ))
+            })?;
+            Ok::<_, GenerateError>((header, blocks))
+        };
+        let white = compress(StoredHalf::White, true)?;
+        let (header, blocks) = if m.material.is_symmetric() {
+            white
+        } else {
+            let black = compress(StoredHalf::Black, false)?;
+            if compressed_len(&black.1) < compressed_len(&white.1) {
+                black
+            } else {
+                white
             }
-            let value = |i: usize| distance(distances[i - start]).wdl();
-            Ok(pack_block::<WdlCodec>(
-                n,
-                b,
-                2,
-                entry_at(n, start, &distances),
-                value,
-            ))
-        })?;
-    }
+        };
+        written.wdl = write_compressed(&m.path, &header, &blocks)?;
+        header.stored
+    };
     if writing == Writing::WdlOnly {
         // Solved without distances (see `MaterialSolver::seed`): the levels are not the
         // longest win.
@@ -104,19 +163,20 @@ pub(crate) fn write_tables(
     }
     if writing == Writing::All {
         let bits = DtwCodec::bits_for(longest);
-        written.dtw = write_table(&m.dtw_path, header_of(TableKind::Dtw, bits, None), |b| {
+        let header = header_of(TableKind::Dtw, bits, None, stored);
+        written.dtw = write_table(&m.dtw_path, header, |b| {
             let (start, distances, _) = block(b)?;
             let value = |i: usize| distance(distances[i - start]);
             Ok(pack_block::<DtwCodec>(
                 n,
                 b,
                 bits,
-                entry_at(n, start, &distances),
+                entry_at(n, start, stored, &distances),
                 value,
             ))
         })?;
     }
-    let header = header_of(TableKind::DrawRules, 8, Some(m.limits));
+    let header = header_of(TableKind::DrawRules, 8, Some(m.limits), stored);
     written.draw_rules = write_table(&m.draw_rules_path, header, |b| {
         let (start, distances, rules) = block(b)?;
         let mut here = Counts::default();
@@ -129,7 +189,7 @@ pub(crate) fn write_tables(
             n,
             b,
             8,
-            entry_at(n, start, &distances),
+            entry_at(n, start, stored, &distances),
             value,
         ))
     })?;
@@ -154,33 +214,56 @@ fn into_counts(total: Mutex<Counts>) -> Counts {
 /// gives 0.1825 bits a position against 0.1815 at level 19, in half the time.
 pub const COMPRESSION_LEVEL: i32 = 15;
 
-/// What the codecs need to know of position `i` of a table of `n` positions, whose codes from
-/// `start` on are `distances`.
-fn entry_at(n: usize, start: usize, distances: &[u16]) -> impl Fn(usize) -> Entry + '_ {
+/// What the codecs need to know of position `i` of a table of `n` positions storing `stored`,
+/// whose codes from `start` on are `distances`.
+fn entry_at(
+    n: usize,
+    start: usize,
+    stored: StoredHalf,
+    distances: &[u16],
+) -> impl Fn(usize) -> Entry + '_ {
     move |i: usize| {
         let code = distances[i - start];
-        Entry::at_index(i, n, code & CAPTURE != 0, distance(code) == Dtw::Draw)
+        Entry::at_index(
+            i,
+            n,
+            stored,
+            code & CAPTURE != 0,
+            distance(code) == Dtw::Draw,
+        )
     }
 }
 
 /// Packs block `block` of a table of `positions` positions of codec `C` and `bits` bits a
-/// position: `value(i)` for each position `i` the table holds by `entry(i)`.
+/// position: `value(i)` for each position `i` the table holds by `entry(i)`; `None` when it
+/// holds none of the block's positions (the block is stored empty).
 pub(crate) fn pack_block<C: Codec>(
     positions: usize,
     block: u32,
     bits: u8,
     entry: impl Fn(usize) -> Entry,
     value: impl Fn(usize) -> C::Value,
-) -> Vec<u8> {
+) -> Option<Vec<u8>> {
     let start = block as usize * POSITIONS_PER_BLOCK as usize;
     let end = (start + POSITIONS_PER_BLOCK as usize).min(positions);
-    C::pack(
+    let (packed, any) = C::pack(
         (start..end).map(|i| C::KIND.holds(entry(i)).then(|| value(i))),
         bits,
-    )
+    );
+    any.then_some(packed)
 }
 
-/// Writes a table of `positions` positions whose blocks `pack` makes; returns the file's size.
+/// A table's blocks compressed, each with the CRC-32 of its decompressed bytes (for reading
+/// the file back); an empty block stands for one that holds no position.
+type Compressed = Vec<(u32, Vec<u8>)>;
+
+/// The bytes the blocks take in the file.
+fn compressed_len(blocks: &Compressed) -> u64 {
+    blocks.iter().map(|(_, c)| c.len() as u64).sum()
+}
+
+/// Writes a table whose blocks `pack` makes (`None` for a block that holds no position);
+/// returns the file's size.
 ///
 /// # Errors
 ///
@@ -189,14 +272,25 @@ pub(crate) fn pack_block<C: Codec>(
 pub(crate) fn write_table(
     path: &Path,
     header: Header,
-    pack: impl Fn(u32) -> Result<Vec<u8>, GenerateError> + Sync,
+    pack: impl Fn(u32) -> Result<Option<Vec<u8>>, GenerateError> + Sync,
 ) -> Result<u64, GenerateError> {
-    let blocks = header.blocks;
-    // Each block kept compressed, with the checksum of its packed bytes for the check.
-    let compressed: Vec<(u32, Vec<u8>)> = (0..blocks)
+    let compressed = compress_blocks(path, &header, pack)?;
+    write_compressed(path, &header, &compressed)
+}
+
+/// The blocks of a table of `path` whose blocks `pack` makes, compressed in parallel.
+fn compress_blocks(
+    path: &Path,
+    header: &Header,
+    pack: impl Fn(u32) -> Result<Option<Vec<u8>>, GenerateError> + Sync,
+) -> Result<Compressed, GenerateError> {
+    (0..header.blocks)
         .into_par_iter()
         .map(|b| {
-            let packed = pack(b)?;
+            let Some(packed) = pack(b)? else {
+                let len = Header::block_len(header.positions_in_block(b), header.bits);
+                return Ok((crc32fast::hash(&vec![0; len]), Vec::new()));
+            };
             let mut compressed =
                 zstd::bulk::compress(&packed, COMPRESSION_LEVEL).map_err(|source| {
                     GenerateError::Io {
@@ -210,11 +304,19 @@ pub(crate) fn write_table(
             compressed.shrink_to_fit();
             Ok((crc32fast::hash(&packed), compressed))
         })
-        .collect::<Result<_, GenerateError>>()?;
+        .collect()
+}
 
+/// Writes a table of `header` and `compressed` blocks to `path`: by a temporary name, read back
+/// and compared, then renamed. Returns the file's size.
+fn write_compressed(
+    path: &Path,
+    header: &Header,
+    compressed: &Compressed,
+) -> Result<u64, GenerateError> {
     let mut offset = (HEADER_LEN + header.index_len()) as u64;
     let mut index = Vec::with_capacity(header.index_len());
-    for (_, data) in &compressed {
+    for (_, data) in compressed {
         let entry = BlockEntry {
             offset,
             len: data.len() as u32,
@@ -233,7 +335,7 @@ pub(crate) fn write_table(
         &index,
         compressed.iter().map(|(_, c)| c),
     )
-    .and_then(|()| check_file(&tmp, &header, &compressed))
+    .and_then(|()| check_file(&tmp, header, compressed))
     .and_then(|()| {
         fs::rename(&tmp, path).map_err(|source| GenerateError::Io {
             path: path.to_path_buf(),
@@ -269,6 +371,7 @@ pub(crate) fn header(
     positions: u64,
     bits: u8,
     limits: Option<Limits>,
+    stored: StoredHalf,
 ) -> Header {
     Header {
         kind,
@@ -279,6 +382,8 @@ pub(crate) fn header(
         blocks: positions.div_ceil(u64::from(POSITIONS_PER_BLOCK)) as u32,
         bits,
         limits,
+        stored,
+        version: FORMAT_VERSION,
     }
 }
 
@@ -349,13 +454,22 @@ mod tests {
         let entry = |i: usize| Entry {
             capture: captures[i],
             drawn: values[i] == Draw,
-            white_to_move: i < 2,
+            stored_side: true,
         };
-        let packed = pack_block::<WdlCodec>(5, 0, 2, entry, |i| values[i]);
+        let packed = pack_block::<WdlCodec>(5, 0, 2, entry, |i| values[i]).unwrap();
         let codes: Vec<u8> = (0..5)
             .map(|i| rafle_probe::codec::read_code(&packed, 2, i) as u8)
             .collect();
         let (win, loss) = (Win.code(), Loss.code());
-        assert_eq!(codes, [win, win, win, loss, loss]);
+        // The change from win to loss goes at the most aligned left-out position, 2.
+        assert_eq!(codes, [win, win, loss, loss, loss]);
+        let other_side = |i: usize| Entry {
+            stored_side: false,
+            ..entry(i)
+        };
+        assert_eq!(
+            pack_block::<WdlCodec>(5, 0, 2, other_side, |i| values[i]),
+            None
+        );
     }
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use rafle_generator::{generate, verify_table, NoProgress, Plan, Verifier};
 use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
 use rafle_probe::{
-    table_path, Counters, Dtw, Material, Position, PositionIndex, Table, Tablebase, Variant, Wdl,
+    table_path, Counters, Material, Position, PositionIndex, Table, Tablebase, Variant, Wdl,
 };
 
 const VARIANT: Variant = Variant::Brazilian;
@@ -86,13 +86,17 @@ fn rewrite_block(
     std::fs::rename(&temporary, path).unwrap();
 }
 
-/// The first position of `material` with White to move, no capture to make, and a win:
-/// one whose three values are stored.
-fn stored_win(tables: &Tablebase, material: Material) -> (u64, Position) {
+/// The first position of `material` of the side to move its tables store, no capture to make,
+/// and not drawn: one whose three values are stored.
+fn stored_decided(tables: &Tablebase, material: Material) -> (u64, Position) {
     let index = PositionIndex::new(VARIANT, material);
-    (0..index.size() / 2)
+    (0..index.size())
         .map(|i| (i, index.unrank(i)))
-        .find(|(_, p)| !p.must_capture() && tables.probe_wdl(p).unwrap() == Wdl::Win)
+        .find(|(_, p)| {
+            !p.must_capture()
+                && tables.stores_side_to_move(p).unwrap()
+                && tables.probe_wdl(p).unwrap() != Wdl::Draw
+        })
         .unwrap()
 }
 
@@ -101,11 +105,14 @@ fn file(dir: &Path, material: Material, kind: TableKind) -> PathBuf {
     table_path(dir, VARIANT, material, kind)
 }
 
-/// Changes the stored value of one position of KKvK in its table of `kind`; returns the
-/// position.
-fn damage_one(dir: &Path, kind: TableKind) -> Position {
+/// Changes the stored value of one decided position of KKvK in its table of `kind`; returns
+/// the position and its value before.
+fn damage_one(dir: &Path, kind: TableKind) -> (Position, Wdl) {
     let material: Material = "KKvK".parse().unwrap();
-    let (i, pos) = stored_win(&Tablebase::open(dir).unwrap(), material);
+    let tables = Tablebase::open(dir).unwrap();
+    let (i, pos) = stored_decided(&tables, material);
+    let before = tables.probe_wdl(&pos).unwrap();
+    drop(tables);
     let (block, k) = ((i / 65_536) as u32, (i % 65_536) as usize);
     rewrite_block(
         &file(dir, material, kind),
@@ -113,15 +120,15 @@ fn damage_one(dir: &Path, kind: TableKind) -> Position {
         material,
         block,
         |data| match kind {
-            // A win (code 1) made a loss (code 2).
+            // A win (code 1) made a loss (code 2), or the other way.
             TableKind::Wdl => data[k / 4] ^= 0b11 << (2 * (k % 4)),
-            // Two plies longer: still a win, by the parity of the distance.
+            // Two plies longer: the same result, by the parity of the distance.
             TableKind::Dtw => data[k] += 2,
-            // A win with a count one larger (a win with count c is stored as 2c + 1).
+            // A count one larger (count c is stored as 2c + 1 for a win, 2c + 4 for a loss).
             TableKind::DrawRules => data[k] += 2,
         },
     );
-    pos
+    (pos, before)
 }
 
 #[test]
@@ -129,13 +136,13 @@ fn a_changed_value_fails_the_check_whichever_table_holds_it() {
     let material: Material = "KKvK".parse().unwrap();
     for kind in TableKind::ALL {
         let dir = copy_tables(3);
-        let pos = damage_one(dir.path(), kind);
+        let (pos, before) = damage_one(dir.path(), kind);
         let tables = Tablebase::open(dir.path()).unwrap();
         // The file opens and reads: the damage is only in the value.
         let fresh = Tablebase::open(dir.path()).unwrap();
         match kind {
-            TableKind::Wdl => assert_eq!(fresh.probe_wdl(&pos).unwrap(), Wdl::Loss),
-            TableKind::Dtw => assert!(matches!(fresh.probe_dtw(&pos).unwrap(), Dtw::Win(_))),
+            TableKind::Wdl => assert_eq!(fresh.probe_wdl(&pos).unwrap(), -before),
+            TableKind::Dtw => assert_eq!(fresh.probe_dtw(&pos).unwrap().wdl(), before),
             TableKind::DrawRules => {
                 fresh.probe_draw_rules(&pos, Counters::FRESH).unwrap();
             }

@@ -83,6 +83,13 @@ pub enum ProbeError {
         /// Bytes it has.
         actual: u64,
     },
+    /// A table of an earlier format version, which `rafle generate` converts.
+    OldFormat {
+        /// The file.
+        path: PathBuf,
+        /// Its format version.
+        version: u16,
+    },
     /// A table file is for another variant or material than its place says.
     WrongTable {
         /// The file.
@@ -171,6 +178,10 @@ impl ProbeError {
                 expected: expected.clone(),
                 found: found.clone(),
             },
+            ProbeError::OldFormat { path, version } => ProbeError::OldFormat {
+                path: path.clone(),
+                version: *version,
+            },
             ProbeError::MixedLimits {
                 variant,
                 first,
@@ -236,6 +247,13 @@ impl fmt::Display for ProbeError {
             } => write!(
                 f,
                 "table {} holds {found}, expected {expected}",
+                printable_path(path)
+            ),
+            ProbeError::OldFormat { path, version } => write!(
+                f,
+                "table {} is of format version {version}, which this build reads only to \
+                 convert: run 'rafle generate' on its directory to convert the set (its values \
+                 are read, not solved again)",
                 printable_path(path)
             ),
             ProbeError::MixedLimits {

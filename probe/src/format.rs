@@ -3,11 +3,12 @@
 //! ```text
 //! header   64 bytes  magic, format version, kind, variant, material, position count,
 //!                    positions per block, block count, bits per position, the draw-rule
-//!                    limits of a rule table (plies of 6.2, 6.3, 6.4), crc32 of the first
-//!                    60 bytes
+//!                    limits of a rule table (plies of 6.2, 6.3, 6.4), the half of the
+//!                    index stored, crc32 of the first 60 bytes
 //! index    16 bytes per block: file offset (u64), compressed length (u32), crc32 of the
 //!          compressed bytes (u32); then the crc32 of the whole index (u32)
-//! blocks   zstd frames, back to back, up to the end of the file
+//! blocks   zstd frames, back to back, up to the end of the file; a block none of whose
+//!          positions is stored has length 0 and no frame
 //! ```
 //!
 //! All integers are little-endian. A block holds `positions_per_block` positions (the last one
@@ -16,10 +17,13 @@
 //!
 //! Some positions hold no value of their own, and the writer gives them the value before them
 //! to lengthen the runs zstd compresses: in every table the positions whose side to move must
-//! capture (their value follows from their captures); in distance and rule tables also the
-//! drawn positions (the win/draw/loss table tells them) and the positions with Black to move
-//! (their value follows from their moves, one ply away; a symmetric material reads them from
-//! the mirror image). Version 2 of the format leaves these out; version 1 stored both sides.
+//! capture (their value follows from their captures) and the positions of the half of the index
+//! not stored (the [`StoredHalf`]: their value follows from their moves, one ply away; a
+//! symmetric material reads them from the mirror image); in distance and rule tables also the
+//! drawn positions (the win/draw/loss table tells them). Version 3 stores one side to move in
+//! all three kinds, the same for the three tables of a material; version 2 stored both sides
+//! to move in win/draw/loss tables and White to move in the others (it is read only to be
+//! converted); version 1 stored both sides everywhere.
 //!
 //! The file must end exactly where the last block ends, so a truncated file is told from a
 //! complete one.
@@ -32,7 +36,9 @@ use crate::{Limits, Material, Variant};
 /// The first eight bytes of every rafle table.
 pub const MAGIC: [u8; 8] = *b"RAFLETB\x1a";
 /// The format version this code reads and writes.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
+/// The previous format version, read only to convert its tables (`rafle generate` does).
+pub const LEGACY_VERSION: u16 = 2;
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 64;
 /// Size of one block index entry.
@@ -90,6 +96,86 @@ impl TableKind {
     }
 }
 
+/// Which positions of a material's index a table stores values for, by side to move in the
+/// table's orientation: the first half of the index has White to move, the second Black.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoredHalf {
+    /// White to move (the first half); a symmetric material always stores this half and reads
+    /// the other from the mirror image.
+    White,
+    /// Black to move (the second half).
+    Black,
+    /// Both sides to move: the win/draw/loss tables of format version 2, read only to be
+    /// converted.
+    Both,
+}
+
+impl StoredHalf {
+    fn code(self) -> u8 {
+        match self {
+            StoredHalf::White => 1,
+            StoredHalf::Black => 2,
+            StoredHalf::Both => 3,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<StoredHalf> {
+        match code {
+            1 => Some(StoredHalf::White),
+            2 => Some(StoredHalf::Black),
+            _ => None,
+        }
+    }
+
+    /// Whether position `i` of an index of `positions` positions is in this half.
+    #[inline]
+    pub fn contains(self, i: usize, positions: usize) -> bool {
+        match self {
+            StoredHalf::White => i < positions / 2,
+            StoredHalf::Black => i >= positions / 2,
+            StoredHalf::Both => true,
+        }
+    }
+
+    /// Whether a position with White to move (in the table's orientation) is in this half.
+    #[inline]
+    pub fn holds_side(self, white_to_move: bool) -> bool {
+        match self {
+            StoredHalf::White => white_to_move,
+            StoredHalf::Black => !white_to_move,
+            StoredHalf::Both => true,
+        }
+    }
+
+    /// The positions of an index of `positions` positions in this half, as a range.
+    pub fn range(self, positions: usize) -> std::ops::Range<usize> {
+        match self {
+            StoredHalf::White => 0..positions / 2,
+            StoredHalf::Black => positions / 2..positions,
+            StoredHalf::Both => 0..positions,
+        }
+    }
+
+    /// The other half (both stays both).
+    pub fn other(self) -> StoredHalf {
+        match self {
+            StoredHalf::White => StoredHalf::Black,
+            StoredHalf::Black => StoredHalf::White,
+            StoredHalf::Both => StoredHalf::Both,
+        }
+    }
+}
+
+impl std::fmt::Display for StoredHalf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StoredHalf::White => "white to move",
+            StoredHalf::Black => "black to move",
+            StoredHalf::Both => "both sides to move",
+        })
+    }
+}
+
 /// The fixed header of a table file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
@@ -109,6 +195,11 @@ pub struct Header {
     pub bits: u8,
     /// The draw-rule limits a rule table was computed with (`None` for other kinds).
     pub limits: Option<Limits>,
+    /// The half of the index whose values are stored.
+    pub stored: StoredHalf,
+    /// The format version: [`FORMAT_VERSION`], or [`LEGACY_VERSION`] for a table read to be
+    /// converted.
+    pub version: u16,
 }
 
 /// Why header bytes could not be read.
@@ -131,12 +222,16 @@ impl std::fmt::Display for HeaderError {
         match self {
             HeaderError::Short => f.write_str("shorter than a table header"),
             HeaderError::BadMagic => f.write_str("not a rafle table (bad magic number)"),
-            HeaderError::Version(v) => {
-                write!(
-                    f,
-                    "format version {v}, this build reads version {FORMAT_VERSION}"
-                )
-            }
+            HeaderError::Version(v) if *v == LEGACY_VERSION => write!(
+                f,
+                "a table of format version {v}, this build reads version {FORMAT_VERSION}: \
+                 run 'rafle generate' on its directory to convert the set (its values are \
+                 read, not solved again)"
+            ),
+            HeaderError::Version(v) => write!(
+                f,
+                "format version {v}, this build reads version {FORMAT_VERSION}"
+            ),
             HeaderError::Checksum => f.write_str("header checksum mismatch"),
             HeaderError::Field(name) => write!(f, "invalid header field: {name}"),
         }
@@ -164,7 +259,7 @@ impl Header {
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
         out[0..8].copy_from_slice(&MAGIC);
-        out[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out[8..10].copy_from_slice(&self.version.to_le_bytes());
         out[10] = self.kind.code();
         out[11] = self.variant.rules().table_code;
         let m = self.material;
@@ -176,24 +271,37 @@ impl Header {
         if let Some(l) = self.limits {
             out[33..36].copy_from_slice(&[l.rule_6_2, l.rule_6_3, l.rule_6_4]);
         }
+        if self.version != LEGACY_VERSION {
+            out[36] = self.stored.code();
+        }
         let crc = crc32fast::hash(&out[..60]);
         out[60..64].copy_from_slice(&crc.to_le_bytes());
         out
     }
 
-    /// Reads a header.
+    /// Reads a header of the current format version.
     ///
     /// # Errors
     ///
     /// [`HeaderError`] for short input, a wrong magic number or version, a checksum mismatch or
     /// an impossible field.
     pub fn decode(bytes: &[u8]) -> Result<Header, HeaderError> {
+        Header::decode_versions(bytes, false)
+    }
+
+    /// Reads a header of the current format version or, when `legacy`, of
+    /// [`LEGACY_VERSION`] too (for converting it).
+    ///
+    /// # Errors
+    ///
+    /// As [`Header::decode`].
+    pub fn decode_versions(bytes: &[u8], legacy: bool) -> Result<Header, HeaderError> {
         let bytes = bytes.get(..HEADER_LEN).ok_or(HeaderError::Short)?;
         if bytes[0..8] != MAGIC {
             return Err(HeaderError::BadMagic);
         }
         let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && !(legacy && version == LEGACY_VERSION) {
             return Err(HeaderError::Version(version));
         }
         if crc32fast::hash(&bytes[..60]) != read_u32(bytes, 60) {
@@ -216,7 +324,20 @@ impl Header {
             blocks: read_u32(bytes, 28),
             bits: bytes[32],
             limits: None,
+            stored: StoredHalf::White,
+            version,
         };
+        if version == LEGACY_VERSION {
+            if kind == TableKind::Wdl {
+                header.stored = StoredHalf::Both;
+            }
+        } else {
+            header.stored =
+                StoredHalf::from_code(bytes[36]).ok_or(HeaderError::Field("stored half"))?;
+            if header.stored == StoredHalf::Black && material.is_symmetric() {
+                return Err(HeaderError::Field("stored half"));
+            }
+        }
         let limits = Limits {
             rule_6_2: bytes[33],
             rule_6_3: bytes[34],
@@ -305,6 +426,8 @@ mod tests {
             blocks: 4,
             bits: 2,
             limits: None,
+            stored: StoredHalf::Black,
+            version: FORMAT_VERSION,
         }
     }
 
@@ -345,5 +468,36 @@ mod tests {
         let mut bad = bytes;
         bad[8] = 9;
         assert_eq!(Header::decode(&bad), Err(HeaderError::Version(9)));
+        // A version-2 table is refused with the way to convert it, unless read to convert.
+        let legacy = Header {
+            version: LEGACY_VERSION,
+            stored: StoredHalf::Both,
+            ..header()
+        };
+        let bytes = legacy.encode();
+        let refused = Header::decode(&bytes).unwrap_err();
+        assert_eq!(refused, HeaderError::Version(2));
+        assert!(
+            refused.to_string().contains("run 'rafle generate'"),
+            "{refused}"
+        );
+        assert_eq!(Header::decode_versions(&bytes, true), Ok(legacy));
+    }
+
+    #[test]
+    fn a_symmetric_material_stores_white_to_move() {
+        let h = Header {
+            material: "KvK".parse().unwrap(),
+            ..header()
+        };
+        assert_eq!(
+            Header::decode(&h.encode()),
+            Err(HeaderError::Field("stored half"))
+        );
+        let white = Header {
+            stored: StoredHalf::White,
+            ..h
+        };
+        assert_eq!(Header::decode(&white.encode()), Ok(white));
     }
 }

@@ -101,9 +101,9 @@ pub fn material_stats(
         }
     }
     let positions = header.positions as usize;
-    let wdl = wdl_table.read_all()?;
     let index = dtw_table.index();
-    let walk = Walk::new(index, &wdl, limits, dtw_table.path());
+    let wdl = Walk::complete_wdl(index, wdl_table, tables, &|_| {})?;
+    let walk = Walk::new(index, &wdl, limits, dtw_table.path(), header.stored);
     let bits = header.bits;
     let (distances, classes) = match rules_table {
         None => {

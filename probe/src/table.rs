@@ -33,6 +33,31 @@ impl Table {
         variant: Variant,
         material: Material,
     ) -> Result<Table, ProbeError> {
+        Table::open_versions(path, kind, variant, material, false)
+    }
+
+    /// Opens and checks a table as [`Table::open`] does, accepting a table of the previous
+    /// format version ([`crate::format::LEGACY_VERSION`]) too: for converting it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Table::open`].
+    pub fn open_legacy(
+        path: &Path,
+        kind: TableKind,
+        variant: Variant,
+        material: Material,
+    ) -> Result<Table, ProbeError> {
+        Table::open_versions(path, kind, variant, material, true)
+    }
+
+    fn open_versions(
+        path: &Path,
+        kind: TableKind,
+        variant: Variant,
+        material: Material,
+        legacy: bool,
+    ) -> Result<Table, ProbeError> {
         let io = |source| ProbeError::Io {
             path: path.to_path_buf(),
             source,
@@ -50,7 +75,7 @@ impl Table {
             ))
         })?;
         let checked = Checked { path, map: &map };
-        let header = checked.header()?;
+        let header = checked.header(legacy)?;
         checked.identity(&header, kind, variant, material)?;
         let index = PositionIndex::new(variant, material);
         if index.size() != header.positions {
@@ -129,7 +154,11 @@ impl Table {
         };
         let bytes = self.checked_block(block)?;
         let expected = Header::block_len(self.header.positions_in_block(block), self.header.bits);
-        let data = zstd::bulk::decompress(bytes, expected)
+        if bytes.is_empty() {
+            // None of the block's positions is stored: each reads as code 0.
+            return Ok(vec![0; expected]);
+        }
+        let data = decompress(bytes, expected)
             .map_err(|e| corrupted(format!("block {block} does not decompress: {e}")))?;
         if data.len() != expected {
             return Err(corrupted(format!(
@@ -195,6 +224,23 @@ impl Table {
     }
 }
 
+/// Decompresses a block of `expected` bytes with this thread's decompression context, made
+/// once: making one costs as much as decompressing a block.
+fn decompress(bytes: &[u8], expected: usize) -> std::io::Result<Vec<u8>> {
+    thread_local! {
+        static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CONTEXT.with(|context| {
+        let mut context = context.borrow_mut();
+        let decompressor = match &mut *context {
+            Some(d) => d,
+            empty => empty.insert(zstd::bulk::Decompressor::new()?),
+        };
+        decompressor.decompress(bytes, expected)
+    })
+}
+
 /// Reads and checks the header of the table file at `path` without mapping the file: the
 /// errors are those [`Table::open`] gives for the same bytes (a file shorter than a header is
 /// truncated, not an I/O error), so a table whose header alone is read is reported alike.
@@ -208,7 +254,7 @@ pub(crate) fn read_header(path: &Path) -> Result<Header, ProbeError> {
     crate::open_table_file(path)
         .and_then(|file| file.take(HEADER_LEN as u64).read_to_end(&mut bytes))
         .map_err(io)?;
-    Checked { path, map: &bytes }.header()
+    Checked { path, map: &bytes }.header(false)
 }
 
 /// The bytes of a table file being opened, checked part by part.
@@ -233,8 +279,16 @@ impl Checked<'_> {
         }
     }
 
-    fn header(&self) -> Result<Header, ProbeError> {
-        Header::decode(self.map).map_err(|e| match e {
+    fn header(&self, legacy: bool) -> Result<Header, ProbeError> {
+        Header::decode_versions(self.map, legacy).map_err(|e| match e {
+            crate::format::HeaderError::Version(version)
+                if version == crate::format::LEGACY_VERSION =>
+            {
+                ProbeError::OldFormat {
+                    path: self.path.to_path_buf(),
+                    version,
+                }
+            }
             crate::format::HeaderError::Short => self.truncated(HEADER_LEN as u64),
             other => self.corrupted(other.to_string()),
         })

@@ -14,7 +14,7 @@ pub use moves::{listing_order, MoveValues};
 
 use crate::cache::{block_key, BlockCache};
 use crate::codec::{read_code, table_orientation, Codec, DrawRulesCodec, DtwCodec, WdlCodec};
-use crate::format::TableKind;
+use crate::format::{StoredHalf, TableKind};
 use crate::layout::{parse_table_name, table_path, DataDir};
 use crate::table::Table;
 use crate::{
@@ -399,6 +399,34 @@ impl Tablebase {
         }
     }
 
+    /// The half of the index the table of `kind` for `pos` stores, read as `reading` says:
+    /// `Ok(None)` when only the cache may be read and the table is not open yet.
+    fn stored_half(
+        &self,
+        kind: TableKind,
+        pos: &Position,
+        reading: Reading,
+    ) -> Result<Option<StoredHalf>, ProbeError> {
+        let material = Material::of(pos).canonical();
+        match reading {
+            Reading::Load => self
+                .slot_table(kind, pos.variant(), material)
+                .map(|(_, table)| Some(table.header().stored)),
+            Reading::CachedOnly => {
+                let Some(slot) = slot_key(kind, pos.variant(), material)
+                    .map(|key| self.slot_of[key])
+                    .filter(|&s| s != NO_SLOT)
+                else {
+                    return Ok(None);
+                };
+                Ok(self.slots[usize::from(slot)]
+                    .table
+                    .get()
+                    .map(|table| table.header().stored))
+            }
+        }
+    }
+
     /// A stored value, read as `reading` says: `Ok(None)` when only the cache may be read and
     /// the block is not there.
     fn read_stored<T>(
@@ -424,6 +452,19 @@ impl Tablebase {
             });
         }
         Ok(())
+    }
+
+    /// Whether the tables of the position's material store its side to move (see
+    /// [`StoredHalf`]): if not, its values follow from its moves, one ply away.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_wdl`], for the win/draw/loss table.
+    pub fn stores_side_to_move(&self, pos: &Position) -> Result<bool, ProbeError> {
+        let stored = self
+            .stored_half(TableKind::Wdl, pos, Reading::Load)?
+            .unwrap_or(StoredHalf::Both);
+        Ok(stored.holds_side(crate::codec::white_to_move_in_table(pos)))
     }
 
     /// The value stored for a position, without resolving captures (a position whose side to
@@ -472,7 +513,7 @@ impl Tablebase {
         pos: &Position,
         read: impl Fn(&[u8], u8, usize) -> T,
     ) -> Result<(T, &Table), ProbeError> {
-        let (pos, material) = table_orientation(kind, pos);
+        let (pos, material) = table_orientation(pos);
         let (slot, table) = self.slot_table(kind, pos.variant(), material)?;
         let index = table.index().rank(&pos);
         let per_block = u64::from(table.header().positions_per_block);

@@ -7,9 +7,10 @@
 //! byte or two), since the generator keeps whole materials in memory. It goes in two passes,
 //! each in parallel over chunks of the index, with the same result whatever the thread count:
 //! first the positions that must capture (from their captures, which leave the material) and
-//! the draws (from the win/draw/loss codes), which completes the first half of the index (White
-//! to move in the table's orientation); then the positions with Black to move, from their
-//! moves, which reach that first half or other materials.
+//! the draws of the distance and rule tables (from the win/draw/loss codes), which completes
+//! the half of the index the table stores (its [`StoredHalf`]); then the positions of the other
+//! half, from their moves, which reach the stored half or other materials. A win/draw/loss
+//! table is completed first ([`Walk::complete_wdl`]), since the others' walks read its draws.
 
 use std::marker::PhantomData;
 use std::path::Path;
@@ -17,7 +18,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::codec::{read_code, Codec, DrawRulesCodec, DtwCodec, Entry};
-use crate::format::TableKind;
+use crate::format::{StoredHalf, TableKind};
 use crate::{
     resets_counter, Category, Counters, Limits, Material, Position, PositionIndex, ProbeError,
     Table, Tablebase, Wdl,
@@ -172,15 +173,19 @@ pub struct Walk<'a> {
     /// The file the codes were read from, named in the error about an invalid code (for a
     /// [`Pair`], the file of the table that can hold one: a distance code is always valid).
     pub path: &'a Path,
+    /// The half of the index the walked table stores.
+    pub stored: StoredHalf,
 }
 
 impl<'a> Walk<'a> {
-    /// A walk of `index`'s material, its draw-rule limit taken from `limits` (0 without).
+    /// A walk of `index`'s material, its draw-rule limit taken from `limits` (0 without), of a
+    /// table storing `stored`, with the material's complete win/draw/loss codes `wdl`.
     pub fn new(
         index: &'a PositionIndex,
         wdl: &'a [u8],
         limits: Option<Limits>,
         path: &'a Path,
+        stored: StoredHalf,
     ) -> Walk<'a> {
         let category = Category::of(index.variant(), index.material());
         Walk {
@@ -188,15 +193,60 @@ impl<'a> Walk<'a> {
             wdl,
             limit: limits.map_or(0, |l| l.of(category)),
             path,
+            stored,
         }
     }
 
     /// The decision of [`TableKind::holds`] for position `i`, whose side to move must capture
-    /// when `capture`.
+    /// when `capture`. `drawn` is read from [`Walk::wdl`] only for the kinds it matters to.
     #[inline]
-    pub fn entry(&self, i: usize, capture: bool) -> Entry {
-        let drawn = read_code(self.wdl, 2, i) == u16::from(Wdl::Draw.code());
-        Entry::at_index(i, self.index.size() as usize, capture, drawn)
+    pub fn entry(&self, kind: TableKind, i: usize, capture: bool) -> Entry {
+        let drawn =
+            kind != TableKind::Wdl && read_code(self.wdl, 2, i) == u16::from(Wdl::Draw.code());
+        Entry::at_index(i, self.index.size() as usize, self.stored, capture, drawn)
+    }
+
+    /// The win/draw/loss codes of every position of the material (2 bits each, as in a
+    /// decompressed block) from its table `wdl`, read back (every block checksum checked) and
+    /// completed: captures and the side to move the table does not store from their moves.
+    /// Positions of other materials are probed in `tables`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Walk::complete`], and a [`ProbeError`] reading the table.
+    pub fn complete_wdl(
+        index: &PositionIndex,
+        wdl: &Table,
+        tables: &Tablebase,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<u8>, ProbeError> {
+        Walk::complete_wdl_with(index, wdl, &|p: &Position| tables.probe_wdl(p), progress)
+    }
+
+    /// As [`Walk::complete_wdl`], positions of other materials valued by `outside`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Walk::complete`], and a [`ProbeError`] reading the table.
+    pub fn complete_wdl_with<E: From<ProbeError> + Send>(
+        index: &PositionIndex,
+        wdl: &Table,
+        outside: &(dyn Fn(&Position) -> Result<Wdl, E> + Sync),
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<u8>, E> {
+        let n = index.size() as usize;
+        let raw = wdl.read_all()?;
+        let mut codes: Vec<u8> = unpack(&raw, 2, n);
+        drop(raw);
+        let walk = Walk {
+            index,
+            wdl: &[],
+            limit: 0,
+            path: wdl.path(),
+            stored: wdl.header().stored,
+        };
+        walk.complete::<crate::codec::WdlCodec, u8, E>(&mut codes, 2, outside, progress)?;
+        Ok(pack_2bit(&codes))
     }
 
     /// The distance and draw-rule tables of the walk's material, `dtw` and `rules`, read back
@@ -215,26 +265,53 @@ impl<'a> Walk<'a> {
         rules: &Table,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<(u16, u8)>, ProbeError> {
+        self.distances_rules_and_captures(tables, dtw, rules, progress)
+            .map(|(pairs, _)| pairs)
+    }
+
+    /// As [`Walk::distances_and_rules`], with which positions must capture.
+    ///
+    /// # Errors
+    ///
+    /// As [`Walk::distances_and_rules`].
+    pub fn distances_rules_and_captures(
+        &self,
+        tables: &Tablebase,
+        dtw: &Table,
+        rules: &Table,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(Vec<(u16, u8)>, Captures), ProbeError> {
         let n = self.index.size() as usize;
         let bits = dtw.header().bits;
+        if rules.header().stored != dtw.header().stored {
+            return Err(ProbeError::Corrupted {
+                path: rules.path().to_path_buf(),
+                reason: format!(
+                    "stores {}, its distance table {}",
+                    rules.header().stored,
+                    dtw.header().stored
+                ),
+            });
+        }
         let distances: Vec<u16> = unpack(&dtw.read_all()?, bits, n);
         let codes: Vec<u8> = unpack(&rules.read_all()?, 8, n);
         let mut pairs: Vec<(u16, u8)> = distances.into_iter().zip(codes).collect();
         let walk = Walk {
             path: rules.path(),
+            stored: dtw.header().stored,
             ..*self
         };
         let both = |p: &Position| {
             let distance = tables.probe_dtw(p)?;
             Ok((distance, tables.probe_draw_rules(p, Counters::FRESH)?.value))
         };
-        walk.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
+        let captures = walk.complete::<Pair<DtwCodec, DrawRulesCodec>, _, ProbeError>(
             &mut pairs,
             (bits, 8),
             both,
             progress,
         )?;
-        Ok(pairs)
+        Ok((pairs, captures))
     }
 
     /// Completes `codes`, a table's codes of `bits` bits for every position of the material
@@ -267,25 +344,35 @@ impl<'a> Walk<'a> {
             })
             .collect::<Result<Vec<_>, E>>()?;
         let captures = Captures(words.concat());
+        if self.stored == StoredHalf::Both {
+            return Ok(captures);
+        }
         let half = codes.len() / 2;
-        let (white, black) = codes.split_at_mut(half);
-        let white: &[T] = white;
-        black
+        let (first, second) = codes.split_at_mut(half);
+        // The stored half is read, the other completed from it.
+        let (stored, stored_start, derived, derived_start): (&[T], usize, &mut [T], usize) =
+            match self.stored {
+                StoredHalf::Black => (second, half, first, 0),
+                _ => (first, 0, second, half),
+            };
+        derived
             .par_chunks_mut(CHUNK)
             .enumerate()
             .try_for_each(|(c, chunk)| {
-                let start = half + c * CHUNK;
+                let start = derived_start + c * CHUNK;
                 let same = |next: &Position| {
-                    // Checked in the first pass, or filled in by it.
-                    white[self.index.rank(next) as usize]
-                        .value(bits)
-                        .unwrap_or(C::DRAW)
+                    // Checked in the first pass, or filled in by it; a successor in the same
+                    // material has the other side to move, so it is in the stored half.
+                    (self.index.rank(next) as usize)
+                        .checked_sub(stored_start)
+                        .and_then(|i| stored.get(i))
+                        .map_or(C::DRAW, |slot| slot.value(bits).unwrap_or(C::DRAW))
                 };
                 let mut cursor = self.index.cursor(start as u64);
                 let mut done = 0;
                 for (i, slot) in chunk.iter_mut().enumerate() {
                     let at = start + i;
-                    let entry = self.entry(at, captures.contains(at));
+                    let entry = self.entry(C::KIND, at, captures.contains(at));
                     if C::KIND.holds(entry) || entry.capture || entry.drawn {
                         cursor.advance();
                         continue;
@@ -326,7 +413,7 @@ impl<'a> Walk<'a> {
             let pos = cursor.position();
             cursor.advance();
             let capture = pos.must_capture();
-            let entry = self.entry(start + i, capture);
+            let entry = self.entry(C::KIND, start + i, capture);
             if C::KIND.holds(entry) {
                 if let Err((kind, code)) = slot.value(bits) {
                     return Err(ProbeError::invalid_code(kind, self.path, code).into());
@@ -372,6 +459,18 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// Codes of 2 bits, one a byte, packed four to a byte as in a decompressed block.
+pub fn pack_2bit(codes: &[u8]) -> Vec<u8> {
+    codes
+        .chunks(4)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u8, |byte, (k, &code)| byte | (code & 3) << (2 * k))
+        })
+        .collect()
+}
+
 /// Codes of `bits` bits, one per position, of the decompressed blocks `bytes` of a table of
 /// `positions` positions.
 pub fn unpack<T: Code>(bytes: &[u8], bits: u8, positions: usize) -> Vec<T> {
@@ -384,6 +483,10 @@ pub fn unpack<T: Code>(bytes: &[u8], bits: u8, positions: usize) -> Vec<T> {
 mod tests {
     use super::*;
     use crate::{RuleValue, Variant};
+
+    fn wdl_code_at(wdl: &[u8], i: usize) -> u8 {
+        read_code(wdl, 2, i) as u8
+    }
 
     /// Every position of a material, completed by the walk of one table or of the distance and
     /// draw-rule tables together, has the values the probe gives it.
@@ -400,14 +503,16 @@ mod tests {
             let table = tables.table_of(kind, variant, material).unwrap();
             (table, table.read_all().unwrap())
         };
-        let (wdl_table, wdl) = read(TableKind::Wdl);
+        let (wdl_table, _) = read(TableKind::Wdl);
+        let wdl = Walk::complete_wdl(wdl_table.index(), wdl_table, &tables, &|_| {}).unwrap();
         let (dtw_table, distances) = read(TableKind::Dtw);
         let (rules_table, rules) = read(TableKind::DrawRules);
         let index = wdl_table.index();
         let n = index.size() as usize;
         let bits = dtw_table.header().bits;
         let mut codes: Vec<u16> = unpack(&distances, bits, n);
-        let walk = Walk::new(index, &wdl, limits, rules_table.path());
+        let stored = dtw_table.header().stored;
+        let walk = Walk::new(index, &wdl, limits, rules_table.path(), stored);
         let dtw = |p: &Position| tables.probe_dtw(p);
         let captures = walk
             .complete::<DtwCodec, _, ProbeError>(&mut codes, bits, dtw, &|_| {})
@@ -439,8 +544,11 @@ mod tests {
                 .unwrap()
                 .value;
             assert_eq!(RuleValue::from_code(rule_code), Some(rule), "{fen}");
-            left_out += usize::from(!walk.entry(i, pos.must_capture()).white_to_move);
+            let wdl_code = wdl_code_at(&wdl, i);
+            assert_eq!(wdl_code, tables.probe_wdl(&pos).unwrap().code(), "{fen}");
+            let entry = walk.entry(TableKind::Dtw, i, pos.must_capture());
+            left_out += usize::from(!entry.stored_side);
         }
-        assert_eq!(left_out, n / 2, "Black to move is derived");
+        assert_eq!(left_out, n / 2, "one side to move is derived");
     }
 }

@@ -185,6 +185,8 @@ struct Bars {
     /// Units of the materials already finished, to resynchronise the overall bar at each
     /// material's end whatever the generator reported along the way.
     finished_units: AtomicU64,
+    /// Whether the conversion of tables of the previous format version was announced.
+    converting: std::sync::atomic::AtomicBool,
 }
 
 impl Bars {
@@ -205,6 +207,7 @@ impl Bars {
             overall,
             material,
             finished_units: AtomicU64::new(0),
+            converting: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -247,6 +250,20 @@ impl Progress for Bars {
                 dir.display()
             ))
         });
+    }
+
+    fn converting(&self, variant: Variant, material: Material, positions: u64) {
+        if !self.converting.swap(true, Ordering::Relaxed) {
+            self.multi.suspend(|| {
+                note(&format!(
+                    "converting the {variant} tables of format version 2 to version 3 \
+                     (their values are read, not solved again)"
+                ))
+            });
+        }
+        self.material.reset();
+        self.material.set_length(positions);
+        self.material.set_prefix(format!("{material} (converting)"));
     }
 
     fn damaged_work_file(&self, path: &std::path::Path, what: &str) {

@@ -2,16 +2,15 @@
 //!
 //! The walk makes pages of the material verified and of the materials it needs, each page from
 //! pages of lower levels: the level of a page is twice its material's place in dependency order
-//! (captures and promotions lead to earlier materials), plus one with Black to move.
-//! - A page with White to move holds the stored codes, the captures resolved from the pages
+//! (captures and promotions lead to earlier materials), plus one for the side to move the
+//! tables do not store (the derived half; see [`rafle_probe::format::StoredHalf`]).
+//! - A page of the stored half holds the stored codes, the captures resolved from the pages
 //!   they reach, and a draw's distance and rule value for the draws.
-//! - A page with Black to move resolves its captures the same way, and derives the other
-//!   positions' distance and rule values from their moves (the tables leave them out), from the
-//!   pages with White to move of the same material. For the material verified, each of those
-//!   positions' win/draw/loss is also checked against its successors, the first time the page
-//!   is made.
+//! - A page of the derived half resolves its captures the same way, and derives the other
+//!   positions' values from their moves (the tables leave them out), from the pages of the
+//!   stored half of the same material.
 //!
-//! Then every position with White to move of the material verified is checked against the
+//! Then every position of the stored half of the material verified is checked against the
 //! pages its moves reach, a window of pages at a time. A position whose successors lie in a
 //! page not made yet is set aside with the pages it lacks; those pages are made (in parallel,
 //! each cut into chunks) and the positions set aside done again. Pages stay in a cache up to a
@@ -21,13 +20,14 @@
 //! A promotion's successor is read from its page if that is made, and resolved through
 //! [`super::outside::Outside`] otherwise (its material, of as many pieces, is not made for it).
 
+use rafle_probe::format::StoredHalf;
 use rafle_probe::{Position, ProbeError, Wdl};
 use rayon::prelude::*;
 
 use super::context::Context;
 use super::outside::Local;
 use super::pages::{read_codes, Cache, Page, CHUNK, PAGE_BYTES};
-use super::part::{widen_dtw, Codes, Part, Successor, Values};
+use super::part::{widen_dtw, Codes, Part, Successor};
 use super::walker::Walker;
 use super::Tally;
 
@@ -58,20 +58,21 @@ pub(super) fn verify(
 ) -> Result<Tally, ProbeError> {
     let part = &ctx.parts[main];
     let first = part.first_page;
-    // The positions with Black to move are checked while their pages are made: any made
+    let (stored, derived) = part.stored_and_derived_pages();
+    // The positions of the derived half are counted while their pages are made: any made
     // before (for another material) are made again. In dependency order there are none.
-    for p in first + part.layout.white..first + part.layout.pages() {
-        cache.remove(p);
+    for p in derived.clone() {
+        cache.remove(first + p);
     }
     let mut walk = Walk {
         ctx,
         cache,
         main,
-        checked: vec![false; part.layout.black as usize],
+        checked: vec![false; derived.len()],
         tally: Tally::default(),
         advance,
     };
-    let white: Vec<u32> = (first..first + part.layout.white).collect();
+    let white: Vec<u32> = stored.map(|p| first + p).collect();
     let needed: Vec<u32> = ctx
         .closure(main)
         .into_iter()
@@ -118,29 +119,34 @@ pub(super) fn verify(
         walk.cache.end_step();
         walk.keep_within_budget();
     }
-    // The pages with Black to move that no move with White to move reaches.
-    let rest: Vec<u32> = (0..part.layout.black)
-        .filter(|&k| !walk.checked[k as usize])
-        .map(|k| first + part.layout.white + k)
+    // The pages of the derived half that no move of the stored half reaches.
+    let rest: Vec<u32> = derived
+        .clone()
+        .filter(|&p| !walk.checked[(p - derived.start) as usize])
+        .map(|p| first + p)
         .collect();
     for pages in rest.chunks(WINDOW) {
         walk.make(pages)?;
         walk.cache.end_step();
         walk.keep_within_budget();
     }
-    check_black_blocks(part)?;
+    check_derived_blocks(part)?;
     Ok(walk.tally)
 }
 
-/// Reads the blocks of the distance and rule tables that hold only positions with Black to
-/// move: the walk derives those values and never reads them, but their checksums are checked.
-fn check_black_blocks(main: &Part) -> Result<(), ProbeError> {
-    [main.dtw, main.rules]
+/// Reads the blocks of the three tables that hold only positions of the derived half: the walk
+/// derives those values and never reads them, but their checksums are checked.
+fn check_derived_blocks(main: &Part) -> Result<(), ProbeError> {
+    [main.wdl, main.dtw, main.rules]
         .into_par_iter()
         .try_for_each(|table| {
             let header = table.header();
-            let first = main.half.div_ceil(u64::from(header.positions_per_block)) as u32;
-            (first..header.blocks)
+            let per_block = u64::from(header.positions_per_block);
+            let blocks = match main.stored {
+                StoredHalf::Black => 0..(main.half / per_block) as u32,
+                _ => main.half.div_ceil(per_block) as u32..header.blocks,
+            };
+            blocks
                 .into_par_iter()
                 .try_for_each(|b| table.read_block(b).map(drop))
         })
@@ -200,10 +206,10 @@ struct Making {
     page: u32,
     /// Its part.
     part: usize,
-    /// Whether it holds positions with White to move.
-    white: bool,
+    /// Whether it holds positions of the stored half.
+    stored: bool,
     made: Page,
-    /// What checking its positions found (the material verified, Black to move).
+    /// What checking its positions found (the material verified, derived half).
     tally: Tally,
     /// The positions not filled yet, a bit each.
     waiting: Vec<u64>,
@@ -215,8 +221,8 @@ struct Chunk<'a> {
     m: usize,
     /// Its part.
     k: usize,
-    /// Whether it holds positions with White to move.
-    white: bool,
+    /// Whether it holds positions of the stored half.
+    stored: bool,
     /// The index of its first position.
     first: u64,
     codes: &'a mut [Codes],
@@ -228,7 +234,7 @@ struct Chunk<'a> {
 #[derive(Default)]
 struct Outcome {
     tally: Tally,
-    /// Positions with White to move of the material verified waiting for a page.
+    /// Positions of the stored half of the material verified waiting for a page.
     waiting: Vec<u64>,
     /// The pages they wait for (with repeats).
     missing: Vec<u32>,
@@ -240,8 +246,8 @@ struct Walk<'a, 'c> {
     cache: &'a mut Cache,
     /// The part verified.
     main: usize,
-    /// Which pages with Black to move of the material verified have had their positions
-    /// checked (and counted) once.
+    /// Which pages of the derived half of the material verified have had their positions
+    /// counted once.
     checked: Vec<bool>,
     tally: Tally,
     advance: &'a (dyn Fn(u64) + Sync),
@@ -252,7 +258,7 @@ impl Walk<'_, '_> {
     /// lower levels.
     fn level(&self, page: u32) -> usize {
         let (k, p) = self.ctx.part_of_page(page);
-        2 * k + usize::from(!self.ctx.parts[k].layout.is_white(p))
+        2 * k + usize::from(!self.ctx.parts[k].is_stored_page(p))
     }
 
     /// Gives memory back if the process is past its mark, then keeps the pages' budget within
@@ -307,20 +313,32 @@ impl Walk<'_, '_> {
         Ok(())
     }
 
-    /// Page `page`, and for a page with Black to move the pages with White to move that its
-    /// kings' moves reach (a king move of Black keeps the men and White's kings, so the index
-    /// moves by less than the placements of Black's kings): made first, so that few of its
-    /// positions wait.
+    /// Page `page`, and for a page of the derived half the pages of the stored half that its
+    /// kings' moves reach (a king move keeps the men, so the index moves by less than the
+    /// placements of the kings of the side to move and of those ranked after them): made
+    /// first, so that few of its positions wait. The others are made when found missing.
     fn with_counterparts(&self, page: u32) -> Vec<u32> {
         let (k, p) = self.ctx.part_of_page(page);
         let part = &self.ctx.parts[k];
         let mut pages = vec![page];
-        if !part.layout.is_white(p) {
+        if !part.is_stored_page(p) {
             let (first, len) = part.layout.span(p);
-            let kings = part.ranker.black_king_configs;
-            let low = (first - part.half).saturating_sub(kings);
-            let high = (first - part.half + len as u64 + kings).min(part.half) - 1;
-            let (from, to) = (part.locate(low).0, part.locate(high).0);
+            let black = part.ranker.black_king_configs;
+            let (offset, kings) = if part.stored == StoredHalf::Black {
+                // White's king moves: White's kings are ranked before Black's. At most a few
+                // pages either side: the rest wait.
+                let span = black.saturating_mul(part.ranker.white_king_configs);
+                (first, span.min(4 * super::pages::PAGE))
+            } else {
+                (first - part.half, black)
+            };
+            let low = offset.saturating_sub(kings);
+            let high = (offset + len as u64 + kings).min(part.half) - 1;
+            let base = match part.stored {
+                StoredHalf::Black => part.half,
+                _ => 0,
+            };
+            let (from, to) = (part.locate(base + low).0, part.locate(base + high).0);
             pages.extend(from..=to);
         }
         pages
@@ -345,15 +363,16 @@ impl Walk<'_, '_> {
         for Making {
             page,
             part,
-            white,
+            stored,
             made,
             tally,
             ..
         } in making
         {
-            if part == self.main && !white {
+            if part == self.main && !stored {
                 let main = &ctx.parts[part];
-                let k = (page - main.first_page - main.layout.white) as usize;
+                let derived = main.stored_and_derived_pages().1;
+                let k = (page - main.first_page - derived.start) as usize;
                 if !self.checked[k] {
                     self.checked[k] = true;
                     (self.advance)(made.len() as u64);
@@ -377,7 +396,7 @@ impl Walk<'_, '_> {
             .flat_map(|(m, making)| {
                 let part = &ctx.parts[making.part];
                 let first = part.layout.span(making.page - part.first_page).0;
-                let (k, white) = (making.part, making.white);
+                let (k, stored) = (making.part, making.stored);
                 making
                     .made
                     .chunks_mut(first)
@@ -386,7 +405,7 @@ impl Walk<'_, '_> {
                     .map(move |(c, waiting)| Chunk {
                         m,
                         k,
-                        white,
+                        stored,
                         first: c.first,
                         codes: c.codes,
                         capture: c.capture,
@@ -504,14 +523,14 @@ fn fill_chunk(
     let Chunk {
         m,
         k,
-        white,
+        stored,
         first,
         codes,
         capture,
         waiting,
     } = chunk;
     let part = &ctx.parts[k];
-    let checked = k == main && !white;
+    let checked = k == main && !stored;
     let mut local = ctx.outside.local();
     let mut outcome = Outcome::default();
     let mut successors = Vec::new();
@@ -530,16 +549,14 @@ fn fill_chunk(
             walker = Walker::new(&part.ranker, i);
         }
         let pos = part.position(&walker)?;
-        let stored = codes[offset];
         let filled = fill(
             ctx,
             cache,
-            main,
             k,
-            white,
+            stored,
             &walker,
             &pos,
-            stored,
+            codes[offset],
             &mut local,
             &mut successors,
             &mut outcome.missing,
@@ -566,16 +583,16 @@ fn fill_chunk(
     Ok((m, outcome))
 }
 
-/// Reads the stored codes of page `page`: all three tables' with White to move, the
-/// win/draw/loss table's alone with Black to move (the others are derived).
+/// Reads the stored codes of page `page`: all three tables' in the stored half, none in the
+/// derived one.
 fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
     let (k, p) = ctx.part_of_page(page);
     let part = &ctx.parts[k];
-    let white = part.layout.is_white(p);
+    let stored = part.is_stored_page(p);
     let (first, len) = part.layout.span(p);
     let mut made = Page::new(len);
-    read_codes(part.wdl, first, len, |j, c| made.codes[j].wdl = c as u8)?;
-    if white {
+    if stored {
+        read_codes(part.wdl, first, len, |j, c| made.codes[j].wdl = c as u8)?;
         let bits = part.dtw.header().bits;
         read_codes(part.dtw, first, len, |j, c| {
             made.codes[j].dtw = widen_dtw(c, bits)
@@ -589,35 +606,33 @@ fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
     Ok(Making {
         page,
         part: k,
-        white,
+        stored,
         made,
         tally: Tally::default(),
         waiting,
     })
 }
 
-/// Fills the position of part `k` at `walker`, `pos` (with White to move if `white`), whose
-/// stored codes are `stored`: its codes through its captures, or its stored ones (a draw's
-/// distance and rule value for a draw), or with Black to move derived from its successors (its
-/// win/draw/loss checked against them in part `main`, the material verified).
+/// Fills the position of part `k` at `walker`, `pos` (of the stored half if `stored`), whose
+/// stored codes are `codes`: its codes through its captures, or its stored ones (a draw's
+/// distance and rule value for a draw), or in the derived half from its successors.
 #[allow(clippy::too_many_arguments)]
 fn fill(
     ctx: &Context,
     cache: &Cache,
-    main: usize,
     k: usize,
-    white: bool,
+    stored: bool,
     walker: &Walker,
     pos: &Position,
-    stored: Codes,
+    codes: Codes,
     local: &mut Local,
     successors: &mut Vec<Successor>,
     missing: &mut Vec<u32>,
 ) -> Result<Filled, ProbeError> {
     let part = &ctx.parts[k];
-    let drawn = stored.wdl == Wdl::Draw.code();
-    if white && !pos.must_capture() {
-        return Ok(Filled::Done(if drawn { Codes::DRAW } else { stored }, None));
+    if stored && !pos.must_capture() {
+        let drawn = codes.wdl == Wdl::Draw.code();
+        return Ok(Filled::Done(if drawn { Codes::DRAW } else { codes }, None));
     }
     let moves = pos.legal_moves();
     if moves.first().is_some_and(|m| m.is_capture()) {
@@ -626,31 +641,15 @@ fn fill(
         }
         return Ok(Filled::Capture(Codes::of(part.combine(successors, true))));
     }
-    // A draw's distance and rule value are a draw's: only the win/draw/loss is needed.
     if !ctx.quiet(
-        part, walker, pos, &moves, !drawn, cache, local, missing, successors,
+        part, walker, pos, &moves, true, cache, local, missing, successors,
     )? {
         return Ok(Filled::Waiting);
     }
-    let mismatch = if k == main {
-        let stored = Codes {
-            wdl: stored.wdl,
-            ..Codes::DRAW
-        };
-        part.compare(walker.index(), pos, stored, successors)?
-    } else {
-        None
-    };
-    let derived = if drawn {
-        Values::DRAW
-    } else {
-        part.combine(successors, true)
-    };
-    let codes = Codes {
-        wdl: stored.wdl,
-        ..Codes::of(derived)
-    };
-    Ok(Filled::Done(codes, mismatch))
+    Ok(Filled::Done(
+        Codes::of(part.combine(successors, true)),
+        None,
+    ))
 }
 
 #[cfg(test)]

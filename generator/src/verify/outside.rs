@@ -12,8 +12,7 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use rafle_probe::codec::{white_to_move_in_table, Codec, DrawRulesCodec, DtwCodec, WdlCodec};
-use rafle_probe::format::TableKind;
+use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use rafle_probe::{
     resets_counter, Category, Dtw, Limits, Position, ProbeError, RuleValue, Tablebase, Wdl,
 };
@@ -105,23 +104,19 @@ impl<'a> Outside<'a> {
 
     /// The values of `pos`, whose sides both have pieces, from its tables and successors.
     fn resolve(&self, pos: &Position, local: &mut Local) -> Result<Values, ProbeError> {
-        if pos.must_capture() {
+        // The three tables of a material store the same side to move, in the same orientation.
+        if pos.must_capture() || !self.tables.stores_side_to_move(pos)? {
             return self.through_moves(pos, local, true);
         }
         let wdl = self.tables.stored_wdl(pos)?;
         if wdl == Wdl::Draw {
             return Ok(Values::DRAW);
         }
-        // The distance and rule tables store the same positions, in the same orientation.
-        if white_to_move_in_table(TableKind::Dtw, pos) {
-            return Ok(Values {
-                wdl,
-                dtw: self.tables.stored_dtw(pos)?,
-                rule: self.tables.stored_draw_rules(pos)?,
-            });
-        }
-        let through = self.through_moves(pos, local, false)?;
-        Ok(Values { wdl, ..through })
+        Ok(Values {
+            wdl,
+            dtw: self.tables.stored_dtw(pos)?,
+            rule: self.tables.stored_draw_rules(pos)?,
+        })
     }
 
     /// The values of `pos` from all its successors', under the limit of its category; the

@@ -3,7 +3,7 @@
 //! with those its successors give.
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
-use rafle_probe::format::TableKind;
+use rafle_probe::format::{StoredHalf, TableKind};
 use rafle_probe::{
     Category, Dtw, Limits, Material, Position, PositionIndex, ProbeError, RuleValue, Table,
     Tablebase, Variant, Wdl,
@@ -140,6 +140,8 @@ pub(super) struct Part<'a> {
     pub limit: u8,
     /// Positions with White to move: the first half of the index.
     pub half: u64,
+    /// The half of the index its tables store; the other is derived from it.
+    pub stored: StoredHalf,
     /// Its pages.
     pub layout: Layout,
     /// The number of its first page among the pages of every part.
@@ -164,6 +166,18 @@ impl<'a> Part<'a> {
         let rules = tables.table_of(TableKind::DrawRules, variant, material)?;
         let category = Category::of(variant, material);
         let index = wdl.index();
+        let stored = wdl.header().stored;
+        for table in [dtw, rules] {
+            if table.header().stored != stored {
+                return Err(ProbeError::Corrupted {
+                    path: table.path().to_path_buf(),
+                    reason: format!(
+                        "stores {}, its win/draw/loss table {stored}",
+                        table.header().stored
+                    ),
+                });
+            }
+        }
         Ok(Part {
             material,
             index,
@@ -173,6 +187,7 @@ impl<'a> Part<'a> {
             rules,
             limit: limits.of(category),
             half: index.size() / 2,
+            stored,
             layout: Layout::new(index.size()),
             first_page,
             man_moves_reset: category == Category::Outside,
@@ -200,16 +215,40 @@ impl<'a> Part<'a> {
     }
 
     /// Whether position `i`, whose side to move need not capture and whose win/draw/loss value
-    /// is `wdl`, has its distance and rule value stored: White to move and not drawn.
+    /// is `wdl`, has its distance and rule value stored: of the stored half and not drawn.
     #[inline]
     pub fn holds(&self, i: u64, wdl: Wdl) -> bool {
         let positions = self.index.size() as usize;
         TableKind::Dtw.holds(Entry::at_index(
             i as usize,
             positions,
+            self.stored,
             false,
             wdl == Wdl::Draw,
         ))
+    }
+
+    /// Whether position `i` is of the half of the index the tables store.
+    #[inline]
+    pub fn in_stored_half(&self, i: u64) -> bool {
+        self.stored.contains(i as usize, self.index.size() as usize)
+    }
+
+    /// Whether page `page` (numbered within this part) holds positions of the stored half.
+    #[inline]
+    pub fn is_stored_page(&self, page: u32) -> bool {
+        self.layout.is_white(page) != (self.stored == StoredHalf::Black)
+    }
+
+    /// The pages of the stored half and of the derived one, numbered within this part.
+    pub fn stored_and_derived_pages(&self) -> (std::ops::Range<u32>, std::ops::Range<u32>) {
+        let white = 0..self.layout.white;
+        let black = self.layout.white..self.layout.pages();
+        if self.stored == StoredHalf::Black {
+            (black, white)
+        } else {
+            (white, black)
+        }
     }
 
     /// The values successors give: the best of their negated values, the quickest win or

@@ -115,7 +115,7 @@ impl Tablebase {
         pos: &Position,
         read: impl FnOnce(&[u8], u8, usize) -> T,
     ) -> Option<T> {
-        let (pos, material) = table_orientation(kind, pos);
+        let (pos, material) = table_orientation(pos);
         let slot = self.slot_of[slot_key(kind, pos.variant(), material)?];
         if slot == NO_SLOT {
             return None;

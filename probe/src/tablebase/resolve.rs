@@ -1,8 +1,8 @@
 //! The one way a position's value is found, for every table kind and both ways of reading:
-//! a finished game ([`Position::game_over`]) answers itself; a position the table of its kind leaves out (the side
-//! to move must capture, a drawn position in the distance and draw-rule tables, Black to move
-//! in their orientation) follows from its successors or from the win/draw/loss table; the rest
-//! is read from the table.
+//! a finished game ([`Position::game_over`]) answers itself; a position the table of its kind
+//! leaves out (the side to move must capture, the side to move the material's tables do not
+//! store, a drawn position in the distance and draw-rule tables) follows from its successors or
+//! from the win/draw/loss table; the rest is read from the table.
 //!
 //! The plain probes, the cache-only probes and the move listings all go through
 //! [`Tablebase::resolve`], so the order of the checks (and so which error a bad position
@@ -10,8 +10,7 @@
 
 use super::{table_path, Reading, Tablebase};
 use crate::codec::{
-    read_code, table_orientation, white_to_move_in_table, Codec, DrawRulesCodec, DtwCodec, Entry,
-    WdlCodec,
+    read_code, table_orientation, white_to_move_in_table, Codec, DrawRulesCodec, DtwCodec, WdlCodec,
 };
 use crate::format::TableKind;
 use crate::{resets_counter, Category, Dtw, Limits, Position, ProbeError, RuleValue, Wdl};
@@ -77,33 +76,24 @@ impl Tablebase {
             }
         }
         self.check_pieces(C::KIND, pos)?;
-        let capture = pos.must_capture();
+        if pos.must_capture() {
+            return self.through_successors::<C>(pos, limits, reading);
+        }
+        let Some(stored) = self.stored_half(C::KIND, pos, reading)? else {
+            return Ok(None);
+        };
+        if !stored.holds_side(white_to_move_in_table(pos)) {
+            return self.through_successors::<C>(pos, limits, reading);
+        }
         // A draw needs no distance nor count: the win/draw/loss table tells it at once.
-        let drawn = if C::KIND != TableKind::Wdl && !capture {
-            match self.read_value::<WdlCodec>(pos, reading)? {
-                Some(wdl) => wdl == Wdl::Draw,
+        if C::KIND != TableKind::Wdl {
+            match self.resolve::<WdlCodec>(pos, None, reading)? {
+                Some(Wdl::Draw) => return Ok(Some(C::DRAW)),
+                Some(_) => {}
                 None => return Ok(None),
             }
-        } else {
-            false
-        };
-        if drawn {
-            return Ok(Some(C::DRAW));
         }
-        let holds = |white_to_move| {
-            C::KIND.holds(Entry {
-                capture,
-                drawn,
-                white_to_move,
-            })
-        };
-        // The orientation needs the material counted: skipped when the answer does not
-        // depend on it (a capture, or a win/draw/loss table, which keeps both sides to move).
-        if holds(true) && (holds(false) || white_to_move_in_table(C::KIND, pos)) {
-            self.read_value::<C>(pos, reading)
-        } else {
-            self.through_successors::<C>(pos, limits, reading)
-        }
+        self.read_value::<C>(pos, reading)
     }
 
     /// A left-out position's value from its successors', combined as they come (nothing is
@@ -153,7 +143,7 @@ impl Tablebase {
         match C::decode(code, bits) {
             Some(value) => Ok(Some(value)),
             None => {
-                let (_, material) = table_orientation(C::KIND, pos);
+                let (_, material) = table_orientation(pos);
                 let path = table_path(&self.dir, pos.variant(), material, C::KIND);
                 Err(ProbeError::invalid_code(C::KIND, &path, code))
             }
