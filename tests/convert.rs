@@ -39,7 +39,8 @@ fn tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-fn generate(dir: &Path) -> String {
+/// Runs `rafle generate` of the Brazilian set up to 3 pieces on `dir`: its stdout and stderr.
+fn generate(dir: &Path) -> (String, String) {
     let data = dir.to_str().unwrap();
     let out = rafle(&[
         "generate",
@@ -51,7 +52,7 @@ fn generate(dir: &Path) -> String {
         data,
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    text(&out.stderr)
+    (text(&out.stdout), text(&out.stderr))
 }
 
 #[test]
@@ -81,11 +82,15 @@ fn a_version_2_table_is_refused_with_the_way_to_convert_it() {
 fn generate_converts_a_version_2_set_into_the_tables_a_fresh_run_writes() {
     let dir = version_2_set();
     let before = tables(dir.path());
-    let stderr = generate(dir.path());
+    let (stdout, stderr) = generate(dir.path());
     assert!(
         stderr.contains("converting the brazilian tables of format version 2"),
         "{stderr}"
     );
+    // Every material converted, none solved again.
+    assert!(!stderr.contains("damaged"), "{stderr}");
+    assert!(!stdout.contains("rebuilt"), "{stdout}");
+    assert_eq!(stdout.matches("reused").count(), 9, "{stdout}");
     let fresh = tempfile::tempdir().unwrap();
     generate(fresh.path());
     let (converted, expected) = (tables(dir.path()), tables(fresh.path()));
@@ -112,7 +117,7 @@ fn generate_converts_a_version_2_set_into_the_tables_a_fresh_run_writes() {
     assert!(answer.contains("win"), "{answer}");
     ok(&["verify", "--data", data, "--variant", "brazilian"]);
     // A second run has nothing to convert and reuses every table.
-    let again = generate(dir.path());
+    let (_, again) = generate(dir.path());
     assert!(!again.contains("converting"), "{again}");
     assert_eq!(tables(dir.path()), converted);
 }
@@ -125,8 +130,11 @@ fn a_damaged_version_2_table_is_solved_again_not_converted() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0x40;
     fs::write(&path, bytes).unwrap();
-    let stderr = generate(dir.path());
+    let (stdout, stderr) = generate(dir.path());
     assert!(stderr.contains("KMvK.wdl is damaged"), "{stderr}");
+    // KMvK is solved again; the materials its moves do not reach are converted.
+    assert!(stdout.contains("rebuilt"), "{stdout}");
+    assert!(stdout.contains("reused"), "{stdout}");
     let fresh = tempfile::tempdir().unwrap();
     generate(fresh.path());
     assert_eq!(tables(dir.path()), tables(fresh.path()));

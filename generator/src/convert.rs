@@ -46,7 +46,7 @@ pub(crate) fn convert_legacy(plan: &Plan, progress: &dyn Progress) -> Result<usi
         }
         progress.converting(plan.variant, m.material, m.positions);
         // Opened anew for each material: the tables converted so far are the ones it probes.
-        let tables = match Tablebase::open_with_cache(plan.layout().path(), 64 << 20) {
+        let tables = match Tablebase::open_with_cache(&plan.dir, 64 << 20) {
             Ok(tables) => tables,
             Err(_) => continue,
         };
