@@ -6,6 +6,24 @@
 //! - `latency/<api> <probe>`: the median time of one probe whose blocks are all cached.
 //! - `throughput/<api> wdl <n> threads`: `n` threads probing at once, time per probe of the
 //!   whole group (probes per second = 1 / that time).
+//! - `block_miss/<variant> <probe>`: the time of one Rust probe whose block is not in the
+//!   decompressed-block cache while its file is in the OS page cache: the block's checksum,
+//!   its decompression, its insertion in the cache (evicting the block before it) and the
+//!   probe itself. Each tablebase has a cache of room for one block of the kind measured (and
+//!   one win/draw/loss block), and the probes go round positions whose blocks of that kind
+//!   are all distinct, so every measured probe misses (checked before measuring). Positions
+//!   come only from full blocks of tables of at least 4 full blocks, and none has a capture
+//!   to make, so each probe reads exactly one block of its kind:
+//!   - `wdl`: one position in each full block of every such `.wdl` table, in a shuffled
+//!     order: one `.wdl` block decompressed. `wdl read_block` times the same blocks'
+//!     checksum and decompression alone (`Table::read_block`), the part a miss spends in the
+//!     file.
+//!   - `dtw`, `rules`: positions of the largest symmetric material, Black to move (the
+//!     distance and rule tables store them as their mirror image, White to move), none drawn,
+//!     all in one `.wdl` block but each in a different `.dtw` (`.rules`) block. The probe
+//!     first reads the win/draw/loss value (to rule out a draw): a cache hit, as that block
+//!     stays cached; then one `.dtw` (`.rules`) block is decompressed. So: wdl hit + dtw
+//!     (rules) miss.
 //!
 //! The C functions are called through function pointers hidden from the optimiser, so every
 //! call pays what a C caller pays: the C calling convention, the position's checks and
@@ -13,7 +31,8 @@
 //!
 //! Tables come from `RAFLE_BENCH_DATA` (default `target/bench-data`), generated there on the
 //! first run (Brazilian up to 5 pieces, international up to 4) and reused afterwards.
-//! `cargo bench --bench engine`; docs/c.md quotes the medians.
+//! `cargo bench --bench engine`; docs/c.md quotes the medians, docs/performance.md (Block miss)
+//! those of `block_miss` (`cargo bench --bench engine -- block_miss`).
 
 use std::ffi::{c_int, CString};
 use std::hint::black_box;
@@ -24,7 +43,9 @@ use rafle::{
     rafle_close, rafle_open, rafle_probe_dtw, rafle_probe_rules, rafle_probe_wdl,
     rafle_probe_wdl_cached, RafleCounters, RaflePosition, RafleRules, RafleTablebase, RAFLE_OK,
 };
-use rafle_probe::{Counters, Tablebase, Variant};
+use rafle_probe::cache::ENTRY_OVERHEAD;
+use rafle_probe::format::{Header, TableKind};
+use rafle_probe::{Counters, Material, Position, Table, Tablebase, Variant, Wdl};
 
 #[path = "support/mod.rs"]
 mod support;
@@ -191,9 +212,254 @@ fn engine(c: &mut Criterion) {
     }
 }
 
+/// The full blocks of a table (all but a shorter last one).
+fn full_blocks(header: &Header) -> Vec<u32> {
+    (0..header.blocks)
+        .filter(|&b| header.positions_in_block(b) == header.positions_per_block)
+        .collect()
+}
+
+/// The size of a full decompressed block of a table.
+fn block_len(table: &Table) -> usize {
+    let header = table.header();
+    Header::block_len(header.positions_per_block, header.bits)
+}
+
+/// The block of `table` holding `pos` (in the table's orientation).
+fn block_of(table: &Table, pos: &Position) -> u64 {
+    table.index().rank(pos) / u64::from(table.header().positions_per_block)
+}
+
+/// A position whose probe reads its table and nothing else: no capture to make, not over.
+fn read_from_table(pos: &Position) -> bool {
+    !pos.must_capture() && pos.game_over().is_none()
+}
+
+/// Reads a file once, so that it is in the OS page cache.
+fn warm_page_cache(table: &Table) {
+    let bytes = std::fs::read(table.path()).expect("table file reads");
+    black_box(bytes.len());
+}
+
+/// One position in each full block of every `.wdl` table of `variant` with at least 4 full
+/// blocks, in a fixed shuffled order (no two consecutive ones in the same block), with the
+/// number of tables.
+fn wdl_miss_positions(tb: &Tablebase, variant: Variant) -> (Vec<Position>, usize) {
+    let mut positions = Vec::new();
+    let mut tables = 0;
+    for material in tb.materials_of(TableKind::Wdl, variant) {
+        let table = tb
+            .table_of(TableKind::Wdl, variant, material)
+            .expect("table opens");
+        let header = table.header();
+        let full = full_blocks(header);
+        if full.len() < 4 {
+            continue;
+        }
+        tables += 1;
+        warm_page_cache(table);
+        let per_block = u64::from(header.positions_per_block);
+        for block in full {
+            // From the middle of the block on, the first position without a capture.
+            let start = u64::from(block) * per_block;
+            let found = (start + per_block / 2..start + per_block)
+                .map(|i| table.index().unrank(i))
+                .find(read_from_table);
+            positions.extend(found);
+        }
+    }
+    // Fisher-Yates with a fixed xorshift: the blocks in no file order, the same every run.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for i in (1..positions.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        positions.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    (positions, tables)
+}
+
+/// Positions for the distance and rule misses: of the symmetric material of `variant` with
+/// the most blocks (at least 4 full ones), Black to move, not drawn, no capture to make, all
+/// in one full `.wdl` block, each in a full `.dtw` block and a full `.rules` block of its own
+/// (those tables store the mirror image, White to move). With the material.
+fn dtw_miss_positions(tb: &Tablebase, variant: Variant) -> Option<(Vec<Position>, Material)> {
+    let table = |kind, material| tb.table_of(kind, variant, material).expect("table opens");
+    let material = tb
+        .materials_of(TableKind::Dtw, variant)
+        .into_iter()
+        .filter(|m| m.is_symmetric())
+        .filter(|&m| full_blocks(table(TableKind::Wdl, m).header()).len() >= 4)
+        .max_by_key(|&m| table(TableKind::Wdl, m).header().blocks)?;
+    let (wdl, dtw, rules) = (
+        table(TableKind::Wdl, material),
+        table(TableKind::Dtw, material),
+        table(TableKind::DrawRules, material),
+    );
+    for t in [wdl, dtw, rules] {
+        warm_page_cache(t);
+    }
+    let header = wdl.header();
+    let per_block = u64::from(header.positions_per_block);
+    // The full blocks wholly in the Black-to-move half (the index's second half).
+    let black_from = (wdl.index().size() / 2).div_ceil(per_block);
+    let black: Vec<u32> = full_blocks(header)
+        .into_iter()
+        .filter(|&b| u64::from(b) >= black_from)
+        .collect();
+    let block = u64::from(*black.get(black.len() / 2)?);
+    let full = |t: &Table, b: u64| {
+        t.header().positions_in_block(b as u32) == t.header().positions_per_block
+    };
+    let (mut dtw_seen, mut rules_seen) = (Vec::new(), Vec::new());
+    let mut positions = Vec::new();
+    for i in block * per_block..(block + 1) * per_block {
+        let pos = wdl.index().unrank(i);
+        if !read_from_table(&pos) || tb.probe_wdl(&pos).expect("probe") == Wdl::Draw {
+            continue;
+        }
+        let stored = pos.mirrored();
+        let (d, r) = (block_of(dtw, &stored), block_of(rules, &stored));
+        if full(dtw, d) && full(rules, r) && !dtw_seen.contains(&d) && !rules_seen.contains(&r) {
+            dtw_seen.push(d);
+            rules_seen.push(r);
+            positions.push(pos);
+        }
+    }
+    (positions.len() >= 2).then_some((positions, material))
+}
+
+/// The probes of blocks not in the cache (see the top of the file).
+fn block_miss(c: &mut Criterion) {
+    let dir = tables();
+    let mut group = c.benchmark_group("block_miss");
+    for variant in Variant::ALL {
+        let setup = Tablebase::open(&dir).expect("tables open");
+
+        let (positions, tables) = wdl_miss_positions(&setup, variant);
+        assert!(positions.len() >= 2, "{variant}: too few blocks");
+        let wdl_len = positions
+            .iter()
+            .map(|p| {
+                let (_, material) = p.canonical();
+                block_len(
+                    setup
+                        .table_of(TableKind::Wdl, variant, material)
+                        .expect("table"),
+                )
+            })
+            .max()
+            .expect("positions");
+        // Room for one block, not two.
+        let tb = Tablebase::open_with_cache(&dir, wdl_len + wdl_len / 2).expect("tables open");
+        eprintln!(
+            "block_miss {variant} wdl: {} positions, each in a block of its own ({} blocks of \
+             {tables} .wdl tables), cache of {} bytes",
+            positions.len(),
+            positions.len(),
+            tb.cache_budget()
+        );
+        // Twice round, checking each probe misses: this also maps the files' pages.
+        for _ in 0..2 {
+            for p in &positions {
+                assert_eq!(tb.probe_wdl_cached(p), None, "{variant}: a wdl probe hit");
+                tb.probe_wdl(p).expect("probe");
+            }
+        }
+        let n = positions.len();
+        let mut i = 0;
+        group.bench_function(format!("{variant} wdl"), |b| {
+            b.iter(|| {
+                i = (i + 1) % n;
+                black_box(tb.probe_wdl(black_box(&positions[i])).expect("probe"))
+            });
+        });
+        drop(tb);
+        // The part of that miss spent in the file: the same blocks' checksums and
+        // decompression alone, through `Table::read_block`.
+        let blocks: Vec<(&Table, u32)> = positions
+            .iter()
+            .map(|p| {
+                let (_, material) = p.canonical();
+                let table = setup
+                    .table_of(TableKind::Wdl, variant, material)
+                    .expect("table");
+                (table, block_of(table, p) as u32)
+            })
+            .collect();
+        group.bench_function(format!("{variant} wdl read_block"), |b| {
+            b.iter(|| {
+                i = (i + 1) % n;
+                let (table, block) = blocks[i];
+                black_box(table.read_block(black_box(block)).expect("block reads"))
+            });
+        });
+
+        let Some((positions, material)) = dtw_miss_positions(&setup, variant) else {
+            eprintln!("block_miss {variant}: no symmetric material of 4 full blocks, no dtw/rules");
+            continue;
+        };
+        let wdl = setup
+            .table_of(TableKind::Wdl, variant, material)
+            .expect("table");
+        for kind in [TableKind::Dtw, TableKind::DrawRules] {
+            let name = if kind == TableKind::Dtw {
+                "dtw"
+            } else {
+                "rules"
+            };
+            let len = block_len(setup.table_of(kind, variant, material).expect("table"));
+            // Room for the one .wdl block and one block of `kind`, not two of `kind`.
+            let tb = Tablebase::open_with_cache(&dir, block_len(wdl) + len + len / 2)
+                .expect("tables open");
+            eprintln!(
+                "block_miss {variant} {name}: {} positions of {material}, all in one .wdl block \
+                 (a hit), each in a .{} block of its own (a miss), cache of {} bytes",
+                positions.len(),
+                kind.extension(),
+                tb.cache_budget()
+            );
+            let probe = |p: &Position| {
+                if kind == TableKind::Dtw {
+                    black_box(tb.probe_dtw(p).expect("probe"));
+                } else {
+                    black_box(tb.probe_draw_rules(p, Counters::FRESH).expect("probe"));
+                }
+            };
+            // Twice round, checking that each probe finds its .wdl block and not the other:
+            // the cache then holds exactly one block of each.
+            for round in 0..2 {
+                for (i, p) in positions.iter().enumerate() {
+                    if round > 0 || i > 0 {
+                        assert!(tb.probe_wdl_cached(p).is_some(), "{variant}: a wdl miss");
+                        if kind == TableKind::DrawRules {
+                            assert!(tb.probe_draw_rules_cached(p, Counters::FRESH).is_none());
+                        }
+                    }
+                    probe(p);
+                    assert_eq!(
+                        tb.cache_bytes(),
+                        block_len(wdl) + len + 2 * ENTRY_OVERHEAD,
+                        "{variant} {name}: the cache holds more than the two blocks"
+                    );
+                }
+            }
+            let n = positions.len();
+            let mut i = 0;
+            group.bench_function(format!("{variant} {name}"), |b| {
+                b.iter(|| {
+                    i = (i + 1) % n;
+                    probe(black_box(&positions[i]));
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3));
-    targets = engine
+    targets = engine, block_miss
 }
 criterion_main!(benches);
