@@ -1,6 +1,7 @@
 //! The subcommands.
 
 mod cluster_stamp;
+mod compare;
 mod generate;
 mod moves;
 mod perft;
@@ -39,6 +40,9 @@ pub enum Command {
     /// Count what the tables hold: values, draw-rule classes, longest wins, per material.
     #[command(long_about = stats::LONG_ABOUT)]
     Stats(stats::StatsArgs),
+    /// Check that two table directories hold the same values on every position.
+    #[command(long_about = compare::LONG_ABOUT)]
+    Compare(compare::CompareArgs),
     /// Serve the tables over HTTP: a JSON API and the explorer page.
     #[command(long_about = serve::LONG_ABOUT)]
     Serve(serve::ServeArgs),
@@ -59,6 +63,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Probe(args) => probe::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Stats(args) => stats::run(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Slurm(command) => slurm::run(&command),
