@@ -260,7 +260,8 @@ fn a_table_the_probe_refuses_is_rebuilt_not_reused() {
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
 }
 
-/// Rewrites a distance table as 16 bits a distance with every win made one of 40,001 plies,
+/// Rewrites a distance table as 16 bits a distance with every win made one of 40,001 plies and
+/// every loss but the immediate ones one of 40,000,
 /// its blocks, index and header checksums made again: it opens and reads cleanly, but no work
 /// file holds such a distance.
 fn forge_impossible_distances(path: &Path, material: &str) {
@@ -279,7 +280,8 @@ fn forge_impossible_distances(path: &Path, material: &str) {
                     let code = match code {
                         255 => u16::MAX,
                         c if c % 2 == 1 => 40_001,
-                        c => u16::from(c),
+                        0 => 0,
+                        _ => 40_000,
                     };
                     code.to_le_bytes()
                 })
@@ -292,8 +294,9 @@ fn forge_impossible_distances(path: &Path, material: &str) {
     std::fs::write(path, bytes).unwrap();
 }
 
-/// A reused distance table forged with valid checksums to hold wins of 40,001 plies (past the
-/// longest a work file holds, 32,766): read back for its counts, it is refused and rebuilt,
+/// A reused distance table forged with valid checksums to hold wins and losses of 40,000 plies
+/// and more (past the longest a work file holds, 32,766): read back for its counts, it is
+/// refused and rebuilt,
 /// naming the file; its values are never counted, printed or read by another material.
 #[test]
 fn a_reused_table_with_impossible_distances_is_rebuilt() {
@@ -310,7 +313,7 @@ fn a_reused_table_with_impossible_distances_is_rebuilt() {
         .find(|l| l.split_whitespace().nth(1) == Some("KKvK"))
         .unwrap();
     assert!(
-        row.contains("rebuilt") && row.contains("KKvK.dtw: a distance of 40001 plies"),
+        row.contains("rebuilt") && row.contains("KKvK.dtw: a distance of 4000"),
         "{row}"
     );
     // Its longest win is the true one, not the forged.

@@ -64,6 +64,9 @@ pub struct MaterialSummary {
     pub reused: bool,
     /// Why an existing file was not reused, if there was one.
     pub rebuilt_because: Option<String>,
+    /// Whether the tables were converted from the previous format version (their values
+    /// read, not solved again); `reused` is then true too.
+    pub converted: bool,
 }
 
 /// Generates (or reuses) every table of `plan`, reporting to `progress`. Runs on the current
@@ -93,11 +96,6 @@ pub fn generate(
         progress.leftovers_removed(dir, removed);
     }
     progress.variant_started(plan);
-    // Tables of the previous format version are converted first; a unit of work leaves them
-    // to a whole run, which no other run writes beside.
-    if plan.unit.is_none() {
-        crate::convert::convert_legacy(plan, progress)?;
-    }
     let found: Vec<Found> = plan
         .materials
         .iter()
@@ -208,6 +206,7 @@ struct Done {
     rebuilt_because: Option<String>,
     draw_rules_seconds: f64,
     rules_solved: bool,
+    converted: bool,
 }
 
 impl Done {
@@ -231,6 +230,7 @@ impl Done {
             reused: self.reused,
             rebuilt_because: self.rebuilt_because,
             rules_solved: self.rules_solved,
+            converted: self.converted,
         }
     }
 }
@@ -251,11 +251,20 @@ enum Found {
     WdlOnly,
     /// Something else is missing or damaged (`None`: there was no table at all).
     Incomplete(Option<String>),
+    /// All three tables of the previous format version, sound, the rule table of the plan's
+    /// limits: converted (see [`crate::convert`]) in a whole run.
+    Legacy,
 }
 
 impl Found {
     /// Looks at a material's tables, every block checksum checked.
     fn look(plan: &Plan, m: &MaterialPlan) -> Found {
+        if plan.unit.is_none() && crate::convert::is_legacy(&m.path) {
+            return match crate::convert::check_legacy(plan, m) {
+                Ok(()) => Found::Legacy,
+                Err(why) => Found::Incomplete(Some(why)),
+            };
+        }
         let all = Found::look_all(plan, m);
         if plan.tables == Tables::All || matches!(all, Found::Complete) || !m.path.exists() {
             return all;
@@ -309,7 +318,7 @@ impl Found {
     /// Why the tables are not reused as they are.
     fn why(&self) -> Option<String> {
         match self {
-            Found::Complete | Found::WdlOnly => None,
+            Found::Complete | Found::WdlOnly | Found::Legacy => None,
             Found::RulesOnly(e) if e.is_empty() => None,
             Found::RulesOnly(e) => Some(e.clone()),
             Found::Incomplete(e) => e.clone(),
@@ -366,7 +375,7 @@ fn work_to_do(
     for j in (0..n).rev() {
         let m = &plan.materials[j];
         work.solved[j] = match found[j] {
-            Found::Complete => false,
+            Found::Complete | Found::Legacy => false,
             Found::WdlOnly => work.needed[j],
             Found::RulesOnly(_) | Found::Incomplete(_) => true,
         };
@@ -378,8 +387,9 @@ fn work_to_do(
         if work.needed[j] && counted {
             work.kept[j] = values_kept(plan, m, progress)?;
         }
+        let legacy = matches!(found[j], Found::Legacy);
         work.reads_values[j] =
-            work.solved[j] || (complete && !counted) || (work.needed[j] && !work.kept[j]);
+            work.solved[j] || legacy || (complete && !counted) || (work.needed[j] && !work.kept[j]);
         if work.reads_values[j] {
             for &d in &m.reads {
                 work.needed[d] = true;
@@ -452,6 +462,35 @@ fn reuse(
             rebuilt_because: None,
             draw_rules_seconds: 0.0,
             rules_solved: false,
+            converted: false,
+        });
+    }
+    if matches!(found, Found::Legacy) {
+        progress.converting(plan.variant, m.material, m.positions);
+        let loaded = match load_existing(m, index, store, progress, true) {
+            Ok(loaded) => loaded,
+            Err(LoadError::Table(why)) => return Err(solve(why)),
+            Err(LoadError::Work(e)) => return Err(NotReused::Failed(e)),
+        };
+        if let Err(why) = &loaded.rules {
+            return Err(NotReused::Solve(why.clone()));
+        }
+        let (written, counts) =
+            crate::convert::write_converted(plan, m, &loaded).map_err(NotReused::Failed)?;
+        if values != Values::NotNeeded {
+            loaded
+                .pack(&paths.packed, &plan.packed_identity(m))
+                .map_err(|e| solve(e.to_string()))?;
+        }
+        progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+        return Ok(Done {
+            counts,
+            written,
+            reused: true,
+            rebuilt_because: None,
+            draw_rules_seconds: 0.0,
+            rules_solved: true,
+            converted: true,
         });
     }
     let written = table_sizes(m, Tables::All).map_err(solve)?;
@@ -461,7 +500,7 @@ fn reuse(
     // truncate it under the units reading it beside this one.
     let counted_again = counts.is_none();
     if counted_again || !have_values {
-        let loaded = match load_existing(m, index, store, progress) {
+        let loaded = match load_existing(m, index, store, progress, false) {
             Ok(loaded) => loaded,
             Err(LoadError::Table(why)) => return Err(solve(why)),
             Err(LoadError::Work(e)) => return Err(NotReused::Failed(e)),
@@ -485,6 +524,7 @@ fn reuse(
         rebuilt_because: None,
         draw_rules_seconds: 0.0,
         rules_solved: true,
+        converted: false,
     })
 }
 
@@ -730,6 +770,7 @@ fn solve_material(
         written,
         reused: false,
         rebuilt_because: None,
+        converted: false,
         draw_rules_seconds: if rules_only {
             started.elapsed().as_secs_f64()
         } else {

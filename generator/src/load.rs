@@ -4,7 +4,7 @@
 //! the positions kept.
 
 use rafle_probe::codec::{DrawRulesCodec, DtwCodec};
-use rafle_probe::format::TableKind;
+use rafle_probe::format::{StoredHalf, TableKind};
 use rafle_probe::walk::{unpack, Captures, Walk};
 use rafle_probe::{Dtw, Position, ProbeError, RuleValue, Table};
 
@@ -32,7 +32,7 @@ pub(crate) type RuleCodes = Result<(Vec<u8>, u64), Option<String>>;
 
 impl Loaded {
     /// The rule codes, if the rule table was read back.
-    fn rule_codes(&self) -> Option<&[u8]> {
+    pub(crate) fn rule_codes(&self) -> Option<&[u8]> {
         self.rules.as_ref().ok().map(|(codes, _)| codes.as_slice())
     }
 
@@ -64,6 +64,27 @@ impl Loaded {
             Ok(())
         })?;
         Ok(())
+    }
+}
+
+impl crate::write::Source for Loaded {
+    fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        let start = start as usize;
+        let distances = (start..start + len)
+            .map(|i| {
+                let capture = if self.captures.contains(i) {
+                    CAPTURE
+                } else {
+                    0
+                };
+                distance_code(self.distances.get(i)) | capture
+            })
+            .collect();
+        let rules = match self.rule_codes() {
+            Some(codes) => codes[start..start + len].to_vec(),
+            None => vec![0; len],
+        };
+        Ok((distances, rules))
     }
 }
 
@@ -101,13 +122,22 @@ pub(crate) fn load_existing(
     index: &rafle_probe::PositionIndex,
     store: &Store,
     progress: &dyn Progress,
+    legacy: bool,
 ) -> Result<Loaded, LoadError> {
     let (variant, material) = (index.variant(), m.material);
-    let open = |path, kind| Table::open(path, kind, variant, material);
+    let open = |path, kind| {
+        if legacy {
+            Table::open_legacy(path, kind, variant, material)
+        } else {
+            Table::open(path, kind, variant, material)
+        }
+    };
     let wdl_table = open(&m.path, TableKind::Wdl)?;
     let dtw_table = open(&m.dtw_path, TableKind::Dtw)?;
     let stored = dtw_table.header().stored;
-    if wdl_table.header().stored != stored {
+    // A table of the previous version keeps both sides in its win/draw/loss table.
+    let wdl_stored = wdl_table.header().stored;
+    if wdl_stored != stored && !(legacy && wdl_stored == StoredHalf::Both) {
         return Err(LoadError::Table(format!(
             "{} stores {}, {} {stored}",
             m.path.display(),
@@ -143,7 +173,7 @@ pub(crate) fn load_existing(
     Ok(Loaded {
         distances,
         captures,
-        rules: load_draw_rules(m, &walk, store, progress)?,
+        rules: load_draw_rules(m, &walk, store, progress, legacy)?,
     })
 }
 
@@ -158,13 +188,19 @@ fn load_draw_rules(
     walk: &Walk,
     store: &Store,
     progress: &dyn Progress,
+    legacy: bool,
 ) -> Result<RuleCodes, LoadError> {
     if !m.draw_rules_path.exists() {
         return Ok(Err(None));
     }
     let (variant, material) = (walk.index.variant(), m.material);
     let rejected = |e: ProbeError| Ok(Err(Some(e.to_string())));
-    let table = match Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material) {
+    let opened = if legacy {
+        Table::open_legacy(&m.draw_rules_path, TableKind::DrawRules, variant, material)
+    } else {
+        Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material)
+    };
+    let table = match opened {
         Ok(table) => table,
         Err(e) => return rejected(e),
     };

@@ -300,12 +300,13 @@ impl Header {
         if bytes[0..8] != MAGIC {
             return Err(HeaderError::BadMagic);
         }
+        // The checksum first: a damaged header is damaged, whatever version it now reads.
+        if crc32fast::hash(&bytes[..60]) != read_u32(bytes, 60) {
+            return Err(HeaderError::Checksum);
+        }
         let version = u16::from_le_bytes([bytes[8], bytes[9]]);
         if version != FORMAT_VERSION && !(legacy && version == LEGACY_VERSION) {
             return Err(HeaderError::Version(version));
-        }
-        if crc32fast::hash(&bytes[..60]) != read_u32(bytes, 60) {
-            return Err(HeaderError::Checksum);
         }
         let kind = TableKind::from_code(bytes[10]).ok_or(HeaderError::Field("kind"))?;
         let variant = Variant::from_table_code(bytes[11]).ok_or(HeaderError::Field("variant"))?;
@@ -467,7 +468,15 @@ mod tests {
         }
         let mut bad = bytes;
         bad[8] = 9;
-        assert_eq!(Header::decode(&bad), Err(HeaderError::Version(9)));
+        assert_eq!(Header::decode(&bad), Err(HeaderError::Checksum));
+        let other = Header {
+            version: 9,
+            ..header()
+        };
+        assert_eq!(
+            Header::decode(&other.encode()),
+            Err(HeaderError::Version(9))
+        );
         // A version-2 table is refused with the way to convert it, unless read to convert.
         let legacy = Header {
             version: LEGACY_VERSION,

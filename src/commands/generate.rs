@@ -288,7 +288,9 @@ impl Progress for Bars {
         self.overall.set_position(done);
         // Without bars (a log file, CI), a line per material shows the run is alive.
         if self.overall.is_hidden() {
-            let how = if summary.reused {
+            let how = if summary.converted {
+                "converted".to_string()
+            } else if summary.reused {
                 "reused".to_string()
             } else {
                 format!(
@@ -360,7 +362,9 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
 
 /// The row of one material.
 fn summary_row(s: &MaterialSummary) -> [String; COLUMNS] {
-    let note = if s.reused {
+    let note = if s.converted {
+        "converted from format version 2".to_string()
+    } else if s.reused {
         "reused".to_string()
     } else if let Some(reason) = &s.rebuilt_because {
         format!("rebuilt: {reason}")
