@@ -375,12 +375,13 @@ mod tests {
             .collect();
         use Wdl::{Draw, Loss, Win};
         assert_eq!(read, [Win, Win, Win, Loss, Loss, Draw]);
-        // The win/draw/loss codec puts the change from win to loss at position 2.
+        // The win/draw/loss codec puts each change at the most aligned position of its gap:
+        // from win to loss at 2, from loss to draw at 4.
         let (block, _) = WdlCodec::pack(entries, 2);
         let read: Vec<Wdl> = (0..6)
             .map(|i| WdlCodec::read(&block, 2, i).unwrap())
             .collect();
-        assert_eq!(read, [Win, Win, Loss, Loss, Loss, Draw]);
+        assert_eq!(read, [Win, Win, Loss, Loss, Draw, Draw]);
         // A block that starts with a left-out position repeats code 0.
         let block = DtwCodec::pack([None, Some(Dtw::Win(3))], 16);
         assert_eq!(block, (vec![0, 0, 3, 0], true));
