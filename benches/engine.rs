@@ -43,9 +43,8 @@ use rafle::{
     rafle_close, rafle_open, rafle_probe_dtw, rafle_probe_rules, rafle_probe_wdl,
     rafle_probe_wdl_cached, RafleCounters, RaflePosition, RafleRules, RafleTablebase, RAFLE_OK,
 };
-use rafle_probe::cache::ENTRY_OVERHEAD;
 use rafle_probe::format::{Header, TableKind};
-use rafle_probe::{Counters, Material, Position, Table, Tablebase, Variant, Wdl};
+use rafle_probe::{Counters, Position, Table, Tablebase, Variant, Wdl};
 
 #[path = "support/mod.rs"]
 mod support;
@@ -262,9 +261,10 @@ fn wdl_miss_positions(tb: &Tablebase, variant: Variant) -> (Vec<Position>, usize
         for block in full {
             // From the middle of the block on, the first position without a capture.
             let start = u64::from(block) * per_block;
+            // A block of the half the tables do not store is empty: none is found there.
             let found = (start + per_block / 2..start + per_block)
                 .map(|i| table.index().unrank(i))
-                .find(read_from_table);
+                .find(|p| read_from_table(p) && tb.stores_side_to_move(p).expect("probe"));
             positions.extend(found);
         }
     }
@@ -279,57 +279,6 @@ fn wdl_miss_positions(tb: &Tablebase, variant: Variant) -> (Vec<Position>, usize
     (positions, tables)
 }
 
-/// Positions for the distance and rule misses: of the symmetric material of `variant` with
-/// the most blocks (at least 4 full ones), Black to move, not drawn, no capture to make, all
-/// in one full `.wdl` block, each in a full `.dtw` block and a full `.rules` block of its own
-/// (those tables store the mirror image, White to move). With the material.
-fn dtw_miss_positions(tb: &Tablebase, variant: Variant) -> Option<(Vec<Position>, Material)> {
-    let table = |kind, material| tb.table_of(kind, variant, material).expect("table opens");
-    let material = tb
-        .materials_of(TableKind::Dtw, variant)
-        .into_iter()
-        .filter(|m| m.is_symmetric())
-        .filter(|&m| full_blocks(table(TableKind::Wdl, m).header()).len() >= 4)
-        .max_by_key(|&m| table(TableKind::Wdl, m).header().blocks)?;
-    let (wdl, dtw, rules) = (
-        table(TableKind::Wdl, material),
-        table(TableKind::Dtw, material),
-        table(TableKind::DrawRules, material),
-    );
-    for t in [wdl, dtw, rules] {
-        warm_page_cache(t);
-    }
-    let header = wdl.header();
-    let per_block = u64::from(header.positions_per_block);
-    // The full blocks wholly in the Black-to-move half (the index's second half).
-    let black_from = (wdl.index().size() / 2).div_ceil(per_block);
-    let black: Vec<u32> = full_blocks(header)
-        .into_iter()
-        .filter(|&b| u64::from(b) >= black_from)
-        .collect();
-    let block = u64::from(*black.get(black.len() / 2)?);
-    let full = |t: &Table, b: u64| {
-        t.header().positions_in_block(b as u32) == t.header().positions_per_block
-    };
-    let (mut dtw_seen, mut rules_seen) = (Vec::new(), Vec::new());
-    let mut positions = Vec::new();
-    for i in block * per_block..(block + 1) * per_block {
-        let pos = wdl.index().unrank(i);
-        if !read_from_table(&pos) || tb.probe_wdl(&pos).expect("probe") == Wdl::Draw {
-            continue;
-        }
-        let stored = pos.mirrored();
-        let (d, r) = (block_of(dtw, &stored), block_of(rules, &stored));
-        if full(dtw, d) && full(rules, r) && !dtw_seen.contains(&d) && !rules_seen.contains(&r) {
-            dtw_seen.push(d);
-            rules_seen.push(r);
-            positions.push(pos);
-        }
-    }
-    (positions.len() >= 2).then_some((positions, material))
-}
-
-/// The probes of blocks not in the cache (see the top of the file).
 fn block_miss(c: &mut Criterion) {
     let dir = tables();
     let mut group = c.benchmark_group("block_miss");
@@ -395,27 +344,34 @@ fn block_miss(c: &mut Criterion) {
             });
         });
 
-        let Some((positions, material)) = dtw_miss_positions(&setup, variant) else {
-            eprintln!("block_miss {variant}: no symmetric material of 4 full blocks, no dtw/rules");
-            continue;
-        };
-        let wdl = setup
-            .table_of(TableKind::Wdl, variant, material)
-            .expect("table");
+        // A distance or rule probe reads the position's .wdl block first (to rule out a draw),
+        // then its block of the kind measured, the same block number: both miss.
+        let decided: Vec<Position> = positions
+            .iter()
+            .filter(|p| setup.probe_wdl(p).expect("probe") != Wdl::Draw)
+            .copied()
+            .collect();
         for kind in [TableKind::Dtw, TableKind::DrawRules] {
             let name = if kind == TableKind::Dtw {
                 "dtw"
             } else {
                 "rules"
             };
-            let len = block_len(setup.table_of(kind, variant, material).expect("table"));
-            // Room for the one .wdl block and one block of `kind`, not two of `kind`.
-            let tb = Tablebase::open_with_cache(&dir, block_len(wdl) + len + len / 2)
+            let len = decided
+                .iter()
+                .map(|p| {
+                    let (_, material) = p.canonical();
+                    block_len(setup.table_of(kind, variant, material).expect("table"))
+                })
+                .max()
+                .expect("positions");
+            // Room for one .wdl block and one block of `kind`, not two of either.
+            let tb = Tablebase::open_with_cache(&dir, wdl_len + len + wdl_len.min(len) / 2)
                 .expect("tables open");
             eprintln!(
-                "block_miss {variant} {name}: {} positions of {material}, all in one .wdl block \
-                 (a hit), each in a .{} block of its own (a miss), cache of {} bytes",
-                positions.len(),
+                "block_miss {variant} {name}: {} positions, each in a .wdl and a .{} block of \
+                 its own (both miss), cache of {} bytes",
+                decided.len(),
                 kind.extension(),
                 tb.cache_budget()
             );
@@ -426,30 +382,18 @@ fn block_miss(c: &mut Criterion) {
                     black_box(tb.probe_draw_rules(p, Counters::FRESH).expect("probe"));
                 }
             };
-            // Twice round, checking that each probe finds its .wdl block and not the other:
-            // the cache then holds exactly one block of each.
-            for round in 0..2 {
-                for (i, p) in positions.iter().enumerate() {
-                    if round > 0 || i > 0 {
-                        assert!(tb.probe_wdl_cached(p).is_some(), "{variant}: a wdl miss");
-                        if kind == TableKind::DrawRules {
-                            assert!(tb.probe_draw_rules_cached(p, Counters::FRESH).is_none());
-                        }
-                    }
+            for _ in 0..2 {
+                for p in &decided {
+                    assert!(tb.probe_wdl_cached(p).is_none(), "{variant}: a wdl hit");
                     probe(p);
-                    assert_eq!(
-                        tb.cache_bytes(),
-                        block_len(wdl) + len + 2 * ENTRY_OVERHEAD,
-                        "{variant} {name}: the cache holds more than the two blocks"
-                    );
                 }
             }
-            let n = positions.len();
+            let n = decided.len();
             let mut i = 0;
             group.bench_function(format!("{variant} {name}"), |b| {
                 b.iter(|| {
                     i = (i + 1) % n;
-                    probe(black_box(&positions[i]));
+                    probe(black_box(&decided[i]));
                 });
             });
         }
