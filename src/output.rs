@@ -110,3 +110,15 @@ pub fn quiet_panics() {
         stderr_line!("rafle: internal error{place}: {message} (this is a bug in rafle)");
     }));
 }
+
+/// A progress bar of positions for the commands that walk whole tables (`stats`, `verify`,
+/// `compare`): drawn on stderr only when it is a terminal, the results going to stdout.
+pub fn positions_bar() -> indicatif::ProgressBar {
+    indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix:>24} [{bar:40}] {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    )
+}

@@ -134,7 +134,7 @@ fn a_damaged_version_2_table_is_solved_again_not_converted() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0x40;
     fs::write(&path, bytes).unwrap();
-    let (stdout, stderr) = generate(dir.path());
+    let (stdout, _) = generate(dir.path());
     let row = stdout.lines().find(|l| l.contains(" KMvK ")).unwrap();
     assert!(row.contains("rebuilt") && row.contains("KMvK.wdl"), "{row}");
     // KMvK is solved again; the others are converted.

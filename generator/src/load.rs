@@ -49,17 +49,9 @@ impl Loaded {
         })?;
         let n = self.distances.len() as u64;
         packed::write(path, identity, n, |b, len, out| {
-            let start = (b * BLOCK_POSITIONS) as usize;
-            let codes: Vec<u16> = (start..start + len)
-                .map(|i| {
-                    let capture = if self.captures.contains(i) {
-                        CAPTURE
-                    } else {
-                        0
-                    };
-                    distance_code(self.distances.get(i)) | capture
-                })
-                .collect();
+            let start = b * BLOCK_POSITIONS;
+            let (codes, _) = crate::write::Source::read_range(self, start, len)?;
+            let start = start as usize;
             packed::raw_block(&codes, &rules[start..start + len], out);
             Ok(())
         })?;

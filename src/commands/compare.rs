@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use rafle_generator::parse_memory;
 use rafle_probe::{
     printable_path, Counters, Dtw, Material, Position, PositionIndex, ProbeError, RuleValue,
@@ -444,13 +443,7 @@ pub fn run(args: &CompareArgs) -> Result<(), Failure> {
         .build()
         .map_err(other)?;
     // Drawn on stderr only when it is a terminal; the results go to stdout.
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template(
-            "{prefix:>24} [{bar:40}] {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
+    let bar = crate::output::positions_bar();
     let mut out = io::stdout().lock();
     let mut totals = Totals::default();
     for &variant in &variants {

@@ -6,7 +6,6 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use rafle_probe::stats::{material_stats, MaterialStats};
 use rafle_probe::{printable_path, Limits, PositionIndex, Variant};
 use serde::Serialize;
@@ -78,13 +77,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         .map(|&v| tables.limits(v).map_err(other))
         .collect::<Result<Vec<Option<Limits>>, Failure>>()?;
     // Drawn on stderr only when it is a terminal; the results go to stdout.
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template(
-            "{prefix:>24} [{bar:40}] {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
+    let bar = crate::output::positions_bar();
     let mut out = io::stdout().lock();
     let mut missing = 0;
     for (i, (&variant, limits)) in chosen.iter().zip(limits).enumerate() {

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use rafle_generator::{
     check_block_checksums, parse_memory, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
 };
@@ -88,13 +87,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         }
     }
     // Drawn on stderr only when it is a terminal; the results go to stdout.
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template(
-            "{prefix:>24} [{bar:40}] {human_pos}/{human_len} positions  {per_sec}  ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
+    let bar = crate::output::positions_bar();
     let mut out = io::stdout().lock();
     // Materials checked and failed, and table files missing (whose materials are not checked).
     let (mut checked, mut failed, mut missing) = (0, 0, 0);
