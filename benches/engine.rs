@@ -264,7 +264,9 @@ fn wdl_miss_positions(tb: &Tablebase, variant: Variant) -> (Vec<Position>, usize
             // A block of the half the tables do not store is empty: none is found there.
             let found = (start + per_block / 2..start + per_block)
                 .map(|i| table.index().unrank(i))
-                .find(|p| read_from_table(p) && tb.stores_side_to_move(p).expect("probe"));
+                .find(|p| {
+                    read_from_table(p) && tb.stores_side_to_move(TableKind::Wdl, p).expect("probe")
+                });
             positions.extend(found);
         }
     }

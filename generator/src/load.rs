@@ -127,9 +127,9 @@ pub(crate) fn load_existing(
     let wdl_table = open(&m.path, TableKind::Wdl)?;
     let dtw_table = open(&m.dtw_path, TableKind::Dtw)?;
     let stored = dtw_table.header().stored;
-    // A table of the previous version keeps both sides in its win/draw/loss table.
+    // A win/draw/loss table may keep both sides to move.
     let wdl_stored = wdl_table.header().stored;
-    if wdl_stored != stored && !(legacy && wdl_stored == StoredHalf::Both) {
+    if wdl_stored != stored && wdl_stored != StoredHalf::Both {
         return Err(LoadError::Table(format!(
             "{} stores {}, {} {stored}",
             m.path.display(),

@@ -83,6 +83,9 @@ pub struct Plan {
     pub limits: Limits,
     /// Which tables are written.
     pub tables: Tables,
+    /// Whether the win/draw/loss tables written store one side to move only, as the other
+    /// kinds do ([`Plan::with_compact_wdl`]); else both.
+    pub compact_wdl: bool,
     /// For a plan of one unit of work ([`Plan::for_material`]), its material, the last of
     /// the plan: the others must be finished.
     pub unit: Option<Material>,
@@ -204,6 +207,7 @@ impl Plan {
             budget: None,
             limits: Limits::fmjd(variant),
             tables: Tables::All,
+            compact_wdl: false,
             unit,
         }
     }
@@ -211,6 +215,14 @@ impl Plan {
     /// The same plan writing only the tables of `tables`.
     pub fn with_tables(mut self, tables: Tables) -> Plan {
         self.tables = tables;
+        self
+    }
+
+    /// The same plan writing win/draw/loss tables of one side to move (about 2.7 times smaller;
+    /// a probe of the other side searches one ply, several times the cost of a direct read)
+    /// when `compact`, of both sides otherwise (the default).
+    pub fn with_compact_wdl(mut self, compact: bool) -> Plan {
+        self.compact_wdl = compact;
         self
     }
 

@@ -128,29 +128,64 @@ pub(crate) fn write_tables(
                     add_counts(&counts, here);
                 }
                 let value = |i: usize| distance(distances[i - start]).wdl();
-                Ok(pack_block::<WdlCodec>(
+                Ok(Reuse::Pack(pack_block::<WdlCodec>(
                     n,
                     b,
                     2,
                     entry_at(n, start, stored, &distances),
                     value,
-                ))
+                )))
             })?;
             Ok::<_, GenerateError>((header, blocks))
         };
         let white = compress(StoredHalf::White, true)?;
-        let (header, blocks) = if m.material.is_symmetric() {
-            white
+        let black = if m.material.is_symmetric() && plan.compact_wdl {
+            None
         } else {
-            let black = compress(StoredHalf::Black, false)?;
-            if compressed_len(&black.1) < compressed_len(&white.1) {
-                black
-            } else {
-                white
+            Some(compress(StoredHalf::Black, false)?)
+        };
+        let stored = match &black {
+            Some(black)
+                if !m.material.is_symmetric()
+                    && compressed_len(&black.1) < compressed_len(&white.1) =>
+            {
+                StoredHalf::Black
             }
+            _ => StoredHalf::White,
+        };
+        let (header, blocks) = match black {
+            _ if !plan.compact_wdl => {
+                // Both sides: a block within one half is that half's block as compressed
+                // above; only the block across the middle is made again.
+                let black = black.map(|(_, blocks)| blocks).unwrap_or_default();
+                let header = header_of(TableKind::Wdl, 2, None, StoredHalf::Both);
+                let half = n / 2;
+                let per_block = POSITIONS_PER_BLOCK as usize;
+                let blocks = compress_blocks(&m.path, &header, |b| {
+                    let (start, end) = (b as usize * per_block, (b as usize + 1) * per_block);
+                    if end <= half {
+                        return Ok(Reuse::Block(white.1[b as usize].clone()));
+                    }
+                    if start >= half {
+                        return Ok(Reuse::Block(black[b as usize].clone()));
+                    }
+                    let (start, distances, _) = block(b)?;
+                    let value = |i: usize| distance(distances[i - start]).wdl();
+                    Ok(Reuse::Pack(pack_block::<WdlCodec>(
+                        n,
+                        b,
+                        2,
+                        entry_at(n, start, StoredHalf::Both, &distances),
+                        value,
+                    )))
+                })?;
+                (header, blocks)
+            }
+            Some(black) if stored == StoredHalf::Black => black,
+            _ => white,
         };
         written.wdl = write_compressed(&m.path, &header, &blocks)?;
-        header.stored
+        stored
     };
     if writing == Writing::WdlOnly {
         // Solved without distances (see `MaterialSolver::seed`): the levels are not the
@@ -274,22 +309,33 @@ pub(crate) fn write_table(
     header: Header,
     pack: impl Fn(u32) -> Result<Option<Vec<u8>>, GenerateError> + Sync,
 ) -> Result<u64, GenerateError> {
-    let compressed = compress_blocks(path, &header, pack)?;
+    let compressed = compress_blocks(path, &header, |b| pack(b).map(Reuse::Pack))?;
     write_compressed(path, &header, &compressed)
+}
+
+/// A block of a table being compressed: packed, to compress (`None`: it holds no position),
+/// or already compressed for another table with the same contents.
+enum Reuse {
+    Pack(Option<Vec<u8>>),
+    Block((u32, Vec<u8>)),
 }
 
 /// The blocks of a table of `path` whose blocks `pack` makes, compressed in parallel.
 fn compress_blocks(
     path: &Path,
     header: &Header,
-    pack: impl Fn(u32) -> Result<Option<Vec<u8>>, GenerateError> + Sync,
+    pack: impl Fn(u32) -> Result<Reuse, GenerateError> + Sync,
 ) -> Result<Compressed, GenerateError> {
     (0..header.blocks)
         .into_par_iter()
         .map(|b| {
-            let Some(packed) = pack(b)? else {
-                let len = Header::block_len(header.positions_in_block(b), header.bits);
-                return Ok((crc32fast::hash(&vec![0; len]), Vec::new()));
+            let packed = match pack(b)? {
+                Reuse::Block(block) => return Ok(block),
+                Reuse::Pack(Some(packed)) => packed,
+                Reuse::Pack(None) => {
+                    let len = Header::block_len(header.positions_in_block(b), header.bits);
+                    return Ok((crc32fast::hash(&vec![0; len]), Vec::new()));
+                }
             };
             let mut compressed =
                 zstd::bulk::compress(&packed, COMPRESSION_LEVEL).map_err(|source| {

@@ -94,7 +94,7 @@ fn stored_decided(tables: &Tablebase, material: Material) -> (u64, Position) {
         .map(|i| (i, index.unrank(i)))
         .find(|(_, p)| {
             !p.must_capture()
-                && tables.stores_side_to_move(p).unwrap()
+                && tables.stores_side_to_move(TableKind::Dtw, p).unwrap()
                 && tables.probe_wdl(p).unwrap() != Wdl::Draw
         })
         .unwrap()

@@ -105,8 +105,8 @@ pub enum StoredHalf {
     White,
     /// Black to move (the second half).
     Black,
-    /// Both sides to move: the win/draw/loss tables of format version 2, read only to be
-    /// converted.
+    /// Both sides to move: a win/draw/loss table written without `--compact-wdl` (and those
+    /// of format version 2).
     Both,
 }
 
@@ -123,6 +123,7 @@ impl StoredHalf {
         match code {
             1 => Some(StoredHalf::White),
             2 => Some(StoredHalf::Black),
+            3 => Some(StoredHalf::Both),
             _ => None,
         }
     }
@@ -335,7 +336,8 @@ impl Header {
         } else {
             header.stored =
                 StoredHalf::from_code(bytes[36]).ok_or(HeaderError::Field("stored half"))?;
-            if header.stored == StoredHalf::Black && material.is_symmetric() {
+            let both_not_wdl = header.stored == StoredHalf::Both && kind != TableKind::Wdl;
+            if both_not_wdl || header.stored == StoredHalf::Black && material.is_symmetric() {
                 return Err(HeaderError::Field("stored half"));
             }
         }

@@ -454,15 +454,15 @@ impl Tablebase {
         Ok(())
     }
 
-    /// Whether the tables of the position's material store its side to move (see
-    /// [`StoredHalf`]): if not, its values follow from its moves, one ply away.
+    /// Whether the table of `kind` of the position's material stores its side to move (see
+    /// [`StoredHalf`]): if not, its value follows from its moves, one ply away.
     ///
     /// # Errors
     ///
-    /// As [`Tablebase::probe_wdl`], for the win/draw/loss table.
-    pub fn stores_side_to_move(&self, pos: &Position) -> Result<bool, ProbeError> {
+    /// As [`Tablebase::probe_wdl`], for the table of `kind`.
+    pub fn stores_side_to_move(&self, kind: TableKind, pos: &Position) -> Result<bool, ProbeError> {
         let stored = self
-            .stored_half(TableKind::Wdl, pos, Reading::Load)?
+            .stored_half(kind, pos, Reading::Load)?
             .unwrap_or(StoredHalf::Both);
         Ok(stored.holds_side(crate::codec::white_to_move_in_table(pos)))
     }

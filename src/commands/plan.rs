@@ -47,6 +47,9 @@ pub struct PlanArgs {
     /// Which tables: all or wdl.
     #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
     pub tables: Tables,
+    /// Win/draw/loss tables of one side to move (see 'rafle generate --compact-wdl').
+    #[arg(long)]
+    pub compact_wdl: bool,
 }
 
 #[derive(Debug, Args)]
@@ -112,7 +115,8 @@ pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
             let plan = Plan::new(variant, pieces, &args.data)
                 .map_err(failure)?
                 .with_limits(limits)
-                .with_tables(args.tables);
+                .with_tables(args.tables)
+                .with_compact_wdl(args.compact_wdl);
             Ok(match args.memory {
                 Some(bytes) => plan.with_budget(bytes),
                 None => plan,

@@ -8,7 +8,9 @@
 //!   they reach, and a draw's distance and rule value for the draws.
 //! - A page of the derived half resolves its captures the same way, and derives the other
 //!   positions' values from their moves (the tables leave them out), from the pages of the
-//!   stored half of the same material.
+//!   stored half of the same material. When the win/draw/loss table stores both halves, each
+//!   of those positions' win/draw/loss is also checked against its successors, the first time
+//!   the page is made, for the material verified.
 //!
 //! Then every position of the stored half of the material verified is checked against the
 //! pages its moves reach, a window of pages at a time. A position whose successors lie in a
@@ -137,19 +139,22 @@ pub(super) fn verify(
 /// Reads the blocks of the three tables that hold only positions of the derived half: the walk
 /// derives those values and never reads them, but their checksums are checked.
 fn check_derived_blocks(main: &Part) -> Result<(), ProbeError> {
-    [main.wdl, main.dtw, main.rules]
-        .into_par_iter()
-        .try_for_each(|table| {
-            let header = table.header();
-            let per_block = u64::from(header.positions_per_block);
-            let blocks = match main.stored {
-                StoredHalf::Black => 0..(main.half / per_block) as u32,
-                _ => main.half.div_ceil(per_block) as u32..header.blocks,
-            };
-            blocks
-                .into_par_iter()
-                .try_for_each(|b| table.read_block(b).map(drop))
-        })
+    let tables = if main.wdl_both {
+        vec![main.dtw, main.rules]
+    } else {
+        vec![main.wdl, main.dtw, main.rules]
+    };
+    tables.into_par_iter().try_for_each(|table| {
+        let header = table.header();
+        let per_block = u64::from(header.positions_per_block);
+        let blocks = match main.stored {
+            StoredHalf::Black => 0..(main.half / per_block) as u32,
+            _ => main.half.div_ceil(per_block) as u32..header.blocks,
+        };
+        blocks
+            .into_par_iter()
+            .try_for_each(|b| table.read_block(b).map(drop))
+    })
 }
 
 /// Positions to check, given by their indices.
@@ -552,6 +557,7 @@ fn fill_chunk(
         let filled = fill(
             ctx,
             cache,
+            main,
             k,
             stored,
             &walker,
@@ -583,16 +589,18 @@ fn fill_chunk(
     Ok((m, outcome))
 }
 
-/// Reads the stored codes of page `page`: all three tables' in the stored half, none in the
-/// derived one.
+/// Reads the stored codes of page `page`: all three tables' in the stored half; in the derived
+/// one, the win/draw/loss table's if it stores both halves.
 fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
     let (k, p) = ctx.part_of_page(page);
     let part = &ctx.parts[k];
     let stored = part.is_stored_page(p);
     let (first, len) = part.layout.span(p);
     let mut made = Page::new(len);
-    if stored {
+    if stored || part.wdl_both {
         read_codes(part.wdl, first, len, |j, c| made.codes[j].wdl = c as u8)?;
+    }
+    if stored {
         let bits = part.dtw.header().bits;
         read_codes(part.dtw, first, len, |j, c| {
             made.codes[j].dtw = widen_dtw(c, bits)
@@ -615,11 +623,13 @@ fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
 
 /// Fills the position of part `k` at `walker`, `pos` (of the stored half if `stored`), whose
 /// stored codes are `codes`: its codes through its captures, or its stored ones (a draw's
-/// distance and rule value for a draw), or in the derived half from its successors.
+/// distance and rule value for a draw), or in the derived half from its successors (its stored
+/// win/draw/loss, if any, checked against them in part `main`, the material verified).
 #[allow(clippy::too_many_arguments)]
 fn fill(
     ctx: &Context,
     cache: &Cache,
+    main: usize,
     k: usize,
     stored: bool,
     walker: &Walker,
@@ -646,10 +656,17 @@ fn fill(
     )? {
         return Ok(Filled::Waiting);
     }
-    Ok(Filled::Done(
-        Codes::of(part.combine(successors, true)),
-        None,
-    ))
+    let derived = Codes::of(part.combine(successors, true));
+    let mismatch = if part.wdl_both && k == main {
+        let stored = Codes {
+            wdl: codes.wdl,
+            ..Codes::DRAW
+        };
+        part.compare(walker.index(), pos, stored, successors)?
+    } else {
+        None
+    };
+    Ok(Filled::Done(derived, mismatch))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
+use rafle_probe::format::TableKind;
 use rafle_probe::{
     resets_counter, Category, Dtw, Limits, Position, ProbeError, RuleValue, Tablebase, Wdl,
 };
@@ -105,7 +106,7 @@ impl<'a> Outside<'a> {
     /// The values of `pos`, whose sides both have pieces, from its tables and successors.
     fn resolve(&self, pos: &Position, local: &mut Local) -> Result<Values, ProbeError> {
         // The three tables of a material store the same side to move, in the same orientation.
-        if pos.must_capture() || !self.tables.stores_side_to_move(pos)? {
+        if pos.must_capture() || !self.tables.stores_side_to_move(TableKind::Dtw, pos)? {
             return self.through_moves(pos, local, true);
         }
         let wdl = self.tables.stored_wdl(pos)?;

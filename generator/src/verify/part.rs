@@ -140,8 +140,10 @@ pub(super) struct Part<'a> {
     pub limit: u8,
     /// Positions with White to move: the first half of the index.
     pub half: u64,
-    /// The half of the index its tables store; the other is derived from it.
+    /// The half of the index its distance and rule tables store; the other is derived from it.
     pub stored: StoredHalf,
+    /// Whether its win/draw/loss table stores both halves (else the same as the others).
+    pub wdl_both: bool,
     /// Its pages.
     pub layout: Layout,
     /// The number of its first page among the pages of every part.
@@ -166,15 +168,14 @@ impl<'a> Part<'a> {
         let rules = tables.table_of(TableKind::DrawRules, variant, material)?;
         let category = Category::of(variant, material);
         let index = wdl.index();
-        let stored = wdl.header().stored;
-        for table in [dtw, rules] {
-            if table.header().stored != stored {
+        let stored = dtw.header().stored;
+        let wdl_both = wdl.header().stored == StoredHalf::Both;
+        for table in [wdl, rules] {
+            let other = table.header().stored;
+            if other != stored && !(wdl_both && table.header().kind == TableKind::Wdl) {
                 return Err(ProbeError::Corrupted {
                     path: table.path().to_path_buf(),
-                    reason: format!(
-                        "stores {}, its win/draw/loss table {stored}",
-                        table.header().stored
-                    ),
+                    reason: format!("stores {other}, its distance table {stored}"),
                 });
             }
         }
@@ -188,6 +189,7 @@ impl<'a> Part<'a> {
             limit: limits.of(category),
             half: index.size() / 2,
             stored,
+            wdl_both,
             layout: Layout::new(index.size()),
             first_page,
             man_moves_reset: category == Category::Outside,

@@ -64,7 +64,7 @@ fn check(
         return Ok(());
     }
     // Nothing is stored for the other half: its values are what its successors give.
-    if !main.in_stored_half(i) {
+    if !main.in_stored_half(i) && !main.wdl_both {
         tally.quiet(i, None);
         return Ok(());
     }

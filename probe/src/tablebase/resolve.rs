@@ -79,19 +79,20 @@ impl Tablebase {
         if pos.must_capture() {
             return self.through_successors::<C>(pos, limits, reading);
         }
-        let Some(stored) = self.stored_half(C::KIND, pos, reading)? else {
-            return Ok(None);
-        };
-        if !stored.holds_side(white_to_move_in_table(pos)) {
-            return self.through_successors::<C>(pos, limits, reading);
-        }
-        // A draw needs no distance nor count: the win/draw/loss table tells it at once.
+        // A draw needs no distance nor count: the win/draw/loss table tells it, at once when it
+        // stores both sides to move.
         if C::KIND != TableKind::Wdl {
             match self.resolve::<WdlCodec>(pos, None, reading)? {
                 Some(Wdl::Draw) => return Ok(Some(C::DRAW)),
                 Some(_) => {}
                 None => return Ok(None),
             }
+        }
+        let Some(stored) = self.stored_half(C::KIND, pos, reading)? else {
+            return Ok(None);
+        };
+        if !stored.holds_side(white_to_move_in_table(pos)) {
+            return self.through_successors::<C>(pos, limits, reading);
         }
         self.read_value::<C>(pos, reading)
     }
