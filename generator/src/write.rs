@@ -62,7 +62,8 @@ impl Source for ValuesFile {
 ///
 /// The three tables store the same side to move (see [`StoredHalf`]): White to move for a
 /// symmetric material, else the side whose win/draw/loss values compress smaller (or, when the
-/// rule table alone is written, the side the tables on disk store).
+/// rule table alone is written, the side the distance table on disk stores). The win/draw/loss
+/// table stores both sides unless the plan asks for compact ones (`Plan::compact_wdl`).
 ///
 /// # Errors
 ///
@@ -106,14 +107,14 @@ pub(crate) fn write_tables(
     let stored = if writing == Writing::RulesOnly {
         written.wdl = file_len(&m.path)?;
         written.dtw = file_len(&m.dtw_path)?;
-        let table =
-            Table::open(&m.path, TableKind::Wdl, plan.variant, m.material).map_err(|source| {
-                GenerateError::Check {
-                    variant: plan.variant,
-                    material: m.material,
-                    source,
-                }
-            })?;
+        // The distance table's half: a win/draw/loss table may store both.
+        let table = Table::open(&m.dtw_path, TableKind::Dtw, plan.variant, m.material).map_err(
+            |source| GenerateError::Check {
+                variant: plan.variant,
+                material: m.material,
+                source,
+            },
+        )?;
         table.header().stored
     } else {
         let compress = |stored: StoredHalf, count: bool| {
