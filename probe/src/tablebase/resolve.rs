@@ -81,8 +81,18 @@ impl Tablebase {
         }
         // A draw needs no distance nor count: the win/draw/loss table tells it, at once when it
         // stores both sides to move.
+        let white_to_move = white_to_move_in_table(pos);
         if C::KIND != TableKind::Wdl {
-            match self.resolve::<WdlCodec>(pos, None, reading)? {
+            let Some(wdl_stored) = self.stored_half(TableKind::Wdl, pos, reading)? else {
+                return Ok(None);
+            };
+            // Read at once where stored: the checks above hold for it too.
+            let wdl = if wdl_stored.holds_side(white_to_move) {
+                self.read_value::<WdlCodec>(pos, reading)?
+            } else {
+                self.through_successors::<WdlCodec>(pos, None, reading)?
+            };
+            match wdl {
                 Some(Wdl::Draw) => return Ok(Some(C::DRAW)),
                 Some(_) => {}
                 None => return Ok(None),
@@ -91,7 +101,7 @@ impl Tablebase {
         let Some(stored) = self.stored_half(C::KIND, pos, reading)? else {
             return Ok(None);
         };
-        if !stored.holds_side(white_to_move_in_table(pos)) {
+        if !stored.holds_side(white_to_move) {
             return self.through_successors::<C>(pos, limits, reading);
         }
         self.read_value::<C>(pos, reading)
