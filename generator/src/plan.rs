@@ -218,7 +218,7 @@ impl Plan {
         self
     }
 
-    /// The same plan writing win/draw/loss tables of one side to move (about 2.7 times smaller;
+    /// The same plan writing win/draw/loss tables of one side to move (about 2.6 times smaller;
     /// a probe of the other side searches one ply, several times the cost of a direct read)
     /// when `compact`, of both sides otherwise (the default).
     pub fn with_compact_wdl(mut self, compact: bool) -> Plan {

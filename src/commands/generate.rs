@@ -56,7 +56,7 @@ pub struct GenerateArgs {
     /// alone, about 1.7 times as fast).
     #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
     tables: Tables,
-    /// Write win/draw/loss tables of one side to move, as the other kinds are: about 2.7 times
+    /// Write win/draw/loss tables of one side to move, as the other kinds are: about 2.6 times
     /// smaller, but a probe of the other side searches its moves (several times slower on
     /// average). Tables already valid on disk are kept as they are.
     #[arg(long)]
