@@ -1,5 +1,5 @@
-//! `rafle generate --compact-wdl`: win/draw/loss tables of one side to move answer every
-//! position as the tables of both sides do, pass the check, and are smaller.
+//! `rafle generate --compact`: tables of one side to move, chosen for size, answer every
+//! position as the default tables do, pass the check, and are smaller.
 
 mod common;
 
@@ -22,22 +22,34 @@ fn build(dir: &Path, compact: bool) -> String {
             data,
         ];
         if compact {
-            args.push("--compact-wdl");
+            args.push("--compact");
         }
         out += &ok(&args);
     }
     out
 }
 
-/// The bytes of the `.wdl` tables of a directory.
-fn wdl_bytes(dir: &Path) -> u64 {
+/// The tables of a directory with the extension `ext`.
+fn tables(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
     ["brazilian", "international"]
         .iter()
         .flat_map(|v| std::fs::read_dir(dir.join(v)).unwrap())
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wdl"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect()
+}
+
+/// The bytes of the tables of a directory with the extension `ext`.
+fn bytes(dir: &Path, ext: &str) -> u64 {
+    tables(dir, ext)
+        .iter()
         .map(|p| std::fs::metadata(p).unwrap().len())
         .sum()
+}
+
+/// The stored half a table's header names (byte 36: 1 White, 2 Black, 3 both).
+fn stored_half(path: &Path) -> u8 {
+    std::fs::read(path).unwrap()[36]
 }
 
 #[test]
@@ -63,16 +75,38 @@ fn compact_win_draw_loss_tables_answer_as_the_full_ones() {
         "{report}"
     );
     for variant in ["brazilian", "international"] {
-        ok(&["verify", "--data", b, "--variant", variant]);
+        for data in [a, b] {
+            ok(&["verify", "--data", data, "--variant", variant]);
+        }
     }
-    let (full_bytes, compact_bytes) = (wdl_bytes(full.path()), wdl_bytes(compact.path()));
+    let (full_wdl, compact_wdl) = (bytes(full.path(), "wdl"), bytes(compact.path(), "wdl"));
     assert!(
-        2 * compact_bytes < full_bytes,
-        "{compact_bytes} bytes compact, {full_bytes} full"
+        2 * compact_wdl < full_wdl,
+        "{compact_wdl} bytes compact, {full_wdl} full"
     );
-    // The distance and rule tables are the same either way.
-    for name in ["brazilian/KKvK.dtw", "international/KMvK.rules"] {
-        let read = |d: &Path| std::fs::read(d.join(name)).unwrap();
-        assert!(read(full.path()) == read(compact.path()), "{name}");
+    for ext in ["dtw", "rules"] {
+        let (full_bytes, compact_bytes) = (bytes(full.path(), ext), bytes(compact.path(), ext));
+        assert!(
+            compact_bytes < full_bytes,
+            ".{ext}: {compact_bytes} bytes compact, {full_bytes} full"
+        );
+    }
+    // By default: both sides in `.wdl`, White to move (the side with more pieces) in the
+    // others. Compact: the three tables of a material store the same side, Black for some.
+    let mut black = 0;
+    for wdl in tables(compact.path(), "wdl") {
+        let half = stored_half(&wdl);
+        assert!(half == 1 || half == 2, "{}: {half}", wdl.display());
+        black += usize::from(half == 2);
+        for ext in ["dtw", "rules"] {
+            assert_eq!(stored_half(&wdl.with_extension(ext)), half, "{}", wdl.display());
+        }
+    }
+    assert!(black > 0, "no compact table stores Black to move");
+    for wdl in tables(full.path(), "wdl") {
+        assert_eq!(stored_half(&wdl), 3, "{}", wdl.display());
+        for ext in ["dtw", "rules"] {
+            assert_eq!(stored_half(&wdl.with_extension(ext)), 1, "{}", wdl.display());
+        }
     }
 }

@@ -83,9 +83,10 @@ pub struct Plan {
     pub limits: Limits,
     /// Which tables are written.
     pub tables: Tables,
-    /// Whether the win/draw/loss tables written store one side to move only, as the other
-    /// kinds do ([`Plan::with_compact_wdl`]); else both.
-    pub compact_wdl: bool,
+    /// Whether every table written stores one side to move, the one whose values compress
+    /// smaller ([`Plan::with_compact`]); else the win/draw/loss tables store both and the
+    /// distance and rule tables the stronger side's.
+    pub compact: bool,
     /// For a plan of one unit of work ([`Plan::for_material`]), its material, the last of
     /// the plan: the others must be finished.
     pub unit: Option<Material>,
@@ -207,7 +208,7 @@ impl Plan {
             budget: None,
             limits: Limits::fmjd(variant),
             tables: Tables::All,
-            compact_wdl: false,
+            compact: false,
             unit,
         }
     }
@@ -218,11 +219,15 @@ impl Plan {
         self
     }
 
-    /// The same plan writing win/draw/loss tables of one side to move (about 2.6 times smaller;
-    /// a probe of the other side searches one ply, several times the cost of a direct read)
-    /// when `compact`, of both sides otherwise (the default).
-    pub fn with_compact_wdl(mut self, compact: bool) -> Plan {
-        self.compact_wdl = compact;
+    /// The same plan writing compact tables when `compact`: the three tables of a material
+    /// store one side to move, the one whose win/draw/loss values compress smaller (the
+    /// win/draw/loss tables about 2.6 times smaller, the distance and rule tables about a
+    /// third; a probe of the other side searches one ply, several times the cost of a direct
+    /// read). Otherwise (the default) tables made for probing fast: the win/draw/loss tables
+    /// store both sides to move, the distance and rule tables the side with more pieces (the
+    /// other side, whose positions are found one ply away, has fewer moves to search).
+    pub fn with_compact(mut self, compact: bool) -> Plan {
+        self.compact = compact;
         self
     }
 

@@ -60,10 +60,15 @@ impl Source for ValuesFile {
 /// its longest win. Returns the sizes of the tables written or kept, and the material's counts
 /// (without cursed wins and blessed losses when the rules were not solved).
 ///
-/// The three tables store the same side to move (see [`StoredHalf`]): White to move for a
-/// symmetric material, else the side whose win/draw/loss values compress smaller (or, when the
-/// rule table alone is written, the side the distance table on disk stores). The win/draw/loss
-/// table stores both sides unless the plan asks for compact ones (`Plan::compact_wdl`).
+/// Which side to move each table stores (see [`StoredHalf`]): with compact tables
+/// (`Plan::compact`), the three store the same side, White to move for a symmetric material,
+/// else the side whose win/draw/loss values compress smaller. Otherwise the win/draw/loss
+/// table stores both sides, and the distance and rule tables White to move in the stored
+/// orientation, the side with more pieces: a position of the other side is found from its
+/// moves, and measured on Brazilian up to 5 that side's fewer moves make a distance probe read
+/// 3.0 values on average, against 10.9 for the side chosen for size (whose tables are a
+/// third smaller). When the rule table alone is written, it stores the side the distance
+/// table on disk stores.
 ///
 /// # Errors
 ///
@@ -140,7 +145,7 @@ pub(crate) fn write_tables(
             Ok::<_, GenerateError>((header, blocks))
         };
         let white = compress(StoredHalf::White, true)?;
-        let black = if m.material.is_symmetric() && plan.compact_wdl {
+        let black = if m.material.is_symmetric() && plan.compact {
             None
         } else {
             Some(compress(StoredHalf::Black, false)?)
@@ -155,7 +160,7 @@ pub(crate) fn write_tables(
             _ => StoredHalf::White,
         };
         let (header, blocks) = match black {
-            _ if !plan.compact_wdl => {
+            _ if !plan.compact => {
                 // Both sides: a block within one half is that half's block as compressed
                 // above; only the block across the middle is made again.
                 let black = black.map(|(_, blocks)| blocks).unwrap_or_default();
@@ -186,7 +191,11 @@ pub(crate) fn write_tables(
             _ => white,
         };
         written.wdl = write_compressed(&m.path, &header, &blocks)?;
-        stored
+        if plan.compact {
+            stored
+        } else {
+            StoredHalf::White
+        }
     };
     if writing == Writing::WdlOnly {
         // Solved without distances (see `MaterialSolver::seed`): the levels are not the

@@ -105,7 +105,7 @@ pub enum StoredHalf {
     White,
     /// Black to move (the second half).
     Black,
-    /// Both sides to move: a win/draw/loss table written without `--compact-wdl` (and those
+    /// Both sides to move: a win/draw/loss table written without `--compact` (and those
     /// of format version 2).
     Both,
 }

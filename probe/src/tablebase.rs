@@ -12,13 +12,13 @@ mod resolve;
 pub use line::{Line, LineEnd, LineError, Ply, MAX_LINE_PLIES};
 pub use moves::{listing_order, MoveValues};
 
-use crate::cache::{block_key, BlockCache};
+use crate::cache::{block_key, BlockCache, BlockKey};
 use crate::codec::{read_code, table_orientation, Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use crate::format::{StoredHalf, TableKind};
 use crate::layout::{parse_table_name, table_path, DataDir};
 use crate::table::Table;
 use crate::{
-    Category, Counters, Dtw, Limits, Material, Position, ProbeError, RuleOutcome, RuleValue,
+    Category, Color, Counters, Dtw, Limits, Material, Position, ProbeError, RuleOutcome, RuleValue,
     Variant, Wdl,
 };
 
@@ -334,7 +334,7 @@ impl Tablebase {
     /// [`ProbeError::TooManyPieces`], [`ProbeError::MissingTable`], or an error reading a
     /// table (corrupted, truncated, unreadable).
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        self.resolve_loaded::<WdlCodec>(pos, None)
+        self.resolve_loaded::<WdlCodec>(pos, None, None)
     }
 
     /// The value with the distance to the end of the game in plies (docs/rules.md §5.2), from the
@@ -345,7 +345,7 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_wdl`], for the `.dtw` tables.
     pub fn probe_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
-        self.resolve_loaded::<DtwCodec>(pos, None)
+        self.resolve_loaded::<DtwCodec>(pos, None, None)
     }
 
     /// The rule-aware value (docs/rules.md §5.3) and the result with the live `counters` used: win,
@@ -363,7 +363,7 @@ impl Tablebase {
         counters: Counters,
     ) -> Result<RuleOutcome, ProbeError> {
         let limits = self.rule_limits_for(pos)?;
-        let value = self.resolve_loaded::<DrawRulesCodec>(pos, Some(limits))?;
+        let value = self.resolve_loaded::<DrawRulesCodec>(pos, Some(limits), None)?;
         Ok(RuleOutcome::new(
             value,
             Category::of_position(pos),
@@ -399,47 +399,50 @@ impl Tablebase {
         }
     }
 
-    /// The half of the index the table of `kind` for `pos` stores, read as `reading` says:
-    /// `Ok(None)` when only the cache may be read and the table is not open yet.
-    fn stored_half(
-        &self,
-        kind: TableKind,
-        pos: &Position,
-        reading: Reading,
-    ) -> Result<Option<StoredHalf>, ProbeError> {
-        let material = Material::of(pos).canonical();
-        match reading {
-            Reading::Load => self
-                .slot_table(kind, pos.variant(), material)
-                .map(|(_, table)| Some(table.header().stored)),
-            Reading::CachedOnly => {
-                let Some(slot) = slot_key(kind, pos.variant(), material)
-                    .map(|key| self.slot_of[key])
-                    .filter(|&s| s != NO_SLOT)
-                else {
-                    return Ok(None);
-                };
-                Ok(self.slots[usize::from(slot)]
-                    .table
-                    .get()
-                    .map(|table| table.header().stored))
-            }
-        }
-    }
-
-    /// A stored value, read as `reading` says: `Ok(None)` when only the cache may be read and
-    /// the block is not there.
-    fn read_stored<T>(
+    /// The raw value the table of `kind` stores for `pos`, read as `reading` says, if the
+    /// table stores the position's side to move: one orientation, one table lookup, one rank.
+    fn read_if_stored<T>(
         &self,
         kind: TableKind,
         pos: &Position,
         reading: Reading,
         read: impl Fn(&[u8], u8, usize) -> T,
-    ) -> Result<Option<T>, ProbeError> {
-        match reading {
-            Reading::Load => self.stored(kind, pos, read).map(|(value, _)| Some(value)),
-            Reading::CachedOnly => Ok(self.stored_cached(kind, pos, read)),
+    ) -> Result<Lookup<T>, ProbeError> {
+        let (pos, material) = pos.canonical();
+        let (slot, table) = match reading {
+            Reading::Load => self.slot_table(kind, pos.variant(), material)?,
+            // A table not yet opened has no block in the cache.
+            Reading::CachedOnly => match self.opened_slot_table(kind, pos.variant(), material) {
+                Some(found) => found,
+                None => return Ok(Lookup::NotCached),
+            },
+        };
+        let stored = table.header().stored;
+        // A symmetric material's table of one side holds Black to move as its mirror image;
+        // one of both sides holds it as it is, which spares the mirroring.
+        let pos = if stored != StoredHalf::Both
+            && material.is_symmetric()
+            && pos.turn() == Color::Black
+        {
+            pos.mirrored()
+        } else {
+            pos
+        };
+        if !stored.holds_side(pos.turn() == Color::White) {
+            return Ok(Lookup::OtherHalf);
         }
+        let (key, block, offset) = block_of(slot, table, &pos);
+        let bits = table.header().bits;
+        if let Some(value) = self.cache.read(key, |data| read(data, bits, offset)) {
+            return Ok(Lookup::Read(value));
+        }
+        if reading == Reading::CachedOnly {
+            return Ok(Lookup::NotCached);
+        }
+        let data = table.read_block(block)?;
+        let value = read(&data, bits, offset);
+        self.cache.insert(key, data);
+        Ok(Lookup::Read(value))
     }
 
     fn check_pieces(&self, kind: TableKind, pos: &Position) -> Result<(), ProbeError> {
@@ -461,10 +464,12 @@ impl Tablebase {
     ///
     /// As [`Tablebase::probe_wdl`], for the table of `kind`.
     pub fn stores_side_to_move(&self, kind: TableKind, pos: &Position) -> Result<bool, ProbeError> {
-        let stored = self
-            .stored_half(kind, pos, Reading::Load)?
-            .unwrap_or(StoredHalf::Both);
-        Ok(stored.holds_side(crate::codec::white_to_move_in_table(pos)))
+        let (oriented, material) = table_orientation(pos);
+        let (_, table) = self.slot_table(kind, pos.variant(), material)?;
+        Ok(table
+            .header()
+            .stored
+            .holds_side(oriented.turn() == Color::White))
     }
 
     /// The value stored for a position, without resolving captures (a position whose side to
@@ -515,11 +520,7 @@ impl Tablebase {
     ) -> Result<(T, &Table), ProbeError> {
         let (pos, material) = table_orientation(pos);
         let (slot, table) = self.slot_table(kind, pos.variant(), material)?;
-        let index = table.index().rank(&pos);
-        let per_block = u64::from(table.header().positions_per_block);
-        let block = (index / per_block) as u32;
-        let offset = (index % per_block) as usize;
-        let key = block_key(slot, block);
+        let (key, block, offset) = block_of(slot, table, &pos);
         let bits = table.header().bits;
         if let Some(value) = self.cache.read(key, |data| read(data, bits, offset)) {
             return Ok((value, table));
@@ -553,6 +554,21 @@ impl Tablebase {
     ) -> Result<&Table, ProbeError> {
         self.slot_table(kind, variant, material)
             .map(|(_, table)| table)
+    }
+
+    /// The slot and table of a material's table of `kind` if it is already open.
+    fn opened_slot_table(
+        &self,
+        kind: TableKind,
+        variant: Variant,
+        material: Material,
+    ) -> Option<(u32, &Table)> {
+        let slot = self.slot_of[slot_key(kind, variant, material)?];
+        if slot == NO_SLOT {
+            return None;
+        }
+        let table = self.slots[usize::from(slot)].table.get()?;
+        Some((u32::from(slot), table))
     }
 
     fn slot_table(
@@ -594,6 +610,26 @@ impl Tablebase {
         })?;
         Ok((u32::from(slot), table))
     }
+}
+
+/// The cache key of the block holding a position (in the table's orientation), the block's
+/// number and the position's place in it.
+#[inline]
+fn block_of(slot: u32, table: &Table, pos: &Position) -> (BlockKey, u32, usize) {
+    let index = table.index().rank(pos);
+    let per_block = u64::from(table.header().positions_per_block);
+    let block = (index / per_block) as u32;
+    (block_key(slot, block), block, (index % per_block) as usize)
+}
+
+/// What looking a position up in the table of its kind found.
+pub(crate) enum Lookup<T> {
+    /// The value stored.
+    Read(T),
+    /// The table stores the other side to move: the value follows from the moves.
+    OtherHalf,
+    /// Only the cache may be read, and the block (or the table) is not there.
+    NotCached,
 }
 
 /// How a probe reads its blocks.

@@ -56,11 +56,12 @@ pub struct GenerateArgs {
     /// alone, about 1.7 times as fast).
     #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
     tables: Tables,
-    /// Write win/draw/loss tables of one side to move, as the other kinds are: about 2.6 times
-    /// smaller, but a probe of the other side searches its moves (several times slower on
-    /// average). Tables already valid on disk are kept as they are.
+    /// Write compact tables: each of a material's three tables stores one side to move, the
+    /// one that compresses smaller (win/draw/loss about 2.6 times smaller, distance and rules
+    /// about a third), but a probe of the other side searches its moves (several times slower
+    /// on average). Tables already valid on disk are kept as they are.
     #[arg(long)]
-    compact_wdl: bool,
+    compact: bool,
     /// Set by 'rafle slurm submit': the token its stamp in DIR holds, so that a job on a node
     /// where DIR is not the shared directory stops before writing anything.
     #[arg(long, value_name = "TOKEN", hide = true)]
@@ -102,7 +103,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
                 .map_err(failure)?
                 .with_limits(limits)
                 .with_tables(args.tables)
-                .with_compact_wdl(args.compact_wdl);
+                .with_compact(args.compact);
             Ok(match args.memory.or_else(default_budget) {
                 Some(budget) => plan.with_budget(budget),
                 None => plan,

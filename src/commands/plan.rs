@@ -47,9 +47,9 @@ pub struct PlanArgs {
     /// Which tables: all or wdl.
     #[arg(long, value_name = "KINDS", default_value = "all", value_parser = parse_tables)]
     pub tables: Tables,
-    /// Win/draw/loss tables of one side to move (see 'rafle generate --compact-wdl').
+    /// Compact tables, one side to move each (see 'rafle generate --compact').
     #[arg(long)]
-    pub compact_wdl: bool,
+    pub compact: bool,
 }
 
 #[derive(Debug, Args)]
@@ -116,7 +116,7 @@ pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
                 .map_err(failure)?
                 .with_limits(limits)
                 .with_tables(args.tables)
-                .with_compact_wdl(args.compact_wdl);
+                .with_compact(args.compact);
             Ok(match args.memory {
                 Some(bytes) => plan.with_budget(bytes),
                 None => plan,

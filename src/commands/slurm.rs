@@ -287,8 +287,8 @@ impl JobParts<'_> {
         if plan.tables == Tables::Wdl {
             command.extend(["--tables".to_string(), "wdl".to_string()]);
         }
-        if plan.compact_wdl {
-            command.push("--compact-wdl".to_string());
+        if plan.compact {
+            command.push("--compact".to_string());
         }
         sbatch.push(format!("--wrap={}", shell_words(&command)));
         sbatch

@@ -5,7 +5,7 @@
 //! without widening their visibility.
 
 use super::{slot_key, Reading, Tablebase, NO_SLOT};
-use crate::codec::{table_orientation, DrawRulesCodec, WdlCodec};
+use crate::codec::{DrawRulesCodec, WdlCodec};
 use crate::format::TableKind;
 use crate::{Category, Counters, Material, Position, RuleOutcome, Variant, Wdl};
 
@@ -104,32 +104,5 @@ impl Tablebase {
             limits,
             counters,
         ))
-    }
-
-    /// The raw value of a position in its table of `kind` if the table is open and the block
-    /// is cached.
-    #[inline]
-    pub(super) fn stored_cached<T>(
-        &self,
-        kind: TableKind,
-        pos: &Position,
-        read: impl FnOnce(&[u8], u8, usize) -> T,
-    ) -> Option<T> {
-        let (pos, material) = table_orientation(pos);
-        let slot = self.slot_of[slot_key(kind, pos.variant(), material)?];
-        if slot == NO_SLOT {
-            return None;
-        }
-        // A table not yet opened has no block in the cache.
-        let table = self.slots[usize::from(slot)].table.get()?;
-        let index = table.index().rank(&pos);
-        let per_block = u64::from(table.header().positions_per_block);
-        let block = (index / per_block) as u32;
-        let offset = (index % per_block) as usize;
-        let bits = table.header().bits;
-        self.cache
-            .read(super::block_key(u32::from(slot), block), |data| {
-                read(data, bits, offset)
-            })
     }
 }

@@ -95,10 +95,10 @@ impl Tablebase {
             .iter()
             .map(|mv| {
                 let next = pos.play(mv);
-                let wdl = self.resolve_loaded::<WdlCodec>(&next, None)?;
-                let dtw = self.resolve_loaded::<DtwCodec>(&next, None)?;
+                let wdl = self.resolve_loaded::<WdlCodec>(&next, None, None)?;
+                let dtw = self.resolve_loaded::<DtwCodec>(&next, None, Some(wdl))?;
                 let draw_rules = match limits {
-                    Some(_) => Some(self.resolve_loaded::<DrawRulesCodec>(&next, limits)?),
+                    Some(_) => Some(self.resolve_loaded::<DrawRulesCodec>(&next, limits, Some(wdl))?),
                     None => None,
                 };
                 Ok(MoveValues {
