@@ -99,14 +99,24 @@ fn compact_win_draw_loss_tables_answer_as_the_full_ones() {
         assert!(half == 1 || half == 2, "{}: {half}", wdl.display());
         black += usize::from(half == 2);
         for ext in ["dtw", "rules"] {
-            assert_eq!(stored_half(&wdl.with_extension(ext)), half, "{}", wdl.display());
+            assert_eq!(
+                stored_half(&wdl.with_extension(ext)),
+                half,
+                "{}",
+                wdl.display()
+            );
         }
     }
     assert!(black > 0, "no compact table stores Black to move");
     for wdl in tables(full.path(), "wdl") {
         assert_eq!(stored_half(&wdl), 3, "{}", wdl.display());
         for ext in ["dtw", "rules"] {
-            assert_eq!(stored_half(&wdl.with_extension(ext)), 1, "{}", wdl.display());
+            assert_eq!(
+                stored_half(&wdl.with_extension(ext)),
+                1,
+                "{}",
+                wdl.display()
+            );
         }
     }
 }

@@ -291,9 +291,6 @@ fn a_damaged_table_is_an_error_naming_it() {
         assert!(line.contains("KMvK.wdl"), "{line}");
         assert!(!line.contains("identical"), "{line}");
         assert!(!out.lines().last().unwrap().contains("identical"), "{out}");
-        assert!(
-            err.contains(" not compared (probe errors)"),
-            "{err}"
-        );
+        assert!(err.contains(" not compared (probe errors)"), "{err}");
     }
 }

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use rafle_probe::format::{TableKind, LEGACY_VERSION, MAGIC};
+use rafle_probe::format::{TableKind, LEGACY_VERSION};
 use rafle_probe::Table;
 
 use crate::load::Loaded;
@@ -21,14 +21,7 @@ use crate::GenerateError;
 /// Whether the file at `path` says it is a table of the previous format version (whether the
 /// rest of it is sound is [`check_legacy`]'s question).
 pub(crate) fn is_legacy(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(file) = rafle_probe::open_regular(path) else {
-        return false;
-    };
-    let mut head = [0u8; 10];
-    file.take(10).read_exact(&mut head).is_ok()
-        && head[..8] == MAGIC
-        && u16::from_le_bytes([head[8], head[9]]) == LEGACY_VERSION
+    Table::file_version(path) == Some(LEGACY_VERSION)
 }
 
 /// Whether a material's three tables are sound tables of the previous format version, every

@@ -98,7 +98,9 @@ impl Tablebase {
                 let wdl = self.resolve_loaded::<WdlCodec>(&next, None, None)?;
                 let dtw = self.resolve_loaded::<DtwCodec>(&next, None, Some(wdl))?;
                 let draw_rules = match limits {
-                    Some(_) => Some(self.resolve_loaded::<DrawRulesCodec>(&next, limits, Some(wdl))?),
+                    Some(_) => {
+                        Some(self.resolve_loaded::<DrawRulesCodec>(&next, limits, Some(wdl))?)
+                    }
                     None => None,
                 };
                 Ok(MoveValues {

@@ -145,11 +145,7 @@ impl Tablebase {
                 }
             }),
         );
-        match stop {
-            Some(Err(e)) => Err(e),
-            Some(Ok(_)) => Ok(None),
-            None => Ok(Some(value)),
-        }
+        combined(stop, value)
     }
 
     /// A left-out position's distance or rule value from the successors that decide it, given
@@ -199,11 +195,7 @@ impl Tablebase {
                 })
                 .flatten(),
         );
-        match stop {
-            Some(Err(e)) => Err(e),
-            Some(Ok(_)) => Ok(None),
-            None => Ok(Some(value)),
-        }
+        combined(stop, value)
     }
 
     /// The value the table of `C`'s kind stores for `pos`, decoded, if it stores its side to
@@ -242,5 +234,15 @@ impl Tablebase {
                 path: self.dir.clone(),
                 reason: "a block went missing while being read".to_string(),
             })
+    }
+}
+
+/// The value combined from successors, unless reading one stopped early: on an error, or
+/// (`Ok(None)`) on a block not cached.
+fn combined<V, W>(stop: Option<Result<W, ProbeError>>, value: V) -> Result<Option<V>, ProbeError> {
+    match stop {
+        Some(Err(e)) => Err(e),
+        Some(Ok(_)) => Ok(None),
+        None => Ok(Some(value)),
     }
 }

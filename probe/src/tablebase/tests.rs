@@ -1,5 +1,6 @@
 //! What a directory's listing makes of damaged rule tables, of files only named like tables,
-//! and of a finished game without rule tables.
+//! and of a finished game without rule tables; and that every probe agrees with all the moves
+//! of its position, whichever side to move the tables store.
 
 use std::path::{Path, PathBuf};
 
@@ -228,4 +229,64 @@ fn a_table_that_cannot_be_mapped_says_so() {
         )),
         "{err}"
     );
+}
+
+/// A probe of a position the tables leave out reads only the moves that decide its value: the
+/// value must still be the one all its moves give, and so must that of a stored position, for
+/// the default tables (distance and rule tables of the side with more pieces) and the compact
+/// ones (one side chosen for size). Every third position of Brazilian up to 3 pieces.
+#[test]
+fn every_value_is_the_one_all_its_moves_give() {
+    for compact in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())
+            .unwrap()
+            .with_compact(compact);
+        rafle_generator::generate(&plan, &rafle_generator::NoProgress).unwrap();
+        let tables = Tablebase::open(dir.path()).unwrap();
+        let limits = tables.limits(Variant::Brazilian).unwrap().unwrap();
+        let mut derived = 0;
+        for &material in &tables.available[&(TableKind::Dtw, Variant::Brazilian)] {
+            let index = crate::PositionIndex::new(Variant::Brazilian, material);
+            for i in (0..index.size()).step_by(3) {
+                let pos = index.unrank(i);
+                if pos.game_over().is_some() {
+                    continue;
+                }
+                let limit = limits.of(Category::of_position(&pos));
+                let moves = pos.legal_moves();
+                let next: Vec<Position> = moves.iter().map(|mv| pos.play(mv)).collect();
+                let wdl = <crate::codec::WdlCodec as crate::codec::Codec>::from_successors(
+                    0,
+                    next.iter().map(|n| (tables.probe_wdl(n).unwrap(), false)),
+                );
+                let dtw = Dtw::from_successors(next.iter().map(|n| tables.probe_dtw(n).unwrap()));
+                let rules = RuleValue::from_successors(
+                    limit,
+                    moves.iter().zip(&next).map(|(mv, n)| {
+                        let value = tables.probe_draw_rules(n, Counters::FRESH).unwrap().value;
+                        (value, crate::resets_counter(&pos, mv, n))
+                    }),
+                );
+                let fen = pos.to_fen();
+                assert_eq!(
+                    tables.probe_wdl(&pos).unwrap(),
+                    wdl,
+                    "{fen} compact {compact}"
+                );
+                assert_eq!(
+                    tables.probe_dtw(&pos).unwrap(),
+                    dtw,
+                    "{fen} compact {compact}"
+                );
+                let found = tables
+                    .probe_draw_rules(&pos, Counters::FRESH)
+                    .unwrap()
+                    .value;
+                assert_eq!(found, rules, "{fen} compact {compact}");
+                derived += usize::from(!tables.stores_side_to_move(TableKind::Dtw, &pos).unwrap());
+            }
+        }
+        assert!(derived > 1000, "{derived} positions of the side not stored");
+    }
 }
