@@ -148,3 +148,34 @@ fn a_damaged_version_2_table_is_solved_again_not_converted() {
     generate(fresh.path());
     assert_eq!(tables(dir.path()), tables(fresh.path()));
 }
+
+#[test]
+fn a_linked_version_2_table_is_converted_and_its_target_left_alone() {
+    let dir = version_2_set();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut targets = Vec::new();
+    for kind in ["wdl", "dtw", "rules"] {
+        let name = format!("KMvK.{kind}");
+        let (inside, outside) = (
+            dir.path().join("brazilian").join(&name),
+            elsewhere.path().join(&name),
+        );
+        fs::rename(&inside, &outside).unwrap();
+        std::os::unix::fs::symlink(&outside, &inside).unwrap();
+        targets.push((outside.clone(), fs::read(&outside).unwrap()));
+    }
+    let (stdout, _) = generate(dir.path());
+    assert_eq!(
+        stdout.matches("converted from format version 2").count(),
+        9,
+        "{stdout}"
+    );
+    // The converted tables replace the links inside the data directory; the files the links
+    // pointed to are not written.
+    for (outside, bytes) in &targets {
+        assert_eq!(&fs::read(outside).unwrap(), bytes);
+    }
+    let fresh = tempfile::tempdir().unwrap();
+    generate(fresh.path());
+    assert_eq!(tables(dir.path()), tables(fresh.path()));
+}

@@ -21,10 +21,11 @@ pub struct Table {
 impl Table {
     /// The format version a file says it is written in (its magic, then the version), without
     /// checking anything else: `None` if it cannot be read or is not a rafle table. Enough to
-    /// tell a table of an older format (to convert) from one of this format (to open).
+    /// tell a table of an older format (to convert) from one of this format (to open). Reads
+    /// through a symbolic link as [`Table::open`] does, so a linked table is recognised too.
     pub fn file_version(path: &Path) -> Option<u16> {
         use std::io::Read;
-        let file = crate::open_regular(path).ok()?;
+        let file = crate::open_table_file(path).ok()?;
         let mut head = [0u8; 10];
         file.take(10).read_exact(&mut head).ok()?;
         (head[..8] == crate::format::MAGIC).then(|| u16::from_le_bytes([head[8], head[9]]))

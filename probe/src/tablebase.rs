@@ -12,7 +12,7 @@ mod resolve;
 pub use line::{Line, LineEnd, LineError, Ply, MAX_LINE_PLIES};
 pub use moves::{listing_order, MoveValues};
 
-use crate::cache::{block_key, BlockCache, BlockKey};
+use crate::cache::{block_key, BlockCache};
 use crate::codec::{read_code, table_orientation, Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use crate::format::{StoredHalf, TableKind};
 use crate::layout::{parse_table_name, table_path, DataDir};
@@ -431,18 +431,41 @@ impl Tablebase {
         if !stored.holds_side(pos.turn() == Color::White) {
             return Ok(Lookup::OtherHalf);
         }
-        let (key, block, offset) = block_of(slot, table, &pos);
+        Ok(
+            match self.read_in_block(slot, table, &pos, reading, read)? {
+                Some(value) => Lookup::Read(value),
+                None => Lookup::NotCached,
+            },
+        )
+    }
+
+    /// The raw value of `pos` (in the table's orientation) in its block of `table` (of slot
+    /// `slot`): from the cache, else, when `reading` allows it, from the file (the block then
+    /// kept in the cache); `None` when only the cache may be read and the block is not there.
+    fn read_in_block<T>(
+        &self,
+        slot: u32,
+        table: &Table,
+        pos: &Position,
+        reading: Reading,
+        read: impl Fn(&[u8], u8, usize) -> T,
+    ) -> Result<Option<T>, ProbeError> {
+        let index = table.index().rank(pos);
+        let per_block = u64::from(table.header().positions_per_block);
+        let block = (index / per_block) as u32;
+        let offset = (index % per_block) as usize;
+        let key = block_key(slot, block);
         let bits = table.header().bits;
         if let Some(value) = self.cache.read(key, |data| read(data, bits, offset)) {
-            return Ok(Lookup::Read(value));
+            return Ok(Some(value));
         }
         if reading == Reading::CachedOnly {
-            return Ok(Lookup::NotCached);
+            return Ok(None);
         }
         let data = table.read_block(block)?;
         let value = read(&data, bits, offset);
         self.cache.insert(key, data);
-        Ok(Lookup::Read(value))
+        Ok(Some(value))
     }
 
     fn check_pieces(&self, kind: TableKind, pos: &Position) -> Result<(), ProbeError> {
@@ -520,15 +543,19 @@ impl Tablebase {
     ) -> Result<(T, &Table), ProbeError> {
         let (pos, material) = table_orientation(pos);
         let (slot, table) = self.slot_table(kind, pos.variant(), material)?;
-        let (key, block, offset) = block_of(slot, table, &pos);
-        let bits = table.header().bits;
-        if let Some(value) = self.cache.read(key, |data| read(data, bits, offset)) {
-            return Ok((value, table));
+        match self.read_in_block(slot, table, &pos, Reading::Load, read)? {
+            Some(value) => Ok((value, table)),
+            None => Err(self.block_gone()),
         }
-        let data = table.read_block(block)?;
-        let value = read(&data, bits, offset);
-        self.cache.insert(key, data);
-        Ok((value, table))
+    }
+
+    /// The error of a block that a probe allowed to read files did not get: never expected,
+    /// but an error rather than a panic.
+    pub(super) fn block_gone(&self) -> ProbeError {
+        ProbeError::Corrupted {
+            path: self.dir.clone(),
+            reason: "a block went missing while being read".to_string(),
+        }
     }
 
     /// The win/draw/loss table of a material (stored orientation), opened and checked on first
@@ -556,6 +583,12 @@ impl Tablebase {
             .map(|(_, table)| table)
     }
 
+    /// The slot of a material's table of `kind` (stored orientation), if the directory has one.
+    fn slot(&self, kind: TableKind, variant: Variant, material: Material) -> Option<u16> {
+        let slot = self.slot_of[slot_key(kind, variant, material)?];
+        (slot != NO_SLOT).then_some(slot)
+    }
+
     /// The slot and table of a material's table of `kind` if it is already open.
     fn opened_slot_table(
         &self,
@@ -563,10 +596,7 @@ impl Tablebase {
         variant: Variant,
         material: Material,
     ) -> Option<(u32, &Table)> {
-        let slot = self.slot_of[slot_key(kind, variant, material)?];
-        if slot == NO_SLOT {
-            return None;
-        }
+        let slot = self.slot(kind, variant, material)?;
         let table = self.slots[usize::from(slot)].table.get()?;
         Some((u32::from(slot), table))
     }
@@ -577,9 +607,8 @@ impl Tablebase {
         variant: Variant,
         material: Material,
     ) -> Result<(u32, &Table), ProbeError> {
-        let slot = slot_key(kind, variant, material)
-            .map(|key| self.slot_of[key])
-            .filter(|&s| s != NO_SLOT)
+        let slot = self
+            .slot(kind, variant, material)
             .ok_or_else(|| ProbeError::MissingTable {
                 variant,
                 material,
@@ -610,16 +639,6 @@ impl Tablebase {
         })?;
         Ok((u32::from(slot), table))
     }
-}
-
-/// The cache key of the block holding a position (in the table's orientation), the block's
-/// number and the position's place in it.
-#[inline]
-fn block_of(slot: u32, table: &Table, pos: &Position) -> (BlockKey, u32, usize) {
-    let index = table.index().rank(pos);
-    let per_block = u64::from(table.header().positions_per_block);
-    let block = (index / per_block) as u32;
-    (block_key(slot, block), block, (index % per_block) as usize)
 }
 
 /// What looking a position up in the table of its kind found.

@@ -4,7 +4,7 @@
 //! This is a child module of `tablebase` so that it reads the table slots and the cache
 //! without widening their visibility.
 
-use super::{slot_key, Reading, Tablebase, NO_SLOT};
+use super::{Reading, Tablebase};
 use crate::codec::{DrawRulesCodec, WdlCodec};
 use crate::format::TableKind;
 use crate::{Category, Counters, Material, Position, RuleOutcome, Variant, Wdl};
@@ -34,8 +34,7 @@ impl Tablebase {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn has_table(&self, kind: TableKind, variant: Variant, material: Material) -> bool {
-        slot_key(kind, variant, material.canonical())
-            .is_some_and(|key| self.slot_of[key] != NO_SLOT)
+        self.slot(kind, variant, material.canonical()).is_some()
     }
 
     /// Win, draw or loss for the side to move, as [`Tablebase::probe_wdl`] gives it, but only

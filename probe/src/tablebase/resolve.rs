@@ -91,36 +91,33 @@ impl Tablebase {
             }
         }
         self.check_pieces(C::KIND, pos)?;
-        let capture = pos.must_capture();
-        if C::KIND == TableKind::Wdl {
-            if !capture {
-                match self.read_value::<C>(pos, reading)? {
-                    Lookup::Read(value) => return Ok(Some(value)),
-                    Lookup::NotCached => return Ok(None),
-                    Lookup::OtherHalf => {}
-                }
-            }
-            return self.through_successors::<C>(pos, limits, reading);
-        }
         // A draw needs no distance nor count: the win/draw/loss table tells it.
-        let wdl = match known {
-            Some(wdl) => wdl,
-            None => match self.resolve::<WdlCodec>(pos, None, reading)? {
+        let wdl = if C::KIND == TableKind::Wdl {
+            None
+        } else {
+            let wdl = match known {
                 Some(wdl) => wdl,
-                None => return Ok(None),
-            },
+                None => match self.resolve::<WdlCodec>(pos, None, reading)? {
+                    Some(wdl) => wdl,
+                    None => return Ok(None),
+                },
+            };
+            if wdl == Wdl::Draw {
+                return Ok(Some(C::DRAW));
+            }
+            Some(wdl)
         };
-        if wdl == Wdl::Draw {
-            return Ok(Some(C::DRAW));
-        }
-        if !capture {
+        if !pos.must_capture() {
             match self.read_value::<C>(pos, reading)? {
                 Lookup::Read(value) => return Ok(Some(value)),
                 Lookup::NotCached => return Ok(None),
                 Lookup::OtherHalf => {}
             }
         }
-        self.through_deciding_successors::<C>(pos, limits, reading, wdl)
+        match wdl {
+            None => self.through_successors::<C>(pos, limits, reading),
+            Some(wdl) => self.through_deciding_successors::<C>(pos, limits, reading, wdl),
+        }
     }
 
     /// A left-out position's win/draw/loss from its successors', combined as they come
@@ -230,10 +227,7 @@ impl Tablebase {
         known: Option<Wdl>,
     ) -> Result<C::Value, ProbeError> {
         self.resolve_given::<C>(pos, limits, Reading::Load, known)?
-            .ok_or_else(|| ProbeError::Corrupted {
-                path: self.dir.clone(),
-                reason: "a block went missing while being read".to_string(),
-            })
+            .ok_or_else(|| self.block_gone())
     }
 }
 
