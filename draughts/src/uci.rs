@@ -29,7 +29,10 @@ impl Position {
     pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
         let text = text.trim();
         let digits = text.as_bytes();
-        if digits.len() < 4 || digits.len() % 2 != 0 || !digits.iter().all(u8::is_ascii_digit) {
+        if digits.len() < 4
+            || !digits.len().is_multiple_of(2)
+            || !digits.iter().all(u8::is_ascii_digit)
+        {
             return Err(MoveError::UciSyntax(text.to_string()));
         }
         let squares = digits
