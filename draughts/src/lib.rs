@@ -40,6 +40,7 @@ mod notation;
 mod position;
 mod retro;
 mod square;
+mod uci;
 mod variant;
 
 pub use draw_rules::{

@@ -14,11 +14,14 @@ pub enum MoveError {
     Syntax(String),
     /// A square the variant does not have.
     Square(SquareError),
+    /// Not lidraughts' uci: two-digit squares run together, like `3126` or `4632231405`.
+    UciSyntax(String),
     /// Well formed, but no legal move fits; the legal moves are listed.
     Illegal {
         /// The move text.
         text: String,
-        /// The legal moves, in PDN notation.
+        /// The legal moves, in the notation of the text: PDN, or lidraughts' uci for
+        /// [`Position::parse_uci`].
         legal: Vec<String>,
     },
     /// Several legal moves fit; their full forms are listed.
@@ -40,6 +43,12 @@ impl fmt::Display for MoveError {
                 printable(text)
             ),
             MoveError::Square(e) => e.fmt(f),
+            MoveError::UciSyntax(text) => write!(
+                f,
+                "cannot read uci move '{}' (expected two-digit squares run together, the \
+                 start then every landing square, like 3126 or 4632231405)",
+                printable(text)
+            ),
             MoveError::Illegal { text, legal } if legal.is_empty() => write!(
                 f,
                 "'{}' is not legal: the side to move has no legal move",

@@ -1,4 +1,4 @@
-//! The routes: the versioned JSON API and the explorer page.
+//! The routes: the versioned JSON API, the explorer page and lidraughts' tablebase routes.
 //!
 //! | route | answer |
 //! |---|---|
@@ -7,6 +7,7 @@
 //! | `POST /api/v1/{variant}/batch` `{"fens":[...],"counters":"K,C"}` | `{"results":[...]}` |
 //! | `GET /api/v1/tables` | per variant: most pieces, limits, each material's table sizes |
 //! | `GET /`, `/explorer.js`, `/explorer.css` | the explorer page |
+//! | `GET /standard?fen=FEN`, `/fromPosition`, `/brazilian` | lidraughts' tablebase answer (`lidraughts.rs`) |
 
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -25,10 +26,11 @@ use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::{assets, tables};
+use crate::{assets, lidraughts, tables};
 
-/// The server's routes on `state`: the API under `/api/v1`, the explorer page at `/`, a JSON
-/// 404 elsewhere, CORS open to any origin for GET (and POST of a batch).
+/// The server's routes on `state`: the API under `/api/v1`, the explorer page at `/`,
+/// lidraughts' tablebase routes, a JSON 404 elsewhere, CORS open to any origin for GET (and
+/// POST of a batch).
 pub fn router(state: AppState) -> Router {
     let cors = CorsLayer::new()
         .allow_origin(Any)
@@ -42,6 +44,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(assets::index))
         .route("/explorer.js", get(assets::script))
         .route("/explorer.css", get(assets::style))
+        .merge(lidraughts::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), bound_query))
@@ -89,13 +92,22 @@ fn variant(path: Result<Path<String>, PathRejection>) -> Result<Variant, ApiErro
 }
 
 /// The query of a position: `fen=FEN[&counters=K,C]`.
-struct ProbeQuery {
+pub(crate) struct ProbeQuery {
     fen: String,
     counters: Option<Counters>,
 }
 
+/// Which parameters a position's query may have besides `fen`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Parameters {
+    /// `fen` and `counters`: the API's.
+    FenAndCounters,
+    /// `fen` alone: lidraughts' routes.
+    Fen,
+}
+
 impl ProbeQuery {
-    fn parse(query: Option<&str>) -> Result<ProbeQuery, ApiError> {
+    pub(crate) fn parse(query: Option<&str>, allowed: Parameters) -> Result<ProbeQuery, ApiError> {
         let mut fen = None;
         let mut counters = None;
         for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
@@ -106,15 +118,19 @@ impl ProbeQuery {
                         return Err(twice());
                     }
                 }
-                "counters" => {
+                "counters" if allowed == Parameters::FenAndCounters => {
                     if counters.replace(parse_counters(&value)?).is_some() {
                         return Err(twice());
                     }
                 }
                 other => {
                     return Err(ApiError::bad_request(format!(
-                        "unknown query parameter '{}' (expected fen and counters)",
-                        printable(other)
+                        "unknown query parameter '{}' (expected {})",
+                        printable(other),
+                        match allowed {
+                            Parameters::FenAndCounters => "fen and counters",
+                            Parameters::Fen => "fen",
+                        }
                     )))
                 }
             }
@@ -125,7 +141,12 @@ impl ProbeQuery {
         Ok(ProbeQuery { fen, counters })
     }
 
-    fn position(&self, variant: Variant) -> Result<Position, ApiError> {
+    /// The FEN as given.
+    pub(crate) fn fen(&self) -> &str {
+        &self.fen
+    }
+
+    pub(crate) fn position(&self, variant: Variant) -> Result<Position, ApiError> {
         Position::from_fen(variant, &self.fen).map_err(|e| ApiError::bad_request(e.to_string()))
     }
 }
@@ -136,17 +157,17 @@ fn parse_counters(text: &str) -> Result<Counters, ApiError> {
 }
 
 /// A JSON body.
-fn json_response(body: Vec<u8>) -> Response {
+pub(crate) fn json_response(body: Vec<u8>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-fn to_json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
+pub(crate) fn to_json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("writing JSON: {e}")))
 }
 
 /// A position's answer with its moves best first, and its line if asked; past the tables'
 /// reach, its legal moves without values (a line cannot be played there).
-fn answer_or_unknown(
+pub(crate) fn answer_or_unknown(
     tables: &Tablebase,
     pos: &Position,
     counters: Option<Counters>,
@@ -186,7 +207,7 @@ async fn answer_route(
     line: bool,
 ) -> Result<Response, ApiError> {
     let variant = variant(path)?;
-    let query = ProbeQuery::parse(uri.query())?;
+    let query = ProbeQuery::parse(uri.query(), Parameters::FenAndCounters)?;
     let pos = query.position(variant)?;
     let work = move |tables: &Tablebase| {
         let answer = answer_or_unknown(tables, &pos, query.counters, line)

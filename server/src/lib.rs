@@ -3,6 +3,8 @@
 //!
 //! - [`router`]: the versioned JSON API (`/api/v1/...`) and the explorer page, on one shared
 //!   [`rafle_probe::Tablebase`]; tests drive it without a socket.
+//! - `lidraughts`: the routes lidraughts' analysis board asks a tablebase (`/standard`,
+//!   `/brazilian`), answering in its JSON from the same answers.
 //! - [`serve`]: the process around the router: binding, connections bounded in number and in
 //!   the time to send a request's head, one log line per request, graceful shutdown on Ctrl-C
 //!   and SIGTERM.
@@ -22,6 +24,7 @@ mod api;
 mod assets;
 mod connections;
 mod error;
+mod lidraughts;
 pub mod serve;
 mod state;
 mod tables;
