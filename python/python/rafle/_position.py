@@ -14,8 +14,8 @@ __all__ = ["Position", "resolve", "variant_name"]
 
 Position = Union[str, Any]
 """A PDN FEN (``"W:W31,32:B1,2"``, ranges ``31-35``, ``K`` before a king, lidraughts'
-``:H0:F1`` suffixes ignored), or an object with a ``.fen`` attribute giving one (py-draughts
-wraps it as ``[FEN "..."]``)."""
+``:H0:F1`` suffixes ignored; also inside a PDN tag ``[FEN "..."]``), or an object with a
+``.fen`` attribute giving one (py-draughts's boards give the tag)."""
 
 # py-draughts boards rafle has tables for: the exact class, never a subclass (antidraughts
 # and breakthrough subclass the standard board, and their rules differ).
@@ -67,7 +67,7 @@ def resolve(pos: Position, variant: Optional[Union[str, Variant]]) -> Tuple[str,
     :class:`UnsupportedVariantError`."""
     board_variant: Optional[Variant] = None
     if isinstance(pos, str):
-        fen = pos
+        fen = _unwrap(pos)
     else:
         fen_attribute = getattr(pos, "fen", None)
         if fen_attribute is None:
