@@ -60,6 +60,13 @@ pub fn available_memory() -> Option<u64> {
         .map(|kb| kb * 1024)
 }
 
+/// The default memory budget of `rafle generate` and `rafle verify` (and of the Python
+/// package's `generate`): the memory available, less a tenth of it (at least 512 MiB) for
+/// everything else; `None` where the memory available is unknown.
+pub fn default_budget() -> Option<u64> {
+    available_memory().map(|free| free.saturating_sub((free / 10).max(512 << 20)))
+}
+
 /// Asks the allocator to give its free memory back to the system, at most once per
 /// [`Trimmer::EVERY`] unless told to do it at once.
 ///

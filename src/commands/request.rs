@@ -29,10 +29,10 @@ pub fn default_pieces(variant: Variant) -> u32 {
     u32::from(variant.rules().quick_set_pieces)
 }
 
-/// The default memory budget of `generate` and `verify`: what the machine has free, less a
-/// margin for everything else.
+/// The default memory budget of `generate` and `verify`: the generator's, shared with the
+/// Python package.
 pub fn default_budget() -> Option<u64> {
-    rafle_generator::available_memory().map(|free| free.saturating_sub((free / 10).max(512 << 20)))
+    rafle_generator::default_budget()
 }
 
 /// The name of a unit: `<variant>/<material>`.

@@ -1,0 +1,201 @@
+//! `rafle._native.generate`: tables built from Python with the generator `rafle generate`
+//! runs ([`rafle_generator::Plan`], [`rafle_generator::generate`]), reporting progress to a
+//! Python callable.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use pyo3::prelude::*;
+use rafle_generator::{MaterialSummary, Plan, Progress, MAX_PIECES, UNITS_PER_POSITION};
+use rafle_probe::{Material, Variant};
+
+use crate::{detached, errors, variant};
+
+/// One finished material: material, positions, wins, draws, losses, longest win in plies,
+/// seconds, the bytes of its `.wdl`, `.dtw` and `.rules` tables, whether existing tables were
+/// reused.
+pub type SummaryTuple = (String, u64, u64, u64, u64, u16, f64, u64, u64, u64, bool);
+
+/// What the callback receives: the event (`"started"`, `"material_started"`, `"advance"`,
+/// `"material_finished"`), the material (none for `"started"`), its positions, the units of
+/// work done in the whole plan and their total.
+type EventTuple = (&'static str, Option<String>, Option<u64>, u64, u64);
+
+/// Less often than this, `advance` reports are not passed on: the generator reports many
+/// times a second from every thread, and each report takes the GIL.
+const ADVANCE_EVERY: Duration = Duration::from_millis(200);
+
+/// Passes the generator's reports to a Python callable, from whichever thread makes them.
+struct Reporter {
+    callback: Option<Py<PyAny>>,
+    total: u64,
+    /// Units done in the materials finished so far.
+    finished: AtomicU64,
+    /// Units done in the current material.
+    current: AtomicU64,
+    last_advance: Mutex<Instant>,
+    /// The first exception the callback raised: raised once generation ends (a generation
+    /// cannot be stopped half-way), and no further call is made.
+    failure: Mutex<Option<PyErr>>,
+}
+
+impl Reporter {
+    fn report(&self, event: EventTuple) {
+        let Some(callback) = &self.callback else {
+            return;
+        };
+        let mut failure = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
+        if failure.is_some() {
+            return;
+        }
+        // The lock is held while Python runs: the callback is never called twice at once.
+        if let Err(e) = Python::attach(|py| callback.call1(py, (event,)).map(drop)) {
+            *failure = Some(e);
+        }
+    }
+
+    fn done(&self) -> u64 {
+        self.finished.load(Ordering::Relaxed) + self.current.load(Ordering::Relaxed)
+    }
+}
+
+impl Progress for Reporter {
+    fn variant_started(&self, plan: &Plan) {
+        self.report(("started", None, Some(plan.positions()), 0, self.total));
+    }
+
+    fn material_started(&self, _variant: Variant, material: Material, positions: u64) {
+        self.current.store(0, Ordering::Relaxed);
+        self.report((
+            "material_started",
+            Some(material.to_string()),
+            Some(positions),
+            self.done(),
+            self.total,
+        ));
+    }
+
+    fn advance(&self, units: u64) {
+        self.current.fetch_add(units, Ordering::Relaxed);
+        // Skipped when another thread is reporting or reported a moment ago.
+        let Ok(mut last) = self.last_advance.try_lock() else {
+            return;
+        };
+        if last.elapsed() < ADVANCE_EVERY {
+            return;
+        }
+        *last = Instant::now();
+        drop(last);
+        self.report(("advance", None, None, self.done(), self.total));
+    }
+
+    fn material_finished(&self, summary: &MaterialSummary) {
+        // Resynchronised on what the material is worth, whatever was reported along the way.
+        self.current.store(0, Ordering::Relaxed);
+        self.finished
+            .fetch_add(UNITS_PER_POSITION * summary.positions, Ordering::Relaxed);
+        self.report((
+            "material_finished",
+            Some(summary.material.to_string()),
+            Some(summary.positions),
+            self.done(),
+            self.total,
+        ));
+    }
+}
+
+fn summary_tuple(s: &MaterialSummary) -> SummaryTuple {
+    (
+        s.material.to_string(),
+        s.positions,
+        s.wins,
+        s.draws,
+        s.losses,
+        s.longest_win,
+        s.seconds,
+        s.bytes,
+        s.dtw_bytes,
+        s.draw_rules_bytes,
+        s.reused,
+    )
+}
+
+/// Generates every material of `variant` up to `pieces` pieces into `directory`, as
+/// `rafle generate --variant V --pieces N --data DIR` does: tables already valid there are
+/// reused. `memory` is the budget in bytes (default: the memory free, less a tenth),
+/// `threads` the worker threads (default: one per core), `progress` a callable given an
+/// event tuple.
+#[pyfunction]
+#[pyo3(signature = (directory, variant_name, pieces, memory=None, threads=None, progress=None))]
+pub fn generate(
+    py: Python<'_>,
+    directory: PathBuf,
+    variant_name: &str,
+    pieces: u32,
+    memory: Option<u64>,
+    threads: Option<usize>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Vec<SummaryTuple>> {
+    let variant = variant(py, variant_name)?;
+    if !(2..=MAX_PIECES).contains(&pieces) {
+        return Err(errors::value_error(format!(
+            "pieces must be from 2 to {MAX_PIECES}, not {pieces}"
+        )));
+    }
+    if threads == Some(0) {
+        return Err(errors::value_error("threads must be at least 1"));
+    }
+    let plan =
+        plan(&directory, variant, pieces, memory).map_err(|e| errors::generate_error(py, &e))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        // 0 lets rayon pick one thread per core (or RAYON_NUM_THREADS).
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| errors::value_error(format!("cannot start the worker threads: {e}")))?;
+    let reporter = Reporter {
+        callback: progress,
+        total: UNITS_PER_POSITION * plan.positions(),
+        finished: AtomicU64::new(0),
+        current: AtomicU64::new(0),
+        // So that the first `advance` is passed on.
+        last_advance: Mutex::new(
+            Instant::now()
+                .checked_sub(ADVANCE_EVERY)
+                .unwrap_or_else(Instant::now),
+        ),
+        failure: Mutex::new(None),
+    };
+    let result = detached(py, || {
+        pool.install(|| rafle_generator::generate(&plan, &reporter))
+    })?;
+    if let Some(e) = reporter
+        .failure
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        return Err(e);
+    }
+    let summaries = result.map_err(|e| errors::generate_error(py, &e))?;
+    Ok(summaries.iter().map(summary_tuple).collect())
+}
+
+/// The plan of the request, checked as `rafle generate` checks it before it starts.
+fn plan(
+    dir: &Path,
+    variant: Variant,
+    pieces: u32,
+    memory: Option<u64>,
+) -> Result<Plan, rafle_generator::GenerateError> {
+    let plan = Plan::new(variant, pieces, dir)?;
+    let plan = match memory.or_else(rafle_generator::default_budget) {
+        Some(budget) => plan.with_budget(budget),
+        None => plan,
+    };
+    if let Some(budget) = plan.budget {
+        plan.check_memory(budget)?;
+    }
+    plan.check_limits_agree()?;
+    Ok(plan)
+}

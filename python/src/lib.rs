@@ -1,0 +1,126 @@
+//! `rafle._native`: the Rust half of the Python package `rafle` (python/python/rafle). It
+//! reads positions, probes tables and generates them with the functions `rafle probe`,
+//! `rafle serve` and `rafle generate` use ([`rafle_probe::answer::Answer`],
+//! [`rafle_probe::Tablebase`], [`rafle_generator::generate`]); the Python half turns its
+//! plain tuples into enums and dataclasses. Nothing here computes a value or orders moves
+//! itself: there is one probe path, the library's.
+//!
+//! Every call that reads tables or generates releases the GIL ([`detached`]), and a Rust
+//! panic becomes a Python exception there instead of unwinding into the interpreter.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::prelude::*;
+use rafle_probe::{Counters, Dtw, Position, RuleClass, Square, Variant, Wdl, MAX_COUNTER};
+
+mod convert;
+mod errors;
+mod generate;
+mod tablebase;
+
+/// The module `rafle._native`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<tablebase::NativeTablebase>()?;
+    m.add_function(wrap_pyfunction!(generate::generate, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize_fen, m)?)?;
+    m.add_function(wrap_pyfunction!(variant_name, m)?)?;
+    m.add("DEFAULT_CACHE_BYTES", rafle_probe::DEFAULT_CACHE_BYTES)?;
+    m.add("MAX_COUNTER", MAX_COUNTER)?;
+    m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
+
+/// Reads a memory size as `rafle generate --memory` does (`512M`, `8G`, bytes).
+#[pyfunction]
+fn parse_memory(text: &str) -> PyResult<u64> {
+    rafle_generator::parse_memory(text).map_err(errors::value_error)
+}
+
+/// The FEN of a position as rafle writes it (pieces sorted, ranges expanded).
+#[pyfunction]
+fn normalize_fen(py: Python<'_>, variant: &str, fen: &str) -> PyResult<String> {
+    Ok(position(py, variant, fen)?.to_fen())
+}
+
+/// The name rafle gives the variant called `name` (an alias like `brazil` included).
+#[pyfunction]
+fn variant_name(py: Python<'_>, name: &str) -> PyResult<&'static str> {
+    Ok(variant(py, name)?.name())
+}
+
+/// The variant named `name` (`international`, `brazilian` or an alias rafle knows).
+pub(crate) fn variant(py: Python<'_>, name: &str) -> PyResult<Variant> {
+    name.parse().map_err(|_| errors::unknown_variant(py, name))
+}
+
+/// The position of `fen` in the variant named `variant`.
+pub(crate) fn position(py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<Position> {
+    let variant = variant(py, variant_name)?;
+    Position::from_fen(variant, fen).map_err(|e| errors::fen_error(py, fen, &e))
+}
+
+/// Live draw-rule counters from Python integers, each from 0 to [`MAX_COUNTER`].
+pub(crate) fn counters(king_plies: i64, category_plies: i64) -> PyResult<Counters> {
+    let plies = |n: i64, what: &str| {
+        u16::try_from(n)
+            .ok()
+            .filter(|n| *n <= MAX_COUNTER)
+            .ok_or_else(|| {
+                errors::value_error(format!(
+                    "{what} must be from 0 to {MAX_COUNTER} plies, not {n}"
+                ))
+            })
+    };
+    Ok(Counters {
+        king_plies: plies(king_plies, "king_plies (rule 6.2)")?,
+        category_plies: plies(category_plies, "category_plies (rules 6.3/6.4)")?,
+    })
+}
+
+/// Runs `work` without the GIL, so that other Python threads run meanwhile. A panic in it is
+/// caught and raised as `RafleError`: the interpreter must never see a Rust unwind.
+pub(crate) fn detached<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> T + Send,
+{
+    py.detach(|| catch_unwind(AssertUnwindSafe(work)))
+        .map_err(|payload| errors::internal(py, payload.as_ref()))
+}
+
+/// Win, draw or loss as the Python `Wdl`: 1, 0, -1.
+pub(crate) fn wdl_code(wdl: Wdl) -> i8 {
+    match wdl {
+        Wdl::Win => 1,
+        Wdl::Draw => 0,
+        Wdl::Loss => -1,
+    }
+}
+
+/// The distance to win as Python gives it: plies, positive for a win of the side to move,
+/// negative (or 0, lost already) for a loss, `None` for a draw.
+pub(crate) fn dtw_signed(dtw: Dtw) -> Option<i32> {
+    match dtw {
+        Dtw::Win(n) => Some(i32::from(n)),
+        Dtw::Loss(n) => Some(-i32::from(n)),
+        Dtw::Draw => None,
+    }
+}
+
+/// A rule class as the Python `RuleClass`: 2 (win) down to -2 (loss).
+pub(crate) fn class_code(class: RuleClass) -> i8 {
+    match class {
+        RuleClass::Win => 2,
+        RuleClass::CursedWin => 1,
+        RuleClass::Draw => 0,
+        RuleClass::BlessedLoss => -1,
+        RuleClass::Loss => -2,
+    }
+}
+
+/// Square numbers, as Python lists them.
+pub(crate) fn numbers(squares: impl IntoIterator<Item = Square>) -> Vec<u8> {
+    squares.into_iter().map(Square::number).collect()
+}

@@ -1,0 +1,210 @@
+//! `rafle._native.Tablebase`: an open table directory shared by every Python thread, probed
+//! without the GIL.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pyo3::prelude::*;
+use rafle_probe::answer::{max_pieces, Answer, AnswerError, Options};
+use rafle_probe::{Limits, Position, SquareStyle, Tablebase, DEFAULT_CACHE_BYTES};
+
+use crate::convert::{self, EndTuple, MoveTuple, PlyTuple, RulesTuple};
+use crate::{counters, detached, dtw_signed, errors, position, variant, wdl_code};
+
+/// An open table directory. Probes take the position as a variant name and a FEN; the
+/// Python class `rafle.Tablebase` wraps it.
+///
+/// The tables are kept behind an [`Arc`]: a probe holds its own reference while it runs
+/// without the GIL, so `close()` in another thread never pulls the tables from under it (they
+/// are released when the last probe ends).
+#[pyclass(frozen, module = "rafle._native", name = "Tablebase")]
+pub struct NativeTablebase {
+    dir: PathBuf,
+    tables: Mutex<Option<Arc<Tablebase>>>,
+}
+
+impl NativeTablebase {
+    /// The tables, or `TablebaseClosedError` after `close()`.
+    fn tables(&self, py: Python<'_>) -> PyResult<Arc<Tablebase>> {
+        // A panic while the lock was held cannot leave the Option half-written.
+        let guard = self.tables.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.clone().ok_or_else(|| errors::closed(py, &self.dir))
+    }
+
+    /// The tables and the position, both checked before any table is read.
+    fn prepare(
+        &self,
+        py: Python<'_>,
+        variant_name: &str,
+        fen: &str,
+    ) -> PyResult<(Arc<Tablebase>, Position)> {
+        let pos = position(py, variant_name, fen)?;
+        Ok((self.tables(py)?, pos))
+    }
+}
+
+#[pymethods]
+impl NativeTablebase {
+    /// Lists the tables of `directory`; `cache_bytes` bounds the decompressed blocks kept.
+    #[new]
+    #[pyo3(signature = (directory, cache_bytes=None))]
+    fn new(py: Python<'_>, directory: PathBuf, cache_bytes: Option<usize>) -> PyResult<Self> {
+        let budget = cache_bytes.unwrap_or(DEFAULT_CACHE_BYTES);
+        let dir = directory.clone();
+        let tables = detached(py, move || Tablebase::open_with_cache(&dir, budget))?
+            .map_err(|e| errors::probe_error(py, &e))?;
+        Ok(NativeTablebase {
+            dir: directory,
+            tables: Mutex::new(Some(Arc::new(tables))),
+        })
+    }
+
+    /// The directory the tables were opened from.
+    #[getter]
+    fn directory(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.tables
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    /// Releases the tables (at once, or when the probes running in other threads end).
+    fn close(&self) {
+        let taken = self
+            .tables
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        drop(taken);
+    }
+
+    /// The most bytes of decompressed blocks the cache may hold.
+    fn cache_budget(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.tables(py)?.cache_budget())
+    }
+
+    /// Bytes of decompressed blocks the cache holds now.
+    fn cache_bytes(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.tables(py)?.cache_bytes())
+    }
+
+    /// The most pieces a full answer of the variant can be given for (0 without tables).
+    fn max_pieces(&self, py: Python<'_>, variant_name: &str) -> PyResult<u32> {
+        let variant = variant(py, variant_name)?;
+        Ok(max_pieces(self.tables(py)?.as_ref(), variant))
+    }
+
+    /// Win (1), draw (0) or loss (-1) for the side to move, the draw rules ignored.
+    fn probe_wdl(&self, py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<i8> {
+        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        detached(py, move || tables.probe_wdl(&pos))?
+            .map(wdl_code)
+            .map_err(|e| errors::probe_error(py, &e))
+    }
+
+    /// The distance to win in plies, signed for the side to move; `None` for a draw.
+    fn probe_dtw(&self, py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<Option<i32>> {
+        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        detached(py, move || tables.probe_dtw(&pos))?
+            .map(dtw_signed)
+            .map_err(|e| errors::probe_error(py, &e))
+    }
+
+    /// The rule-aware value and the result with the live counters.
+    fn probe_draw_rules(
+        &self,
+        py: Python<'_>,
+        variant_name: &str,
+        fen: &str,
+        king_plies: i64,
+        category_plies: i64,
+    ) -> PyResult<RulesTuple> {
+        let counters = counters(king_plies, category_plies)?;
+        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let found = detached(py, move || {
+            let outcome = tables.probe_draw_rules(&pos, counters)?;
+            // A finished game is answered without rule tables, under the FMJD limits.
+            let limits = tables
+                .limits(pos.variant())?
+                .unwrap_or_else(|| Limits::fmjd(pos.variant()));
+            Ok((outcome, limits))
+        })?;
+        let (outcome, limits) = found.map_err(|e| errors::probe_error(py, &e))?;
+        Ok(convert::rules_tuple(&outcome, limits, counters))
+    }
+
+    /// Every legal move with its values, best first ([`Answer::order_best_first`]); with
+    /// `counters`, ordered by the result under the rules with them first.
+    #[pyo3(signature = (variant_name, fen, counters=None))]
+    fn moves(
+        &self,
+        py: Python<'_>,
+        variant_name: &str,
+        fen: &str,
+        counters: Option<(i64, i64)>,
+    ) -> PyResult<Vec<MoveTuple>> {
+        let counters = counters.map(|(k, c)| crate::counters(k, c)).transpose()?;
+        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let options = Options {
+            counters,
+            line: false,
+        };
+        let answer = detached(py, move || {
+            let mut answer = Answer::probe(&tables, &pos, options)?;
+            answer.order_best_first();
+            Ok::<Answer, AnswerError>(answer)
+        })?
+        .map_err(|e| errors::answer_error(py, &e))?;
+        Ok(answer
+            .moves
+            .iter()
+            .filter_map(|m| convert::move_tuple(&answer.position, m))
+            .collect())
+    }
+
+    /// The move [`Tablebase::best_move`] chooses (the quickest win, the longest loss, a
+    /// drawing move), with its values; `None` when the game is over.
+    fn best_move(
+        &self,
+        py: Python<'_>,
+        variant_name: &str,
+        fen: &str,
+    ) -> PyResult<Option<MoveTuple>> {
+        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let found = detached(py, move || {
+            let Some((best, _)) = tables.best_move(&pos)? else {
+                return Ok(None);
+            };
+            // The values of the chosen move, read as every move's are.
+            let answer = Answer::probe(&tables, &pos, Options::default())?;
+            Ok::<_, AnswerError>(answer.moves.into_iter().find(|m| m.mv == best))
+        })?
+        .map_err(|e| errors::answer_error(py, &e))?;
+        Ok(found.and_then(|m| convert::move_tuple(&pos, &m)))
+    }
+
+    /// The game played to its end under the draw rules from the live counters
+    /// ([`Tablebase::play_line`]).
+    fn line(
+        &self,
+        py: Python<'_>,
+        variant_name: &str,
+        fen: &str,
+        king_plies: i64,
+        category_plies: i64,
+    ) -> PyResult<(Vec<PlyTuple>, EndTuple)> {
+        let counters = counters(king_plies, category_plies)?;
+        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let line = detached(py, move || {
+            tables.play_line(&pos, counters, SquareStyle::Numeric)
+        })?
+        .map_err(|e| errors::line_error(py, &e))?;
+        Ok(convert::line_tuple(&pos, &line))
+    }
+}
