@@ -29,6 +29,9 @@ _WRAPPED = re.compile(r'^\s*\[\s*FEN\s+"(.*)"\s*\]\s*$', re.DOTALL)
 
 def _unwrap(fen: str) -> str:
     """The FEN inside a PDN tag ``[FEN "..."]``, or the text as it is."""
+    # A bare FEN never holds '[': most calls skip the pattern.
+    if "[" not in fen:
+        return fen
     match = _WRAPPED.match(fen)
     return match.group(1) if match else fen
 
@@ -58,7 +61,17 @@ def variant_name(variant: Union[str, Variant]) -> str:
         return variant.value
     if not isinstance(variant, str):
         raise TypeError(f"variant must be a str or rafle.Variant, not {type(variant).__name__}")
-    return _native.variant_name(variant)
+    known = _NAMES.get(variant)
+    if known is None:
+        known = _native.variant_name(variant)
+        if len(_NAMES) < 64:
+            _NAMES[variant] = known
+    return known
+
+
+# Names already read, so that a probe in a loop does not read its variant's name again (a
+# handful of spellings at most; bounded all the same).
+_NAMES: "dict[str, str]" = {}
 
 
 def resolve(pos: Position, variant: Optional[Union[str, Variant]]) -> Tuple[str, str]:

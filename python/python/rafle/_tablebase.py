@@ -12,6 +12,9 @@ from ._types import DrawRules, Line, Move, Variant, Wdl
 
 __all__ = ["Tablebase", "open_tablebase", "DEFAULT_CACHE_BYTES"]
 
+# Wdl by its code plus one: an enum's lookup by value costs more than the probe's Python call.
+_WDL = (Wdl.LOSS, Wdl.DRAW, Wdl.WIN)
+
 DEFAULT_CACHE_BYTES: int = _native.DEFAULT_CACHE_BYTES
 """The cache of decompressed blocks when ``cache_bytes`` is not given: 256 MiB."""
 
@@ -95,7 +98,7 @@ class Tablebase:
         >>> tb.probe_wdl("W:WK1,K2:BK28", "brazilian")                   # doctest: +SKIP
         <Wdl.WIN: 1>
         """
-        return Wdl(self._native.probe_wdl(*resolve(pos, variant)))
+        return _WDL[self._native.probe_wdl(*resolve(pos, variant)) + 1]
 
     def probe_dtw(self, pos: Position, variant: VariantLike = None) -> Optional[int]:
         """The distance to win in plies for the side to move, the draw rules ignored: ``+n``
