@@ -326,11 +326,7 @@ fn best_first_key(values: MoveValues) -> (u8, u8, i32, i32) {
     };
     let class = match values.rules {
         Some((after, _)) => after.class(),
-        None => match values.wdl {
-            Wdl::Win => RuleClass::Win,
-            Wdl::Draw => RuleClass::Draw,
-            Wdl::Loss => RuleClass::Loss,
-        },
+        None => RuleClass::of_wdl(values.wdl),
     };
     let distance = i32::from(values.dtw.plies().unwrap_or(0));
     let count = values

@@ -35,6 +35,16 @@ impl Dtw {
         }
     }
 
+    /// Plies to the end of the game signed for the side to move: positive when it wins,
+    /// negative (or 0, lost already) when it loses, `None` for a draw.
+    pub fn signed_plies(self) -> Option<i32> {
+        match self {
+            Dtw::Win(n) => Some(i32::from(n)),
+            Dtw::Loss(n) => Some(-i32::from(n)),
+            Dtw::Draw => None,
+        }
+    }
+
     /// Moves of the side to move until the end (plies counted in whole moves, rounded up).
     pub fn moves(self) -> Option<u16> {
         self.plies().map(|p| p.div_ceil(2))
@@ -75,6 +85,14 @@ impl fmt::Display for Dtw {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signed_plies_follow_the_side_to_move() {
+        assert_eq!(Dtw::Win(7).signed_plies(), Some(7));
+        assert_eq!(Dtw::Loss(8).signed_plies(), Some(-8));
+        assert_eq!(Dtw::Loss(0).signed_plies(), Some(0));
+        assert_eq!(Dtw::Draw.signed_plies(), None);
+    }
 
     #[test]
     fn best_of_successors() {

@@ -43,6 +43,28 @@ impl RuleClass {
         }
     }
 
+    /// The class a win/draw/loss value stands for when no rule value is known (no rule
+    /// tables): a win or a loss taken as forced under the rules.
+    pub fn of_wdl(wdl: Wdl) -> RuleClass {
+        match wdl {
+            Wdl::Win => RuleClass::Win,
+            Wdl::Draw => RuleClass::Draw,
+            Wdl::Loss => RuleClass::Loss,
+        }
+    }
+
+    /// The class as a signed number for the side to move: win 2, cursed win 1, draw 0,
+    /// blessed loss -1, loss -2 (the order of the classes, best first).
+    pub fn score(self) -> i8 {
+        match self {
+            RuleClass::Win => 2,
+            RuleClass::CursedWin => 1,
+            RuleClass::Draw => 0,
+            RuleClass::BlessedLoss => -1,
+            RuleClass::Loss => -2,
+        }
+    }
+
     /// The class of a position whose result under the rules is neither a win nor a loss.
     pub fn not_forced(wdl: Wdl) -> RuleClass {
         match wdl {
@@ -241,6 +263,26 @@ impl RuleOutcome {
 mod tests {
     use super::*;
     use crate::MAX_LIMIT;
+
+    #[test]
+    fn scores_order_the_classes_and_agree_with_wdl() {
+        let best_first = [
+            RuleClass::Win,
+            RuleClass::CursedWin,
+            RuleClass::Draw,
+            RuleClass::BlessedLoss,
+            RuleClass::Loss,
+        ];
+        let scores: Vec<i8> = best_first.iter().map(|c| c.score()).collect();
+        assert_eq!(scores, [2, 1, 0, -1, -2]);
+        for class in best_first {
+            assert_eq!(class.score().signum(), class.wdl().signum());
+        }
+        for wdl in [Wdl::Win, Wdl::Draw, Wdl::Loss] {
+            assert_eq!(RuleClass::of_wdl(wdl).wdl(), wdl);
+            assert_eq!(RuleClass::of_wdl(wdl).score(), 2 * wdl.signum());
+        }
+    }
 
     #[test]
     fn codes_round_trip() {

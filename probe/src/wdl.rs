@@ -34,6 +34,15 @@ impl Wdl {
         }
     }
 
+    /// The value as a signed number for the side to move: win 1, draw 0, loss -1.
+    pub fn signum(self) -> i8 {
+        match self {
+            Wdl::Win => 1,
+            Wdl::Draw => 0,
+            Wdl::Loss => -1,
+        }
+    }
+
     /// The value of a 2-bit table code, `None` for the unused code 3.
     pub fn from_code(code: u8) -> Option<Wdl> {
         match code {

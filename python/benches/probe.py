@@ -10,36 +10,17 @@ times; the median and the range of the seven per-call times are printed. The nat
 
 from __future__ import annotations
 
-import random
 import statistics
 import sys
 import time
-from typing import Callable, List
+from pathlib import Path
+from typing import Callable
 
 import rafle
 
-SQUARES = {"brazilian": 32, "international": 50}
-ROW = {"brazilian": 4, "international": 5}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from positions import random_fens  # noqa: E402 (after the path it is found on)
 
-
-def random_fen(rng: random.Random, variant: str, pieces: int) -> str:
-    """A random position of `pieces` pieces, each side at least one, men off the row they
-    would promote on."""
-    squares, row = SQUARES[variant], ROW[variant]
-    free = list(range(1, squares + 1))
-    rng.shuffle(free)
-    white = rng.randint(1, pieces - 1)
-    sides: List[List[str]] = [[], []]
-    for n in range(pieces):
-        side = 0 if n < white else 1
-        king = rng.random() < 0.4
-        for i, sq in enumerate(free):
-            promotes = sq <= row if side == 0 else sq > squares - row
-            if king or not promotes:
-                free.pop(i)
-                sides[side].append(("K" if king else "") + str(sq))
-                break
-    return f"{rng.choice('WB')}:W{','.join(sides[0])}:B{','.join(sides[1])}"
 
 
 def main() -> None:
@@ -47,8 +28,7 @@ def main() -> None:
     variant = sys.argv[2] if len(sys.argv) > 2 else "brazilian"
     with rafle.open_tablebase(data) as tb:
         top = int(sys.argv[3]) if len(sys.argv) > 3 else tb.max_pieces(variant)
-        rng = random.Random(1)
-        fens = [random_fen(rng, variant, rng.randint(2, top)) for _ in range(2000)]
+        fens = random_fens(1, variant, 2000, top)
         native = tb._native
 
         def run(name: str, probe: Callable[[str], object]) -> None:

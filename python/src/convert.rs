@@ -2,9 +2,11 @@
 //! `python/rafle/_native.pyi`, and the Python half names each field).
 
 use rafle_probe::answer::{MoveAnswer, MoveValues};
-use rafle_probe::{Color, Counters, Dtw, Limits, Line, LineEnd, Position, RuleOutcome, RuleValue};
+use rafle_probe::{
+    Color, Counters, Dtw, Limits, Line, LineEnd, Position, RuleOutcome, RuleValue, Wdl,
+};
 
-use crate::{class_code, dtw_signed, numbers, wdl_code};
+use crate::numbers;
 
 /// A position's values for its side to move: wdl, signed dtw, rule class, count and the
 /// result with the counters asked (each of the last three `None` when not known).
@@ -75,7 +77,7 @@ fn color(c: Color) -> &'static str {
 
 fn rule_parts(value: Option<RuleValue>) -> (Option<i8>, Option<u8>) {
     (
-        value.map(|v| class_code(v.class())),
+        value.map(|v| v.class().score()),
         value.and_then(RuleValue::count),
     )
 }
@@ -84,11 +86,11 @@ fn rule_parts(value: Option<RuleValue>) -> (Option<i8>, Option<u8>) {
 fn after(values: &MoveValues) -> ValuesTuple {
     let (class, count) = rule_parts(values.rules.map(|(after, _)| after));
     (
-        wdl_code(values.wdl),
-        dtw_signed(values.dtw),
+        values.wdl.signum(),
+        values.dtw.signed_plies(),
         class,
         count,
-        values.result.map(wdl_code),
+        values.result.map(Wdl::signum),
     )
 }
 
@@ -97,11 +99,11 @@ fn after(values: &MoveValues) -> ValuesTuple {
 fn for_mover(values: &MoveValues) -> ValuesTuple {
     let (class, count) = rule_parts(values.rules.map(|(_, mover)| mover));
     (
-        wdl_code(-values.wdl),
-        dtw_signed(Dtw::from_successors([values.dtw])),
+        -values.wdl.signum(),
+        Dtw::from_successors([values.dtw]).signed_plies(),
         class,
         count,
-        values.result.map(|r| wdl_code(-r)),
+        values.result.map(|r| -r.signum()),
     )
 }
 
@@ -128,7 +130,7 @@ pub fn rules_tuple(outcome: &RuleOutcome, limits: Limits, counters: Counters) ->
     (
         class.unwrap_or(0),
         count,
-        wdl_code(outcome.result),
+        outcome.result.signum(),
         outcome.category.article(),
         outcome.limit,
         (limits.rule_6_2, limits.rule_6_3, limits.rule_6_4),
@@ -156,11 +158,11 @@ pub fn line_tuple(start: &Position, line: &Line) -> (Vec<PlyTuple>, EndTuple) {
                 color(ply.turn),
                 pair(ply.counters),
                 (
-                    wdl_code(ply.dtw.wdl()),
-                    dtw_signed(ply.dtw),
+                    ply.dtw.wdl().signum(),
+                    ply.dtw.signed_plies(),
                     class,
                     count,
-                    Some(wdl_code(ply.outcome.result)),
+                    Some(ply.outcome.result.signum()),
                 ),
             )
         })

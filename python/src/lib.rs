@@ -11,7 +11,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
-use rafle_probe::{Counters, Dtw, Position, RuleClass, Square, Variant, Wdl, MAX_COUNTER};
+use rafle_probe::{Counters, Position, Square, Variant, MAX_COUNTER};
 
 mod convert;
 mod errors;
@@ -88,36 +88,6 @@ where
 {
     py.detach(|| catch_unwind(AssertUnwindSafe(work)))
         .map_err(|payload| errors::internal(py, payload.as_ref()))
-}
-
-/// Win, draw or loss as the Python `Wdl`: 1, 0, -1.
-pub(crate) fn wdl_code(wdl: Wdl) -> i8 {
-    match wdl {
-        Wdl::Win => 1,
-        Wdl::Draw => 0,
-        Wdl::Loss => -1,
-    }
-}
-
-/// The distance to win as Python gives it: plies, positive for a win of the side to move,
-/// negative (or 0, lost already) for a loss, `None` for a draw.
-pub(crate) fn dtw_signed(dtw: Dtw) -> Option<i32> {
-    match dtw {
-        Dtw::Win(n) => Some(i32::from(n)),
-        Dtw::Loss(n) => Some(-i32::from(n)),
-        Dtw::Draw => None,
-    }
-}
-
-/// A rule class as the Python `RuleClass`: 2 (win) down to -2 (loss).
-pub(crate) fn class_code(class: RuleClass) -> i8 {
-    match class {
-        RuleClass::Win => 2,
-        RuleClass::CursedWin => 1,
-        RuleClass::Draw => 0,
-        RuleClass::BlessedLoss => -1,
-        RuleClass::Loss => -2,
-    }
 }
 
 /// Square numbers, as Python lists them.

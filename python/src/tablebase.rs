@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use rafle_probe::answer::{max_pieces, Answer, AnswerError, Options};
-use rafle_probe::{Limits, Position, SquareStyle, Tablebase, DEFAULT_CACHE_BYTES};
+use rafle_probe::{Dtw, Limits, Position, SquareStyle, Tablebase, Wdl, DEFAULT_CACHE_BYTES};
 
 use crate::convert::{self, EndTuple, MoveTuple, PlyTuple, RulesTuple};
-use crate::{counters, detached, dtw_signed, errors, position, variant, wdl_code};
+use crate::{counters, detached, errors, position, variant};
 
 /// An open table directory. Probes take the position as a variant name and a FEN; the
 /// Python class `rafle.Tablebase` wraps it.
@@ -104,7 +104,7 @@ impl NativeTablebase {
     fn probe_wdl(&self, py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<i8> {
         let (tables, pos) = self.prepare(py, variant_name, fen)?;
         detached(py, move || tables.probe_wdl(&pos))?
-            .map(wdl_code)
+            .map(Wdl::signum)
             .map_err(|e| errors::probe_error(py, &e))
     }
 
@@ -112,7 +112,7 @@ impl NativeTablebase {
     fn probe_dtw(&self, py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<Option<i32>> {
         let (tables, pos) = self.prepare(py, variant_name, fen)?;
         detached(py, move || tables.probe_dtw(&pos))?
-            .map(dtw_signed)
+            .map(Dtw::signed_plies)
             .map_err(|e| errors::probe_error(py, &e))
     }
 

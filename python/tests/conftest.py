@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 from pathlib import Path
 from typing import Dict, List
@@ -11,6 +10,8 @@ from typing import Dict, List
 import pytest
 
 import rafle
+
+import positions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,10 +21,6 @@ PIECES: Dict[str, int] = {
     "brazilian": int(os.environ.get("RAFLE_PY_BRAZILIAN_PIECES", "4")),
     "international": int(os.environ.get("RAFLE_PY_INTERNATIONAL_PIECES", "3")),
 }
-
-SQUARES = {"brazilian": 32, "international": 50}
-ROW = {"brazilian": 4, "international": 5}
-
 
 def rafle_binary() -> Path:
     """The `rafle` program: $RAFLE_BIN, else the one cargo built (release first)."""
@@ -66,31 +63,6 @@ def tb(tables: Path):
         yield opened
 
 
-def random_fen(rng: random.Random, variant: str, pieces: int) -> str:
-    """A random position of `pieces` pieces (each side at least one), men off their
-    promotion row, either side to move."""
-    squares = SQUARES[variant]
-    row = ROW[variant]
-    white = rng.randint(1, pieces - 1)
-    free = list(range(1, squares + 1))
-    rng.shuffle(free)
-    sides: List[List[str]] = [[], []]
-    for n in range(pieces):
-        side = 0 if n < white else 1
-        king = rng.random() < 0.4
-        for i, sq in enumerate(free):
-            # White men promote on squares 1..row, black men on the last row.
-            promotes = sq <= row if side == 0 else sq > squares - row
-            if king or not promotes:
-                free.pop(i)
-                sides[side].append(("K" if king else "") + str(sq))
-                break
-    turn = rng.choice("WB")
-    return f"{turn}:W{','.join(sides[0])}:B{','.join(sides[1])}"
-
-
 def random_fens(seed: int, variant: str, count: int) -> List[str]:
     """`count` random positions the tables cover, of every size from 2 pieces up."""
-    rng = random.Random(seed)
-    top = PIECES[variant]
-    return [random_fen(rng, variant, rng.randint(2, top)) for _ in range(count)]
+    return positions.random_fens(seed, variant, count, PIECES[variant])

@@ -14,7 +14,8 @@ import draughts
 import pytest
 
 import rafle
-from conftest import PIECES, random_fen
+from conftest import PIECES
+from positions import random_fen
 
 BOARDS = {"brazilian": "BrazilianBoard", "international": "StandardBoard"}
 GAMES = 25

@@ -169,35 +169,17 @@ struct Numbers {
 
 impl Numbers {
     fn of(wdl: Wdl, dtw: Dtw, rules: Option<RuleValue>) -> Numbers {
-        let class = rules.map_or(
-            match wdl {
-                Wdl::Win => RuleClass::Win,
-                Wdl::Draw => RuleClass::Draw,
-                Wdl::Loss => RuleClass::Loss,
-            },
-            RuleValue::class,
-        );
+        let class = rules.map_or(RuleClass::of_wdl(wdl), RuleValue::class);
         let count = rules.and_then(RuleValue::count).map(i32::from);
-        let distance = dtw.plies().map(i32::from);
         Numbers {
-            wdl: match class {
-                RuleClass::Win => 2,
-                RuleClass::CursedWin => 1,
-                RuleClass::Draw => 0,
-                RuleClass::BlessedLoss => -1,
-                RuleClass::Loss => -2,
-            },
+            wdl: class.score(),
             dtz: match class {
                 RuleClass::Win => count,
                 RuleClass::Loss => count.map(|n| -n),
                 RuleClass::Draw => Some(0),
                 RuleClass::CursedWin | RuleClass::BlessedLoss => None,
             },
-            dtm: match wdl {
-                Wdl::Win => distance,
-                Wdl::Loss => distance.map(|n| -n),
-                Wdl::Draw => Some(0),
-            },
+            dtm: Some(dtw.signed_plies().unwrap_or(0)),
         }
     }
 }
