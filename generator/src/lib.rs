@@ -31,6 +31,7 @@ mod error;
 mod files;
 mod generate;
 mod load;
+mod man_moves;
 mod memory;
 mod packed;
 mod plan;

@@ -31,7 +31,8 @@ use rafle_probe::{
 use rayon::prelude::*;
 
 use crate::engine::{Moves, Outcome, Propagation, Seed};
-use crate::store::Store;
+use crate::man_moves::ManMoves;
+use crate::store::{MaterialValues, Store};
 use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
@@ -406,13 +407,16 @@ impl<'a> MaterialSolver<'a> {
     ) -> Result<(), GenerateError> {
         let n = slice.len();
         let ranges = self.ranges(n);
+        let own = self.store.material(self.index.material());
         let seed_range = |range: &Range<u64>| {
             let mut cursor = self.index.cursor(slice.global(range.start));
             let mut moves = MoveList::new();
+            let mut man_moves = ManMoves::new(self.index, slice.men_bits());
             for x in range.clone() {
                 let pos = cursor.position();
                 cursor.advance();
-                let (distance, rule, capture) = self.seed(&pos, &mut moves)?;
+                let (distance, rule, capture) =
+                    self.seed(&pos, &mut moves, &mut man_moves, &own)?;
                 let at = x as usize;
                 if capture {
                     captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
@@ -445,6 +449,8 @@ impl<'a> MaterialSolver<'a> {
         &self,
         pos: &Position,
         moves: &mut MoveList,
+        man_moves: &mut ManMoves,
+        own: &MaterialValues,
     ) -> Result<(Seed, Seed, bool), GenerateError> {
         // The king moves stay in the slice: only their number matters here.
         let king_moves = pos.legal_moves_counting_king_moves(moves);
@@ -458,8 +464,17 @@ impl<'a> MaterialSolver<'a> {
         let material = self.index.material();
         let mut distance = Exits::default();
         let mut rule = Exits::default();
+        // Without a capture the moves listed are man moves: those that keep the material are
+        // ranked without playing them.
+        let kings = (!capture).then(|| ManMoves::kings(pos));
         for mv in moves.iter() {
-            let next = pos.play(mv);
+            let index_after = kings.and_then(|kings| man_moves.destination(mv, kings));
+            #[cfg(debug_assertions)]
+            if let Some(i) = index_after {
+                let next = pos.play(mv);
+                assert_eq!(Material::of(&next), material);
+                assert_eq!(i, self.index.rank(&next));
+            }
             if !self.rules {
                 // Only win, draw or loss is wanted: the first winning move out settles the
                 // position, whatever the others, and every move out counts as the shortest
@@ -468,7 +483,11 @@ impl<'a> MaterialSolver<'a> {
                 // moves, not distances (nor are the values read), but who wins is the same: a
                 // position is decided only by a loss it reaches or by wins everywhere it goes,
                 // whatever their levels.
-                match self.store.dtw(&next)? {
+                let dtw = match index_after {
+                    Some(i) => own.dtw(i)?,
+                    None => self.store.dtw(&pos.play(mv))?,
+                };
+                match dtw {
                     Dtw::Loss(_) => {
                         distance.win(1);
                         break;
@@ -478,19 +497,25 @@ impl<'a> MaterialSolver<'a> {
                 }
                 continue;
             }
-            let (dtw, value) = self.store.value(&next)?;
+            // A man move (the only move out that keeps the material) resets outside the
+            // categories; a capture or promotion resets unless it stays in the category.
+            let ((dtw, value), resets) = match index_after {
+                Some(i) => (own.value(i)?, self.category == Category::Outside),
+                None => {
+                    let next = pos.play(mv);
+                    let next_material = Material::of(&next);
+                    let resets = self.category == Category::Outside
+                        || (next_material != material
+                            && Category::of(variant, next_material) != self.category);
+                    (self.store.value(&next)?, resets)
+                }
+            };
+            debug_assert_eq!(resets, rafle_probe::resets_counter(pos, mv, &pos.play(mv)));
             match dtw {
                 Dtw::Loss(d) => distance.win(d + 1),
                 Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),
                 Dtw::Draw => distance.escapes = true,
             }
-            // A man move (the only move out that keeps the material) resets outside the
-            // categories; a capture or promotion resets unless it stays in the category.
-            let next_material = Material::of(&next);
-            let resets = self.category == Category::Outside
-                || (next_material != material
-                    && Category::of(variant, next_material) != self.category);
-            debug_assert_eq!(resets, rafle_probe::resets_counter(pos, mv, &next));
             match RuleValue::through_move(value, resets, self.limit) {
                 Some((Wdl::Win, c)) => rule.win(u16::from(c)),
                 Some((_, c)) => rule.floor = rule.floor.max(u16::from(c)),

@@ -66,6 +66,27 @@ struct Held {
 }
 
 impl Held {
+    #[inline(always)]
+    fn value(&self, i: u64, cache: &SharedCache) -> Result<(Dtw, RuleValue), GenerateError> {
+        let (distance_code, rule_code) = match &self.values {
+            Values::Raw(values) => (values.distance_code(i), values.rule_code(i)),
+            Values::Packed(values) => values.codes(i, cache)?,
+        };
+        match RuleValue::from_code(rule_code) {
+            Some(rule) => Ok((distance(distance_code), rule)),
+            None => Err(self.impossible(format!("rule code {rule_code} at position {i}"))),
+        }
+    }
+
+    #[inline(always)]
+    fn dtw(&self, i: u64, cache: &SharedCache) -> Result<Dtw, GenerateError> {
+        let code = match &self.values {
+            Values::Raw(values) => values.distance_code(i),
+            Values::Packed(values) => values.distance_code(i, cache)?,
+        };
+        Ok(distance(code))
+    }
+
     /// The error for a value of this material that cannot be right.
     #[cold]
     fn impossible(&self, detail: String) -> GenerateError {
@@ -186,16 +207,9 @@ impl Store {
     /// is a bug.
     #[inline(always)]
     pub(crate) fn value(&self, pos: &Position) -> Result<(Dtw, RuleValue), GenerateError> {
-        let Some((held, i)) = self.locate(pos) else {
-            return Ok((Dtw::Loss(0), RuleValue::loss(0)));
-        };
-        let (distance_code, rule_code) = match &held.values {
-            Values::Raw(values) => (values.distance_code(i), values.rule_code(i)),
-            Values::Packed(values) => values.codes(i, &self.cache)?,
-        };
-        match RuleValue::from_code(rule_code) {
-            Some(rule) => Ok((distance(distance_code), rule)),
-            None => Err(held.impossible(format!("rule code {rule_code} at position {i}"))),
+        match self.locate(pos) {
+            Some((held, i)) => held.value(i, &self.cache),
+            None => Ok((Dtw::Loss(0), RuleValue::loss(0))),
         }
     }
 
@@ -208,14 +222,23 @@ impl Store {
     /// As [`Store::value`].
     #[inline(always)]
     pub(crate) fn dtw(&self, pos: &Position) -> Result<Dtw, GenerateError> {
-        let Some((held, i)) = self.locate(pos) else {
-            return Ok(Dtw::Loss(0));
-        };
-        let code = match &held.values {
-            Values::Raw(values) => values.distance_code(i),
-            Values::Packed(values) => values.distance_code(i, &self.cache)?,
-        };
-        Ok(distance(code))
+        match self.locate(pos) {
+            Some((held, i)) => held.dtw(i, &self.cache),
+            None => Ok(Dtw::Loss(0)),
+        }
+    }
+
+    /// The values of one held material, for reads by index (a solver that ranks the
+    /// positions its moves reach itself).
+    ///
+    /// # Panics
+    ///
+    /// If the material is not held, as [`Store::value`].
+    pub(crate) fn material(&self, material: Material) -> MaterialValues<'_> {
+        MaterialValues {
+            held: self.held(material),
+            cache: &self.cache,
+        }
     }
 
     /// The rule-aware value of [`Store::value`].
@@ -246,10 +269,42 @@ impl Store {
             return None;
         }
         let (pos, material) = pos.canonical();
-        let held = self.slots[slot(material)]
-            .as_ref()
-            .unwrap_or_else(|| panic!("{material} is needed before it is solved"));
+        let held = self.held(material);
         Some((held, held.index.rank(&pos)))
+    }
+
+    fn held(&self, material: Material) -> &Held {
+        self.slots[slot(material)]
+            .as_ref()
+            .unwrap_or_else(|| panic!("{material} is needed before it is solved"))
+    }
+}
+
+/// The values of one material of a [`Store`], read by index.
+pub(crate) struct MaterialValues<'s> {
+    held: &'s Held,
+    cache: &'s SharedCache,
+}
+
+impl MaterialValues<'_> {
+    /// As [`Store::value`], for the position with index `i` in the material.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    #[inline(always)]
+    pub(crate) fn value(&self, i: u64) -> Result<(Dtw, RuleValue), GenerateError> {
+        self.held.value(i, self.cache)
+    }
+
+    /// As [`Store::dtw`], for the position with index `i` in the material.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    #[inline(always)]
+    pub(crate) fn dtw(&self, i: u64) -> Result<Dtw, GenerateError> {
+        self.held.dtw(i, self.cache)
     }
 }
 

@@ -289,15 +289,29 @@ impl PositionIndex {
         let black_men = pos.numbered_bits(Color::Black, Role::Man);
         let white_kings = pos.numbered_bits(Color::White, Role::King);
         let black_kings = pos.numbered_bits(Color::Black, Role::King);
+        let men = self.men_placement(white_men, black_men);
+        self.slice_start(pos.turn() == Color::Black, men)
+            + self.king_placement(white_men | black_men, white_kings, black_kings)
+    }
+
+    /// The men placement (see [`PositionIndex::slice_start`]) of White's and Black's men, given
+    /// as numbered bitboards (square `n` at bit `n - 1`) of this material's counts, off their
+    /// promotion rows.
+    #[inline]
+    pub fn men_placement(&self, white_men: u64, black_men: u64) -> u64 {
         let white_rank = rank_set(white_men >> self.row);
         let black_rank = rank_set(squeeze(black_men, white_men));
-        let men = self.men_offsets[white_rank as usize] + black_rank;
-        let men_all = white_men | black_men;
-        let wk = rank_set(squeeze(white_kings, men_all));
-        let bk = rank_set(squeeze(black_kings, men_all | white_kings));
-        let side = u64::from(pos.turn() == Color::Black);
-        ((side * self.men_configs + men) * self.white_king_configs + wk) * self.black_king_configs
-            + bk
+        self.men_offsets[white_rank as usize] + black_rank
+    }
+
+    /// The place of the kings among the positions of one men placement and side to move
+    /// (`0..king_placements()`): White's and Black's kings around the men `men`, all given as
+    /// numbered bitboards. A position's index is its slice start plus this.
+    #[inline]
+    pub fn king_placement(&self, men: u64, white_kings: u64, black_kings: u64) -> u64 {
+        let wk = rank_set(squeeze(white_kings, men));
+        let bk = rank_set(squeeze(black_kings, men | white_kings));
+        wk * self.black_king_configs + bk
     }
 
     /// The position with index `index`.
@@ -501,10 +515,8 @@ impl KingSlice<'_> {
             pos.numbered_bits(Color::White, Role::Man) | pos.numbered_bits(Color::Black, Role::Man),
             men_all
         );
-        let wk = rank_set(squeeze(white_kings, men_all));
-        let bk = rank_set(squeeze(black_kings, men_all | white_kings));
         let side = u64::from(pos.turn() == Color::Black);
-        side * index.king_placements() + wk * index.black_king_configs + bk
+        side * index.king_placements() + index.king_placement(men_all, white_kings, black_kings)
     }
 }
 
