@@ -210,10 +210,19 @@ fn push(lists: &mut Vec<Vec<u32>>, level: u16, x: u32) {
     lists[level].push(x);
 }
 
+/// The most positions a set may have: they are numbered in 32 bits on the lists of each level.
+pub(crate) const MAX_POSITIONS: u64 = 1 << 32;
+
 impl Propagation {
     /// The set of positions `0..n`, unseeded: each must be given its seed by
     /// [`Propagation::seed`] before [`Propagation::run`].
+    ///
+    /// # Panics
+    ///
+    /// If `n` is past [`MAX_POSITIONS`]: positions would be numbered wrong (generation
+    /// refuses such a material first).
     pub(crate) fn with_len(n: usize) -> Propagation {
+        assert!(n as u64 <= MAX_POSITIONS, "{n} positions in one set");
         Propagation {
             cells: (0..n).map(|_| AtomicU16::new(0)).collect(),
             levels: (0..n).map(|_| AtomicU16::new(0)).collect(),

@@ -58,6 +58,19 @@ pub enum GenerateError {
         /// What the value is.
         detail: String,
     },
+    /// A material to solve has a slice (the positions with the same men: a kings-only
+    /// material is one) of more positions than the propagation numbers: it is refused rather
+    /// than solved wrong.
+    SliceTooLarge {
+        /// The board.
+        variant: Variant,
+        /// The material.
+        material: Material,
+        /// Positions of its largest slice.
+        positions: u64,
+        /// The most positions a slice may have.
+        max: u64,
+    },
     /// The variant has no such material.
     NoSuchMaterial {
         /// The board.
@@ -130,6 +143,10 @@ impl fmt::Display for GenerateError {
                 "{variant} {material}: a value that cannot be right ({detail}) in {}: a file was \
                  changed after it was written",
                 path.display()
+            ),
+            GenerateError::SliceTooLarge { variant, material, positions, max } => write!(
+                f,
+                "{variant} {material} cannot be solved by this build: its positions with the same men are solved together, and it has {positions} of them, more than the {max} the propagation numbers"
             ),
             GenerateError::NoSuchMaterial { variant, material } => {
                 write!(f, "{variant} has no material {material}")

@@ -126,6 +126,7 @@ pub fn generate(
     }
     let work = work_to_do(plan, &found, progress)?;
     let (solved, needed) = (&work.solved, &work.needed);
+    plan.check_slices(|j| solved[j])?;
     let last_reader = last_readers(plan, &work.reads_values);
     let mut store = Store::new(LEAST_CACHE_BYTES);
     let mut summaries = Vec::with_capacity(plan.materials.len());

@@ -400,6 +400,32 @@ impl Plan {
         }
     }
 
+    /// Refuses to solve a material of the plan (those `solving` says) whose slices have more
+    /// positions than the propagation numbers ([`crate::engine::MAX_POSITIONS`]): the
+    /// kings-only materials of 4 against 3 kings and more on the international board.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::SliceTooLarge`] for the first such material.
+    pub(crate) fn check_slices(
+        &self,
+        solving: impl Fn(usize) -> bool,
+    ) -> Result<(), GenerateError> {
+        let max = crate::engine::MAX_POSITIONS;
+        for (j, m) in self.materials.iter().enumerate() {
+            let positions = 2 * Placements::of(self.variant, m.material).kings;
+            if positions > max && solving(j) {
+                return Err(GenerateError::SliceTooLarge {
+                    variant: self.variant,
+                    material: m.material,
+                    positions,
+                    max,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses a plan whose largest slice does not fit in `available` bytes.
     ///
     /// # Errors
@@ -550,6 +576,34 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// International KKKKvKKK is one slice of 6,991,908,000 positions, past what the
+    /// propagation numbers: refused before anything is solved; KKKKKvKK (4,195,144,800) and
+    /// every Brazilian material up to 8 pieces are not.
+    #[test]
+    fn slices_past_the_propagation_are_refused() {
+        let plan = Plan::new(Variant::International, 7, Path::new("data")).unwrap();
+        let err = plan.check_slices(|_| true).unwrap_err();
+        let GenerateError::SliceTooLarge {
+            material,
+            positions,
+            max,
+            ..
+        } = &err
+        else {
+            panic!("{err}");
+        };
+        assert_eq!(material.to_string(), "KKKKvKKK");
+        assert_eq!((*positions, *max), (6_991_908_000, 1 << 32));
+        assert!(
+            err.to_string().contains("KKKKvKKK cannot be solved"),
+            "{err}"
+        );
+        let big = |j: usize| plan.materials[j].material.to_string() == "KKKKvKKK";
+        assert!(plan.check_slices(|j| !big(j)).is_ok());
+        let brazilian = Plan::new(Variant::Brazilian, 8, Path::new("data")).unwrap();
+        assert!(brazilian.check_slices(|_| true).is_ok());
+    }
 
     #[test]
     fn plans_in_dependency_order_with_memory() {
