@@ -407,7 +407,10 @@ impl<'a> MaterialSolver<'a> {
     ) -> Result<(), GenerateError> {
         let n = slice.len();
         let ranges = self.ranges(n);
-        let own = self.store.material(self.index.material());
+        // The material's own values, read after its man moves (a kings-only one has none).
+        let material = self.index.material();
+        let own =
+            (material.white_men + material.black_men > 0).then(|| self.store.material(material));
         let seed_range = |range: &Range<u64>| {
             let mut cursor = self.index.cursor(slice.global(range.start));
             let mut moves = MoveList::new();
@@ -416,7 +419,7 @@ impl<'a> MaterialSolver<'a> {
                 let pos = cursor.position();
                 cursor.advance();
                 let (distance, rule, capture) =
-                    self.seed(&pos, &mut moves, &mut man_moves, &own)?;
+                    self.seed(&pos, &mut moves, &mut man_moves, own.as_ref())?;
                 let at = x as usize;
                 if capture {
                     captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
@@ -450,7 +453,7 @@ impl<'a> MaterialSolver<'a> {
         pos: &Position,
         moves: &mut MoveList,
         man_moves: &mut ManMoves,
-        own: &MaterialValues,
+        own: Option<&MaterialValues>,
     ) -> Result<(Seed, Seed, bool), GenerateError> {
         // The king moves stay in the slice: only their number matters here.
         let king_moves = pos.legal_moves_counting_king_moves(moves);
@@ -466,11 +469,14 @@ impl<'a> MaterialSolver<'a> {
         let mut rule = Exits::default();
         // Without a capture the moves listed are man moves: those that keep the material are
         // ranked without playing them.
-        let kings = (!capture).then(|| ManMoves::kings(pos));
+        let own_moves = own
+            .filter(|_| !capture)
+            .map(|own| (own, ManMoves::kings(pos)));
         for mv in moves.iter() {
-            let index_after = kings.and_then(|kings| man_moves.destination(mv, kings));
+            let index_after =
+                own_moves.and_then(|(own, kings)| Some((own, man_moves.destination(mv, kings)?)));
             #[cfg(debug_assertions)]
-            if let Some(i) = index_after {
+            if let Some((_, i)) = index_after {
                 let next = pos.play(mv);
                 assert_eq!(Material::of(&next), material);
                 assert_eq!(i, self.index.rank(&next));
@@ -484,7 +490,7 @@ impl<'a> MaterialSolver<'a> {
                 // position is decided only by a loss it reaches or by wins everywhere it goes,
                 // whatever their levels.
                 let dtw = match index_after {
-                    Some(i) => own.dtw(i)?,
+                    Some((own, i)) => own.dtw(i)?,
                     None => self.store.dtw(&pos.play(mv))?,
                 };
                 match dtw {
@@ -500,7 +506,7 @@ impl<'a> MaterialSolver<'a> {
             // A man move (the only move out that keeps the material) resets outside the
             // categories; a capture or promotion resets unless it stays in the category.
             let ((dtw, value), resets) = match index_after {
-                Some(i) => (own.value(i)?, self.category == Category::Outside),
+                Some((own, i)) => (own.value(i)?, self.category == Category::Outside),
                 None => {
                     let next = pos.play(mv);
                     let next_material = Material::of(&next);
