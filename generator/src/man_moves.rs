@@ -57,8 +57,8 @@ impl<'i> ManMoves<'i> {
     #[inline]
     pub(crate) fn destination(&mut self, mv: &Move, kings: (u64, u64)) -> Option<u64> {
         debug_assert!(!mv.is_capture());
-        let from = 1u64 << (mv.from().number() - 1);
-        let to = 1u64 << (mv.to().number() - 1);
+        let key = (mv.from().number(), mv.to().number());
+        let (from, to) = (1u64 << (key.0 - 1), 1u64 << (key.1 - 1));
         let white_moves = self.white_men & from != 0;
         let promotion = if white_moves {
             self.white_promotion
@@ -73,7 +73,6 @@ impl<'i> ManMoves<'i> {
         } else {
             (self.white_men, (self.black_men & !from) | to)
         };
-        let key = (mv.from().number(), mv.to().number());
         let start = match self.starts.iter().find(|s| (s.0, s.1) == key) {
             Some(&(_, _, start)) => start,
             None => {

@@ -409,8 +409,7 @@ impl<'a> MaterialSolver<'a> {
         let ranges = self.ranges(n);
         // The material's own values, read after its man moves (a kings-only one has none).
         let material = self.index.material();
-        let own =
-            (material.white_men + material.black_men > 0).then(|| self.store.material(material));
+        let own = (material.men() > 0).then(|| self.store.material(material));
         let seed_range = |range: &Range<u64>| {
             let mut cursor = self.index.cursor(slice.global(range.start));
             let mut moves = MoveList::new();
