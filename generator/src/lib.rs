@@ -25,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+mod bit_levels;
 mod convert;
 mod engine;
 mod error;
@@ -36,6 +37,7 @@ mod memory;
 mod packed;
 mod plan;
 mod progress;
+mod seed_file;
 mod solve;
 mod store;
 mod summary;

@@ -181,10 +181,13 @@ impl Plan {
         mut materials: Vec<MaterialPlan>,
         unit: Option<Material>,
     ) -> Plan {
-        let mut largest_slice = 0u64;
+        let mut floor = 0u64;
         for j in 0..materials.len() {
             let placements = Placements::of(variant, materials[j].material);
-            largest_slice = largest_slice.max(2 * placements.kings);
+            // A unit's plan solves its own material alone: the others are finished.
+            if unit.is_none() || j + 1 == materials.len() {
+                floor = floor.max(slice_bytes(placements));
+            }
             // What the material's moves read: its own raw work file, and the blocks of the
             // materials it reads, decompressed in the cache.
             let cached: u64 = materials[j]
@@ -197,7 +200,7 @@ impl Plan {
             materials[j].solve_bytes = materials[j].slices_bytes + own + cached + OVERHEAD;
         }
         let peak_material = materials.iter().map(|m| m.solve_bytes).max().unwrap_or(0);
-        let floor = working_bytes(largest_slice) + LEAST_CACHE_BYTES + OVERHEAD;
+        let floor = floor + LEAST_CACHE_BYTES + OVERHEAD;
         Plan {
             variant,
             max_pieces,
@@ -299,26 +302,15 @@ impl Plan {
     }
 
     /// The memory a unit of work solving material `j` of the plan alone holds: its peak, or
-    /// the budget if that is smaller, never below what its largest slice needs.
+    /// the budget if that is smaller, never below what its largest slice needs. The materials
+    /// it reads are finished: read, not solved, so their slices do not count.
     ///
     /// # Panics
     ///
     /// If `j` is not a material of the plan.
     pub fn unit_bytes(&self, j: usize) -> u64 {
-        // The unit's own plan ([`Plan::for_material`]) holds the materials it reads, and the
-        // ones those read: its floor is the largest slice among them all.
-        let mut seen = vec![false; j + 1];
-        let mut due = vec![j];
-        let mut largest_slice = 0;
-        while let Some(d) = due.pop() {
-            if std::mem::replace(&mut seen[d], true) {
-                continue;
-            }
-            let placements = Placements::of(self.variant, self.materials[d].material);
-            largest_slice = largest_slice.max(2 * placements.kings);
-            due.extend(&self.materials[d].reads);
-        }
-        let least = working_bytes(largest_slice) + LEAST_CACHE_BYTES + OVERHEAD;
+        let placements = Placements::of(self.variant, self.materials[j].material);
+        let least = slice_bytes(placements) + LEAST_CACHE_BYTES + OVERHEAD;
         let solve = self.materials[j].solve_bytes;
         self.budget.map_or(solve, |b| b.min(solve)).max(least)
     }
@@ -401,8 +393,9 @@ impl Plan {
     }
 
     /// Refuses to solve a material of the plan (those `solving` says) whose slices have more
-    /// positions than the propagation numbers ([`crate::engine::MAX_POSITIONS`]): the
-    /// kings-only materials of 4 against 3 kings and more on the international board.
+    /// positions than the engine numbers ([`crate::engine::MAX_POSITIONS`]). A kings-only
+    /// material that large is solved in bits, its positions numbered in 64 bits
+    /// ([`crate::solve::IN_BITS_ABOVE`]): none up to 8 pieces is refused, on either board.
     ///
     /// # Errors
     ///
@@ -413,8 +406,10 @@ impl Plan {
     ) -> Result<(), GenerateError> {
         let max = crate::engine::MAX_POSITIONS;
         for (j, m) in self.materials.iter().enumerate() {
-            let positions = 2 * Placements::of(self.variant, m.material).kings;
-            if positions > max && solving(j) {
+            let placements = Placements::of(self.variant, m.material);
+            let positions = 2 * placements.kings;
+            let in_bits = placements.kings_only && positions > crate::solve::IN_BITS_ABOVE;
+            if positions > max && !in_bits && solving(j) {
                 return Err(GenerateError::SliceTooLarge {
                     variant: self.variant,
                     material: m.material,
@@ -465,6 +460,8 @@ pub(crate) const LEAST_CACHE_BYTES: u64 = 64 << 20;
 struct Placements {
     men: u64,
     kings: u64,
+    /// Whether the material has no men: one slice.
+    kings_only: bool,
 }
 
 impl Placements {
@@ -483,13 +480,18 @@ impl Placements {
         let kings = binomial(free, wk) * binomial(free.saturating_sub(wk), bk);
         // Positions are both sides to move, each the men's placements times the kings'.
         let men = PositionIndex::count(variant, material) / (2 * kings).max(1);
-        Placements { men, kings }
+        Placements {
+            men,
+            kings,
+            kings_only: wm + bm == 0,
+        }
     }
 
     fn of_index(index: &PositionIndex) -> Placements {
         Placements {
             men: index.men_placements(),
             kings: index.king_placements(),
+            kings_only: index.material().men() == 0,
         }
     }
 }
@@ -497,7 +499,18 @@ impl Placements {
 /// Bytes the slices of a material of these placements solved at once hold:
 /// [`SLICES_IN_FLIGHT`] of them, or as many as it has (a material of kings alone is one slice).
 fn slices_bytes(placements: Placements) -> u64 {
-    working_bytes(2 * placements.kings) * SLICES_IN_FLIGHT.min(placements.men)
+    slice_bytes(placements) * SLICES_IN_FLIGHT.min(placements.men)
+}
+
+/// Bytes one slice of a material of these placements holds while it is solved: a large
+/// kings-only one is solved in bits ([`crate::solve::IN_BITS_ABOVE`]).
+fn slice_bytes(placements: Placements) -> u64 {
+    let positions = 2 * placements.kings;
+    if placements.kings_only && positions > crate::solve::IN_BITS_ABOVE {
+        crate::solve::bits_working_bytes(positions)
+    } else {
+        working_bytes(positions)
+    }
 }
 
 /// Bytes the cache holds with every block of a material of `positions` positions.
@@ -577,32 +590,38 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
 mod tests {
     use super::*;
 
-    /// International KKKKvKKK is one slice of 6,991,908,000 positions, past what the
-    /// propagation numbers: refused before anything is solved; KKKKKvKK (4,195,144,800) and
-    /// every Brazilian material up to 8 pieces are not.
+    /// International KKKKvKKK is one slice of 6,991,908,000 positions, past what the engine
+    /// numbers: solved in bits, it is not refused, nor is any material of international up to
+    /// 7 or Brazilian up to 8. At 8 on the international board, seven kings and a man have
+    /// slices past it (KKKKvKKK around each man): those are refused.
     #[test]
-    fn slices_past_the_propagation_are_refused() {
-        let plan = Plan::new(Variant::International, 7, Path::new("data")).unwrap();
+    fn slices_past_what_their_solver_numbers_are_refused() {
+        let max = crate::engine::MAX_POSITIONS;
+        for (variant, pieces) in [(Variant::International, 7), (Variant::Brazilian, 8)] {
+            let plan = Plan::new(variant, pieces, Path::new("data")).unwrap();
+            assert!(plan.check_slices(|_| true).is_ok(), "{variant:?}");
+        }
+        let kkkkvkkk = Placements::of(Variant::International, "KKKKvKKK".parse().unwrap());
+        assert_eq!(2 * kkkkvkkk.kings, 6_991_908_000);
+        assert!(2 * kkkkvkkk.kings > max);
+        let plan = Plan::new(Variant::International, 8, Path::new("data")).unwrap();
         let err = plan.check_slices(|_| true).unwrap_err();
         let GenerateError::SliceTooLarge {
             material,
             positions,
-            max,
             ..
         } = &err
         else {
             panic!("{err}");
         };
-        assert_eq!(material.to_string(), "KKKKvKKK");
-        assert_eq!((*positions, *max), (6_991_908_000, 1 << 32));
-        assert!(
-            err.to_string().contains("KKKKvKKK cannot be solved"),
-            "{err}"
-        );
-        let big = |j: usize| plan.materials[j].material.to_string() == "KKKKvKKK";
-        assert!(plan.check_slices(|j| !big(j)).is_ok());
-        let brazilian = Plan::new(Variant::Brazilian, 8, Path::new("data")).unwrap();
-        assert!(brazilian.check_slices(|_| true).is_ok());
+        assert_eq!((material.pieces(), material.men()), (8, 1), "{material}");
+        assert!(*positions > max);
+        assert!(err.to_string().contains("cannot be solved"), "{err}");
+        let refused = |j: usize| {
+            let m = plan.materials[j].material;
+            m.pieces() == 8 && m.men() == 1
+        };
+        assert!(plan.check_slices(|j| !refused(j)).is_ok());
     }
 
     #[test]

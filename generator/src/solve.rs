@@ -21,6 +21,8 @@
 //! of every move out. A slice that is its own mirror image (every kings-only slice among them)
 //! is solved whole.
 
+mod kings_only;
+
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -35,6 +37,18 @@ use crate::man_moves::ManMoves;
 use crate::store::{MaterialValues, Store};
 use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
+
+pub(crate) use kings_only::{bits_working_bytes, IN_BITS_ABOVE};
+
+/// Positions past which a kings-only material is solved in bits: [`IN_BITS_ABOVE`], or every
+/// kings-only material when the environment sets `RAFLE_KINGS_IN_BITS=1` (the tests compare
+/// the two ways on small materials).
+fn kings_in_bits_above() -> u64 {
+    match std::env::var_os("RAFLE_KINGS_IN_BITS") {
+        Some(v) if v == "1" => 0,
+        _ => IN_BITS_ABOVE,
+    }
+}
 
 /// Positions seeded per unit of parallel work.
 const CHUNK: u64 = 1 << 12;
@@ -140,6 +154,8 @@ pub(crate) struct MaterialSolver<'a> {
     symmetric: bool,
     /// Resident memory past which the pages of the work files are given back.
     release_at: u64,
+    /// Positions past which a kings-only material is solved in bits ([`kings_only`]).
+    kings_in_bits_above: u64,
 }
 
 impl<'a> MaterialSolver<'a> {
@@ -160,6 +176,7 @@ impl<'a> MaterialSolver<'a> {
             rules,
             symmetric: index.material().is_symmetric(),
             release_at: u64::MAX,
+            kings_in_bits_above: kings_in_bits_above(),
         }
     }
 
@@ -227,6 +244,9 @@ impl<'a> MaterialSolver<'a> {
     /// found and the checksum of what was written.
     fn solve_pair(&self, men: u64, progress: &dyn Progress) -> Result<FinishedBand, GenerateError> {
         let slice = self.index.slice(men);
+        if self.index.material().men() == 0 && slice.len() > self.kings_in_bits_above {
+            return self.solve_kings_only(&slice, progress);
+        }
         let image = self.symmetric.then(|| mirror_men(self.index, &slice));
         if image.is_some_and(|image| image < men) {
             return Ok(FinishedBand::default());
@@ -312,6 +332,21 @@ impl<'a> MaterialSolver<'a> {
             .collect()
     }
 
+    /// The error for a distance the codes cannot hold: only values read wrong (the
+    /// successors' files damaged past their checksums) can give one.
+    #[cold]
+    fn past_longest(&self, deepest: u16) -> GenerateError {
+        GenerateError::ImpossibleValue {
+            variant: self.index.variant(),
+            material: self.index.material(),
+            path: self.values.path().to_path_buf(),
+            detail: format!(
+                "a distance of {deepest} plies, past the longest a work file holds \
+                 ({MAX_DISTANCE}), solved from the values of the positions it reaches"
+            ),
+        }
+    }
+
     /// Solves one slice, reporting its progress as it goes. Returns the longest win found, and
     /// the slice's distance and rule codes in its local numbering.
     fn solve_slice(
@@ -350,15 +385,7 @@ impl<'a> MaterialSolver<'a> {
         // give a distance the codes cannot hold: never written as if it were one.
         let deepest = deepest.max(longest);
         if deepest > MAX_DISTANCE {
-            return Err(GenerateError::ImpossibleValue {
-                variant: self.index.variant(),
-                material: self.index.material(),
-                path: self.values.path().to_path_buf(),
-                detail: format!(
-                    "a distance of {deepest} plies, past the longest a work file holds \
-                     ({MAX_DISTANCE}), solved from the values of the positions it reaches"
-                ),
-            });
+            return Err(self.past_longest(deepest));
         }
         drop(distances);
         progress.advance(n);
@@ -373,17 +400,7 @@ impl<'a> MaterialSolver<'a> {
             };
             rules.run(&moves, u16::from(self.limit));
             (0..n as usize)
-                .map(|x| {
-                    let value = match rules.outcome(x) {
-                        // Counts never pass the limit, a u8.
-                        Outcome::Won(c) => RuleValue::win(c as u8),
-                        Outcome::Lost(c) => RuleValue::loss(c as u8),
-                        Outcome::Undecided => {
-                            RuleValue::uncounted(RuleClass::not_forced(distance(codes[x]).wdl()))
-                        }
-                    };
-                    value.code()
-                })
+                .map(|x| rule_code(Some(rules.outcome(x)), codes[x]))
                 .collect()
         } else {
             vec![0; n as usize]
@@ -533,6 +550,21 @@ impl<'a> MaterialSolver<'a> {
             capture,
         ))
     }
+}
+
+/// The rule code of a position whose rule propagation gave `outcome` (`None`: undecided) and
+/// whose distance code is `code`: what the rules leave undecided takes the class the
+/// distance gives.
+fn rule_code(outcome: Option<Outcome>, code: u16) -> u8 {
+    let value = match outcome {
+        // Counts never pass the limit, a u8.
+        Some(Outcome::Won(c)) => RuleValue::win(c as u8),
+        Some(Outcome::Lost(c)) => RuleValue::loss(c as u8),
+        Some(Outcome::Undecided) | None => {
+            RuleValue::uncounted(RuleClass::not_forced(distance(code).wdl()))
+        }
+    };
+    value.code()
 }
 
 /// What a position's moves out of its slice give.

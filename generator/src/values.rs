@@ -90,6 +90,9 @@ fn io_error(path: &Path) -> impl Fn(io::Error) -> GenerateError + '_ {
 /// would hold all its pages in this process's memory until the band ends.
 const MAPPED_WRITE: usize = 1 << 16;
 
+/// Bytes of a work file checksummed at a time, past which their pages are given back.
+const CHECKSUM_PIECE: usize = 1 << 26;
+
 /// A work file, mapped, and written by ranges.
 #[derive(Debug)]
 pub(crate) struct ValuesFile {
@@ -194,7 +197,9 @@ impl ValuesFile {
         );
         // SAFETY: in bounds (checked above), and the file's blocks are reserved (see
         // `reserve`), so no write meets a full disk. Each slice is written once, by the one
-        // thread that solved it, and read only after: no other access overlaps the range.
+        // thread that solved it, and read only after; a kings-only slice solved in bits
+        // (`solve::kings_only`) has each position written by the one thread that decides it at
+        // a level, and no other reads it meanwhile: no other access overlaps the range.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 bytes.as_ptr(),
@@ -202,6 +207,26 @@ impl ValuesFile {
                 bytes.len(),
             );
         }
+    }
+
+    /// Sets the distance code of position `i`, through the mapping.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is past the end.
+    #[inline]
+    pub(crate) fn set_distance_code(&self, i: u64, code: u16) {
+        self.write_mapped(2 * i, &code.to_le_bytes());
+    }
+
+    /// Sets the rule code of position `i`, through the mapping.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is past the end.
+    #[inline]
+    pub(crate) fn set_rule_code(&self, i: u64, code: u8) {
+        self.write_mapped(2 * self.positions + i, &[code]);
     }
 
     /// Writes the codes of the positions from `start` on. Returns the range's checksum (see
@@ -241,15 +266,34 @@ impl ValuesFile {
         assert!(start + len <= self.positions, "range past the work file");
         let (start, len) = (start as usize, len as usize);
         let rules_at = 2 * self.positions as usize + start;
-        // SAFETY: both ranges are in bounds (checked above) and the mapping lives as long as
-        // `self`. Only finished bands are checked, and no thread writes them any more.
-        let (distances, rules) = unsafe {
-            (
-                std::slice::from_raw_parts(self.map.as_ptr().add(2 * start), 2 * len),
-                std::slice::from_raw_parts(self.map.as_ptr().add(rules_at), len),
-            )
-        };
-        range_checksum(start as u64, distances, rules)
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&(start as u64).to_le_bytes());
+        for (at, bytes) in [(2 * start, 2 * len), (rules_at, len)] {
+            // A large range (a kings-only slice) is read a piece at a time, each piece's pages
+            // given back once read, so that reading it does not hold the whole file.
+            let mut done = 0;
+            while done < bytes {
+                let piece = (bytes - done).min(CHECKSUM_PIECE);
+                // SAFETY: in bounds (checked above) and the mapping lives as long as `self`.
+                // Only finished bands are checked, and no thread writes them any more.
+                hasher.update(unsafe {
+                    std::slice::from_raw_parts(self.map.as_ptr().add(at + done), piece)
+                });
+                if bytes > CHECKSUM_PIECE {
+                    // SAFETY: as in `release`: the pages of a shared mapping of the file are
+                    // read back from the file, with the same bytes, on the next access.
+                    let _ = unsafe {
+                        self.map.unchecked_advise_range(
+                            memmap2::UncheckedAdvice::DontNeed,
+                            at + done,
+                            piece,
+                        )
+                    };
+                }
+                done += piece;
+            }
+        }
+        hasher.finalize()
     }
 
     /// The file.

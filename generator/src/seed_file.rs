@@ -1,0 +1,281 @@
+//! The seeds of a kings-only material kept on disk, by level, while it is solved in bits
+//! ([`crate::bit_levels`]): the positions that must capture (or have no move) are decided by
+//! their seeds, and the propagation needs them only when their level comes. Held in memory, as
+//! lists, they would take more than the six bits a position of the propagation itself.
+//!
+//! The seed pass walks the material in groups of consecutive positions and appends, per group,
+//! one record for each (propagation, level, won or lost) it has seeds of: the positions in
+//! increasing order, as varint-coded gaps. The file is scratch, written under a temporary name
+//! (swept by the next run if this one dies) and removed when dropped; the index of its records
+//! stays in memory with each record's CRC-32, so a record changed on disk meanwhile is an error,
+//! never a seed.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::files::temporary_path;
+use crate::GenerateError;
+
+/// Which propagation a seed is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Propagated {
+    /// Distances to win.
+    Distances,
+    /// Values under the draw rules.
+    Rules,
+}
+
+/// The seeds of one group of positions: for each (propagation, level, won), the positions, in
+/// increasing order.
+#[derive(Debug, Default)]
+pub(crate) struct GroupSeeds(BTreeMap<(Propagated, u16, bool), Vec<u64>>);
+
+impl GroupSeeds {
+    /// Adds position `x`, decided at `level` (won or lost) by its seed; positions must come in
+    /// increasing order.
+    pub(crate) fn push(&mut self, propagated: Propagated, level: u16, won: bool, x: u64) {
+        self.0.entry((propagated, level, won)).or_default().push(x);
+    }
+
+    /// Appends `other`'s seeds, all of positions after this group's.
+    pub(crate) fn append(&mut self, other: GroupSeeds) {
+        for (key, mut positions) in other.0 {
+            self.0.entry(key).or_default().append(&mut positions);
+        }
+    }
+}
+
+/// Where a record is in the file.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    offset: u64,
+    len: u32,
+    crc: u32,
+    won: bool,
+}
+
+/// A material's seeds on disk, written group by group and read level by level.
+pub(crate) struct SeedFile {
+    path: PathBuf,
+    out: BufWriter<File>,
+    written: u64,
+    /// The records of each (propagation, level), in the order written.
+    records: BTreeMap<(Propagated, u16), Vec<Record>>,
+}
+
+fn io(path: &Path, source: std::io::Error) -> GenerateError {
+    GenerateError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl SeedFile {
+    /// Creates an empty seed file beside `near` (the material's work file), under a fresh
+    /// temporary name.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be created.
+    pub(crate) fn create(near: &Path) -> Result<SeedFile, GenerateError> {
+        let path = temporary_path(&near.with_extension("seeds"));
+        // Created in place of nothing, as `create_temporary` does, but readable too.
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| io(&path, e))?;
+        Ok(SeedFile {
+            path,
+            out: BufWriter::with_capacity(1 << 20, file),
+            written: 0,
+            records: BTreeMap::new(),
+        })
+    }
+
+    /// Appends a group's seeds.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if writing fails (a full disk).
+    pub(crate) fn append(&mut self, seeds: &GroupSeeds) -> Result<(), GenerateError> {
+        for (&(propagated, level, won), positions) in &seeds.0 {
+            let mut bytes = Vec::with_capacity(positions.len() * 2);
+            let mut last = 0u64;
+            for (i, &x) in positions.iter().enumerate() {
+                debug_assert!(i == 0 || x > last, "seeds out of order");
+                put_varint(&mut bytes, if i == 0 { x } else { x - last - 1 });
+                last = x;
+            }
+            let record = Record {
+                offset: self.written,
+                len: u32::try_from(bytes.len()).expect("a group's seeds fit 4 GiB"),
+                crc: crc32fast::hash(&bytes),
+                won,
+            };
+            self.out.write_all(&bytes).map_err(|e| io(&self.path, e))?;
+            self.written += bytes.len() as u64;
+            self.records
+                .entry((propagated, level))
+                .or_default()
+                .push(record);
+        }
+        Ok(())
+    }
+
+    /// Makes everything appended readable.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if writing fails.
+    pub(crate) fn finish(&mut self) -> Result<(), GenerateError> {
+        self.out.flush().map_err(|e| io(&self.path, e))
+    }
+
+    /// The highest level with seeds for `propagated`, if any.
+    pub(crate) fn last_level(&self, propagated: Propagated) -> Option<u16> {
+        self.records
+            .range((propagated, 0)..=(propagated, u16::MAX))
+            .next_back()
+            .map(|(&(_, level), _)| level)
+    }
+
+    /// Calls `f(x, won)` with every seed of `propagated` at `level`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the file cannot be read, [`GenerateError::DamagedWorkFile`] if
+    /// a record is not what was written.
+    pub(crate) fn for_each(
+        &self,
+        propagated: Propagated,
+        level: u16,
+        mut f: impl FnMut(u64, bool),
+    ) -> Result<(), GenerateError> {
+        let Some(records) = self.records.get(&(propagated, level)) else {
+            return Ok(());
+        };
+        let file = self.out.get_ref();
+        for record in records {
+            let mut bytes = vec![0u8; record.len as usize];
+            file.read_exact_at(&mut bytes, record.offset)
+                .map_err(|e| io(&self.path, e))?;
+            if crc32fast::hash(&bytes) != record.crc {
+                return Err(self.damaged("a record's checksum does not match"));
+            }
+            let mut at = 0;
+            let mut next = 0u64;
+            while at < bytes.len() {
+                let gap = get_varint(&bytes, &mut at)
+                    .ok_or_else(|| self.damaged("a record ends inside a number"))?;
+                let x = next
+                    .checked_add(gap)
+                    .ok_or_else(|| self.damaged("a position past every position"))?;
+                f(x, record.won);
+                next = x + 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn damaged(&self, reason: &str) -> GenerateError {
+        GenerateError::DamagedWorkFile {
+            path: self.path.clone(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+impl Drop for SeedFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seeds(list: &[(Propagated, u16, bool, u64)]) -> GroupSeeds {
+        let mut g = GroupSeeds::default();
+        for &(p, l, w, x) in list {
+            g.push(p, l, w, x);
+        }
+        g
+    }
+
+    #[test]
+    fn seeds_come_back_by_level_in_the_order_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = SeedFile::create(&dir.path().join("m.partial")).unwrap();
+        use Propagated::*;
+        file.append(&seeds(&[
+            (Distances, 0, false, 3),
+            (Distances, 1, true, 5),
+            (Distances, 0, false, 7),
+            (Rules, 1, true, 5),
+        ]))
+        .unwrap();
+        let mut second = seeds(&[(Distances, 1, false, 1 << 40)]);
+        second.append(seeds(&[(Distances, 1, false, (1 << 40) + 1)]));
+        file.append(&second).unwrap();
+        file.finish().unwrap();
+        let read = |p, l| {
+            let mut v = Vec::new();
+            file.for_each(p, l, |x, won| v.push((x, won))).unwrap();
+            v
+        };
+        assert_eq!(read(Distances, 0), [(3, false), (7, false)]);
+        assert_eq!(
+            read(Distances, 1),
+            [(5, true), (1 << 40, false), ((1 << 40) + 1, false)]
+        );
+        assert_eq!(read(Rules, 1), [(5, true)]);
+        assert_eq!(read(Rules, 0), []);
+        assert_eq!(file.last_level(Distances), Some(1));
+        assert_eq!(file.last_level(Rules), Some(1));
+        let path = file.path.clone();
+        assert!(path.exists());
+        drop(file);
+        assert!(!path.exists(), "the scratch file is removed");
+    }
+
+    #[test]
+    fn a_record_changed_on_disk_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = SeedFile::create(&dir.path().join("m.partial")).unwrap();
+        file.append(&seeds(&[(Propagated::Distances, 2, true, 1000)]))
+            .unwrap();
+        file.finish().unwrap();
+        let mut bytes = fs::read(&file.path).unwrap();
+        bytes[0] ^= 1;
+        file.out.get_ref().write_all_at(&bytes, 0).unwrap();
+        let got = file.for_each(Propagated::Distances, 2, |_, _| panic!("taken"));
+        assert!(matches!(got, Err(GenerateError::DamagedWorkFile { .. })));
+    }
+}

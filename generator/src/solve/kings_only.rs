@@ -1,0 +1,275 @@
+//! A kings-only material solved in bits, straight into its work file, in memory that does not
+//! grow with its positions past seven bits each.
+//!
+//! A kings-only material is one slice: every quiet move stays in it, every capture leaves it.
+//! The engine would hold four bytes a position and lists of each level's positions (some 70 GiB
+//! for international KKKKvKKK); here the [bit propagation](crate::bit_levels) holds six bits a
+//! position and the positions decided by their seeds one more, shared by both propagations. The
+//! values never sit in memory whole:
+//!
+//! 1. The seed pass walks the positions in groups and writes each one's final codes to the
+//!    work file when its seed decides it (it must capture, or has no move), a draw in place of
+//!    the others; the seeds themselves go to a [`SeedFile`], by level, read back when their
+//!    level comes.
+//! 2. The distance propagation writes each level's positions' codes as the level completes.
+//! 3. With the rule tables: every position not fixed by its seed takes the class its distance
+//!    gives, then the rule propagation writes the codes of the positions it decides.
+//!
+//! Every value is the one the engine gives (see [`crate::bit_levels`] and `tests/kings_in_bits.rs`),
+//! written at the same place, so the work file, its checksum and the tables are the same.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, Ordering};
+
+use rafle_probe::{Dtw, KingSlice, MoveList};
+use rayon::prelude::*;
+
+use super::{rule_code, MaterialSolver, CHUNK};
+use crate::bit_levels::{BitLevels, Bits};
+use crate::engine::{Outcome, Seed};
+use crate::man_moves::ManMoves;
+use crate::seed_file::{GroupSeeds, Propagated, SeedFile};
+use crate::values::{distance_code, FinishedBand, CAPTURE, MAX_DISTANCE};
+use crate::{GenerateError, Progress};
+
+/// Ranges of [`CHUNK`] positions seeded per group: a group's seeds are gathered in memory
+/// (up to 16 bytes a position) before they are appended to the seed file.
+const RANGES_PER_GROUP: usize = 1 << 10;
+
+/// Positions above which a kings-only material is solved in bits rather than by the engine:
+/// the engine is faster, and up to here holds at most about 3 GiB.
+pub(crate) const IN_BITS_ABOVE: u64 = 1 << 28;
+
+/// Bytes a kings-only slice of `positions` positions holds while it is solved in bits: seven
+/// bits a position, and a group's seeds and codes.
+pub(crate) fn bits_working_bytes(positions: u64) -> u64 {
+    positions * 7 / 8 + RANGES_PER_GROUP as u64 * CHUNK * 19
+}
+
+/// What the seed pass found in one range of positions.
+struct SeededRange {
+    seeds: GroupSeeds,
+    longest: u16,
+    deepest: u16,
+}
+
+impl MaterialSolver<'_> {
+    /// Solves the one slice of a kings-only material into the work file (see the module docs).
+    /// Returns the longest win and the slice's checksum in the work file.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the work file or the seed file cannot be written, as
+    /// [`crate::store::Store::value`] if the values of a finished material cannot be read,
+    /// [`GenerateError::DamagedWorkFile`] if the seed file changed on disk, and
+    /// [`GenerateError::ImpossibleValue`] for a distance past the longest a work file holds.
+    pub(super) fn solve_kings_only(
+        &self,
+        slice: &KingSlice,
+        progress: &dyn Progress,
+    ) -> Result<FinishedBand, GenerateError> {
+        let n = slice.len();
+        let moves = slice.king_moves();
+        let fixed = Bits::new(n);
+        let mut seeds = SeedFile::create(self.values.path())?;
+        let (mut longest, mut deepest) = (0u16, 0u16);
+        for group in self.ranges(n).chunks(RANGES_PER_GROUP) {
+            let seeded: Vec<Result<SeededRange, GenerateError>> = group
+                .par_iter()
+                .map(|range| self.seed_range(slice, range.clone(), &fixed))
+                .collect();
+            let mut group_seeds = GroupSeeds::default();
+            for range in seeded {
+                let range = range?;
+                group_seeds.append(range.seeds);
+                longest = longest.max(range.longest);
+                deepest = deepest.max(range.deepest);
+            }
+            seeds.append(&group_seeds)?;
+            self.keep_within_budget();
+        }
+        seeds.finish()?;
+        progress.advance(n);
+
+        let global = |x: u64| slice.global(x);
+        let mut distances = BitLevels::new(fixed);
+        let (won_at, lost_at) = (AtomicU16::new(0), AtomicU16::new(0));
+        distances.run(
+            &moves,
+            u16::MAX,
+            seeds.last_level(Propagated::Distances),
+            |level, add| seeds.for_each(Propagated::Distances, level, &mut *add),
+            |level, decided, won| {
+                if level > MAX_DISTANCE {
+                    return Err(self.past_longest(level));
+                }
+                decided.par_for_each(|x| {
+                    let (dtw, at) = if won.contains(x) {
+                        (Dtw::Win(level), &won_at)
+                    } else {
+                        (Dtw::Loss(level), &lost_at)
+                    };
+                    at.fetch_max(level, Ordering::Relaxed);
+                    self.values.set_distance_code(global(x), distance_code(dtw));
+                });
+                self.keep_within_budget();
+                Ok(())
+            },
+        )?;
+        longest = longest.max(won_at.into_inner());
+        deepest = deepest.max(lost_at.into_inner());
+        // Only values read wrong (the successors' files damaged past their checksums) can
+        // give a distance the codes cannot hold: never written as if it were one.
+        if deepest.max(longest) > MAX_DISTANCE {
+            return Err(self.past_longest(deepest.max(longest)));
+        }
+        progress.advance(n);
+
+        if self.rules {
+            let fixed = distances.into_fixed();
+            self.rule_codes_of_distances(slice, &fixed)?;
+            let mut rules = BitLevels::new(fixed);
+            rules.run(
+                &moves,
+                u16::from(self.limit),
+                seeds.last_level(Propagated::Rules),
+                |level, add| seeds.for_each(Propagated::Rules, level, &mut *add),
+                |level, decided, won| {
+                    decided.par_for_each(|x| {
+                        let outcome = if won.contains(x) {
+                            Outcome::Won(level)
+                        } else {
+                            Outcome::Lost(level)
+                        };
+                        let at = global(x);
+                        let code = rule_code(Some(outcome), self.values.distance_code(at));
+                        self.values.set_rule_code(at, code);
+                    });
+                    self.keep_within_budget();
+                    Ok(())
+                },
+            )?;
+        }
+        progress.advance(n);
+        let kings = self.index.king_placements();
+        let checksum = u64::from(self.values.checksum(slice.global(0), kings))
+            + u64::from(self.values.checksum(slice.global(kings), kings));
+        Ok(FinishedBand { longest, checksum })
+    }
+
+    /// Seeds the positions of `range` (local numbers): writes the codes of those their seeds
+    /// decide, with a draw for the others, marks them `fixed`, and returns their seeds.
+    fn seed_range(
+        &self,
+        slice: &KingSlice,
+        range: Range<u64>,
+        fixed: &Bits,
+    ) -> Result<SeededRange, GenerateError> {
+        let mut cursor = self.index.cursor(slice.global(range.start));
+        let mut list = MoveList::new();
+        let mut man_moves = ManMoves::new(self.index, slice.men_bits());
+        let len = (range.end - range.start) as usize;
+        let mut codes = Vec::with_capacity(len);
+        let mut rule_codes = Vec::with_capacity(len);
+        let mut out = SeededRange {
+            seeds: GroupSeeds::default(),
+            longest: 0,
+            deepest: 0,
+        };
+        for x in range.clone() {
+            let pos = cursor.position();
+            cursor.advance();
+            let (distance, rule, capture) = self.seed(&pos, &mut list, &mut man_moves, None)?;
+            let (code, rule_outcome) = match (distance, rule) {
+                (Seed::Open { floor: 0, .. }, Seed::Open { floor: 0, .. }) => {
+                    codes.push(distance_code(Dtw::Draw));
+                    rule_codes.push(0);
+                    continue;
+                }
+                (distance, rule) => (
+                    self.fixed_code(distance, x, &mut out),
+                    self.fixed_rule(rule, x, &mut out.seeds),
+                ),
+            };
+            fixed.insert(x);
+            let code = code | if capture { CAPTURE } else { 0 };
+            codes.push(code);
+            rule_codes.push(if self.rules {
+                rule_code(rule_outcome, code)
+            } else {
+                0
+            });
+        }
+        self.values
+            .write_range(slice.global(range.start), &codes, &rule_codes)?;
+        Ok(out)
+    }
+
+    /// The distance code of a position its seed decides, its seed noted.
+    fn fixed_code(&self, seed: Seed, x: u64, out: &mut SeededRange) -> u16 {
+        let dtw = match seed {
+            Seed::Won(l) => {
+                out.longest = out.longest.max(l);
+                out.seeds.push(Propagated::Distances, l, true, x);
+                Dtw::Win(l)
+            }
+            Seed::Lost(l) => {
+                out.deepest = out.deepest.max(l);
+                out.seeds.push(Propagated::Distances, l, false, x);
+                Dtw::Loss(l)
+            }
+            Seed::Settled => Dtw::Draw,
+            seed => unreachable_seed(seed),
+        };
+        distance_code(dtw)
+    }
+
+    /// The rule outcome of a position its seed decides, its seed noted.
+    fn fixed_rule(&self, seed: Seed, x: u64, seeds: &mut GroupSeeds) -> Option<Outcome> {
+        match seed {
+            Seed::Won(c) => {
+                seeds.push(Propagated::Rules, c, true, x);
+                Some(Outcome::Won(c))
+            }
+            Seed::Lost(c) => {
+                seeds.push(Propagated::Rules, c, false, x);
+                Some(Outcome::Lost(c))
+            }
+            Seed::Settled => None,
+            seed => unreachable_seed(seed),
+        }
+    }
+
+    /// Gives every position its seed does not fix the rule code its distance gives (what the
+    /// rules leave undecided), before the rule propagation writes those it decides.
+    fn rule_codes_of_distances(
+        &self,
+        slice: &KingSlice,
+        fixed: &Bits,
+    ) -> Result<(), GenerateError> {
+        for group in self.ranges(slice.len()).chunks(RANGES_PER_GROUP) {
+            group.par_iter().try_for_each(|range| {
+                let start = slice.global(range.start);
+                let len = (range.end - range.start) as usize;
+                let (codes, mut rule_codes) = self.values.read_range(start, len)?;
+                for (i, x) in range.clone().enumerate() {
+                    if !fixed.contains(x) {
+                        rule_codes[i] = rule_code(None, codes[i]);
+                    }
+                }
+                self.values.write_range(start, &codes, &rule_codes)?;
+                Ok(())
+            })?;
+            self.keep_within_budget();
+        }
+        Ok(())
+    }
+}
+
+/// Only a move out of the slice gives a floor, a pending win or an escape to a position with
+/// moves inside, and in a kings-only material every move out is a capture, which leaves no
+/// quiet move legal; a position without a capture has its moves inside (open) or none (lost).
+#[cold]
+fn unreachable_seed(seed: Seed) -> ! {
+    unreachable!("a kings-only position seeded {seed:?}")
+}
