@@ -131,8 +131,8 @@ impl BitLevels {
     /// The set whose positions decided by their seeds (won, lost or settled) are `fixed`, every
     /// other one open.
     pub(crate) fn new(fixed: Bits) -> BitLevels {
-        let words = fixed.0.len();
-        let empty = || Bits((0..words).map(|_| AtomicU64::new(0)).collect());
+        let len = 64 * fixed.0.len() as u64;
+        let empty = || Bits::new(len);
         BitLevels {
             won: empty(),
             lost: empty(),

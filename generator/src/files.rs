@@ -306,7 +306,8 @@ fn busy(dir: &Path, pid: Option<u32>) -> GenerateError {
     }
 }
 
-fn io(path: &Path, source: std::io::Error) -> GenerateError {
+/// The error of an I/O failure on `path`.
+pub(crate) fn io(path: &Path, source: std::io::Error) -> GenerateError {
     GenerateError::Io {
         path: path.to_path_buf(),
         source,

@@ -16,7 +16,7 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::files::temporary_path;
+use crate::files::{io, temporary_path};
 use crate::GenerateError;
 
 /// Which propagation a seed is for.
@@ -64,13 +64,6 @@ pub(crate) struct SeedFile {
     written: u64,
     /// The records of each (propagation, level), in the order written.
     records: BTreeMap<(Propagated, u16), Vec<Record>>,
-}
-
-fn io(path: &Path, source: std::io::Error) -> GenerateError {
-    GenerateError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 impl SeedFile {

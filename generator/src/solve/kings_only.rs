@@ -93,7 +93,9 @@ impl MaterialSolver<'_> {
 
         let global = |x: u64| slice.global(x);
         let mut distances = BitLevels::new(fixed);
-        let (won_at, lost_at) = (AtomicU16::new(0), AtomicU16::new(0));
+        // The longest win the propagation finds: its last level with a win (levels past the
+        // longest a code holds are refused as they come).
+        let won_at = AtomicU16::new(0);
         distances.run(
             &moves,
             u16::MAX,
@@ -104,12 +106,15 @@ impl MaterialSolver<'_> {
                     return Err(self.past_longest(level));
                 }
                 decided.par_for_each(|x| {
-                    let (dtw, at) = if won.contains(x) {
-                        (Dtw::Win(level), &won_at)
+                    let dtw = if won.contains(x) {
+                        // Read first: one write a level, not one a position, to the shared line.
+                        if won_at.load(Ordering::Relaxed) < level {
+                            won_at.fetch_max(level, Ordering::Relaxed);
+                        }
+                        Dtw::Win(level)
                     } else {
-                        (Dtw::Loss(level), &lost_at)
+                        Dtw::Loss(level)
                     };
-                    at.fetch_max(level, Ordering::Relaxed);
                     self.values.set_distance_code(global(x), distance_code(dtw));
                 });
                 self.keep_within_budget();
@@ -117,7 +122,6 @@ impl MaterialSolver<'_> {
             },
         )?;
         longest = longest.max(won_at.into_inner());
-        deepest = deepest.max(lost_at.into_inner());
         // Only values read wrong (the successors' files damaged past their checksums) can
         // give a distance the codes cannot hold: never written as if it were one.
         if deepest.max(longest) > MAX_DISTANCE {
@@ -127,7 +131,7 @@ impl MaterialSolver<'_> {
 
         if self.rules {
             let fixed = distances.into_fixed();
-            self.rule_codes_of_distances(slice, &fixed)?;
+            self.rule_codes_of_distances(slice, &fixed);
             let mut rules = BitLevels::new(fixed);
             rules.run(
                 &moves,
@@ -242,27 +246,18 @@ impl MaterialSolver<'_> {
 
     /// Gives every position its seed does not fix the rule code its distance gives (what the
     /// rules leave undecided), before the rule propagation writes those it decides.
-    fn rule_codes_of_distances(
-        &self,
-        slice: &KingSlice,
-        fixed: &Bits,
-    ) -> Result<(), GenerateError> {
+    fn rule_codes_of_distances(&self, slice: &KingSlice, fixed: &Bits) {
         for group in self.ranges(slice.len()).chunks(RANGES_PER_GROUP) {
-            group.par_iter().try_for_each(|range| {
-                let start = slice.global(range.start);
-                let len = (range.end - range.start) as usize;
-                let (codes, mut rule_codes) = self.values.read_range(start, len)?;
-                for (i, x) in range.clone().enumerate() {
-                    if !fixed.contains(x) {
-                        rule_codes[i] = rule_code(None, codes[i]);
-                    }
+            // Through the mapping: only the rule codes change, the distance codes stay put.
+            group.par_iter().for_each(|range| {
+                for x in range.clone().filter(|&x| !fixed.contains(x)) {
+                    let at = slice.global(x);
+                    let code = rule_code(None, self.values.distance_code(at));
+                    self.values.set_rule_code(at, code);
                 }
-                self.values.write_range(start, &codes, &rule_codes)?;
-                Ok(())
-            })?;
+            });
             self.keep_within_budget();
         }
-        Ok(())
     }
 }
 
