@@ -314,6 +314,11 @@ pub(crate) fn io(path: &Path, source: std::io::Error) -> GenerateError {
     }
 }
 
+/// [`io`] for `map_err`: the error of an I/O failure on `path`.
+pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
+    move |source| io(path, source)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

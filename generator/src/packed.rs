@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::files::io_error;
 use crate::values::{ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::cache::{block_key, BlockCache, BlockKey};
@@ -113,13 +114,6 @@ fn damaged(path: &Path, reason: impl Into<String>) -> GenerateError {
     GenerateError::DamagedWorkFile {
         path: path.to_path_buf(),
         reason: reason.into(),
-    }
-}
-
-fn io_error(path: &Path) -> impl Fn(io::Error) -> GenerateError + '_ {
-    move |source| GenerateError::Io {
-        path: path.to_path_buf(),
-        source,
     }
 }
 

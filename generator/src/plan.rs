@@ -408,8 +408,7 @@ impl Plan {
         for (j, m) in self.materials.iter().enumerate() {
             let placements = Placements::of(self.variant, m.material);
             let positions = 2 * placements.kings;
-            let in_bits = placements.kings_only && positions > crate::solve::IN_BITS_ABOVE;
-            if positions > max && !in_bits && solving(j) {
+            if positions > max && !placements.solved_in_bits() && solving(j) {
                 return Err(GenerateError::SliceTooLarge {
                     variant: self.variant,
                     material: m.material,
@@ -487,6 +486,12 @@ impl Placements {
         }
     }
 
+    /// Whether the material is solved in bits: kings only, past
+    /// [`crate::solve::IN_BITS_ABOVE`] positions (its one slice is all of them).
+    fn solved_in_bits(&self) -> bool {
+        self.kings_only && 2 * self.kings > crate::solve::IN_BITS_ABOVE
+    }
+
     fn of_index(index: &PositionIndex) -> Placements {
         Placements {
             men: index.men_placements(),
@@ -506,7 +511,7 @@ fn slices_bytes(placements: Placements) -> u64 {
 /// kings-only one is solved in bits ([`crate::solve::IN_BITS_ABOVE`]).
 fn slice_bytes(placements: Placements) -> u64 {
     let positions = 2 * placements.kings;
-    if placements.kings_only && positions > crate::solve::IN_BITS_ABOVE {
+    if placements.solved_in_bits() {
         crate::solve::bits_working_bytes(positions)
     } else {
         working_bytes(positions)
@@ -609,14 +614,20 @@ mod tests {
         let GenerateError::SliceTooLarge {
             material,
             positions,
+            max: refused_above,
             ..
         } = &err
         else {
             panic!("{err}");
         };
         assert_eq!((material.pieces(), material.men()), (8, 1), "{material}");
+        assert_eq!(*refused_above, 1 << 32);
         assert!(*positions > max);
-        assert!(err.to_string().contains("cannot be solved"), "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("{material} cannot be solved")),
+            "{err}"
+        );
         let refused = |j: usize| {
             let m = plan.materials[j].material;
             m.pieces() == 8 && m.men() == 1

@@ -24,7 +24,6 @@
 mod kings_only;
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rafle_probe::{
     Category, Color, Dtw, KingSlice, Limits, Material, MoveList, Position, PositionIndex, Role,
@@ -32,6 +31,7 @@ use rafle_probe::{
 };
 use rayon::prelude::*;
 
+use crate::bit_levels::Bits;
 use crate::engine::{Moves, Outcome, Propagation, Seed};
 use crate::man_moves::ManMoves;
 use crate::store::{MaterialValues, Store};
@@ -356,14 +356,13 @@ impl<'a> MaterialSolver<'a> {
     ) -> Result<(u16, Vec<u16>, Vec<u8>), GenerateError> {
         let n = slice.len();
         let moves = slice.king_moves();
-        let captures: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let captures = Bits::new(n);
         let together = n <= TOGETHER;
         let mut distances = Propagation::with_len(n as usize);
         let rules = (self.rules && together).then(|| Propagation::with_len(n as usize));
         self.seed_slice(slice, &captures, Some(&distances), rules.as_ref())?;
         progress.advance(n);
         distances.run(&moves, u16::MAX);
-        let captured = |x: usize| captures[x / 64].load(Ordering::Relaxed) & (1 << (x % 64)) != 0;
         let (mut longest, mut deepest) = (0, 0);
         let codes: Vec<u16> = (0..n as usize)
             .map(|x| {
@@ -378,7 +377,12 @@ impl<'a> MaterialSolver<'a> {
                     }
                     Outcome::Undecided => Dtw::Draw,
                 };
-                distance_code(dtw) | if captured(x) { CAPTURE } else { 0 }
+                distance_code(dtw)
+                    | if captures.contains(x as u64) {
+                        CAPTURE
+                    } else {
+                        0
+                    }
             })
             .collect();
         // Only values read wrong (the successors' files damaged past their checksums) can
@@ -418,7 +422,7 @@ impl<'a> MaterialSolver<'a> {
     fn seed_slice(
         &self,
         slice: &KingSlice,
-        captures: &[AtomicU64],
+        captures: &Bits,
         distances: Option<&Propagation>,
         rules: Option<&Propagation>,
     ) -> Result<(), GenerateError> {
@@ -438,7 +442,7 @@ impl<'a> MaterialSolver<'a> {
                     self.seed(&pos, &mut moves, &mut man_moves, own.as_ref())?;
                 let at = x as usize;
                 if capture {
-                    captures[at / 64].fetch_or(1 << (at % 64), Ordering::Relaxed);
+                    captures.insert(x);
                 }
                 if let Some(p) = distances {
                     p.seed(at, distance);

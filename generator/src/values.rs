@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use memmap2::{Advice, MmapOptions, MmapRaw};
 use rafle_probe::{Dtw, Limits, Material, RuleValue, Tables, Variant, WorkFiles};
 
+use crate::files::io_error;
 use crate::GenerateError;
 
 /// The distance code of a draw.
@@ -75,13 +76,6 @@ pub(crate) fn packed_identity(
         "rafle values {variant} {material} {positions} {limits} {}",
         tables.name()
     )
-}
-
-fn io_error(path: &Path) -> impl Fn(io::Error) -> GenerateError + '_ {
-    move |source| GenerateError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// Ranges of fewer positions than this are written through the mapping, larger ones by a
