@@ -137,6 +137,19 @@ impl WriterLock {
         material: Material,
         waiting: &dyn Fn(Option<u32>),
     ) -> Result<WriterLock, GenerateError> {
+        WriterLock::unit_at(dir, &dir.material_lock(material), waiting)
+    }
+
+    /// As [`WriterLock::unit`], the unit's own lock being `unit_lock` (a seed part's).
+    ///
+    /// # Errors
+    ///
+    /// As [`WriterLock::unit`].
+    pub(crate) fn unit_at(
+        dir: &VariantDir,
+        unit_lock: &Path,
+        waiting: &dyn Fn(Option<u32>),
+    ) -> Result<WriterLock, GenerateError> {
         let path = dir.writer_lock();
         let mut directory = lock_file(dir, &path)?;
         let taken = with_grace(|| match directory.try_lock_shared() {
@@ -147,7 +160,7 @@ impl WriterLock {
         if let Attempt::Held(pid) = taken {
             return Err(busy(dir.path(), pid));
         }
-        let path = dir.material_lock(material);
+        let path = unit_lock.to_path_buf();
         let mut unit = lock_file(dir, &path)?;
         // No grace here: the holder's id only decorates the message that this unit waits.
         match unit.try_lock() {

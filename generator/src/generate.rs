@@ -15,6 +15,7 @@ use crate::files::WriterLock;
 use crate::load::{load_existing, LoadError};
 use crate::packed::{self, PackedValues};
 use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
+use crate::seed_part::{PartFile, PartSeeds};
 use crate::solve::{band_checksum, bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
@@ -67,6 +68,10 @@ pub struct MaterialSummary {
     /// Whether the tables were converted from the previous format version (their values
     /// read, not solved again); `reused` is then true too.
     pub converted: bool,
+    /// For a seed part's unit, which part (from 1) of how many: the summary is then of the
+    /// part (its positions; no counts, no tables), `reused` when its file was already there
+    /// or the material finished.
+    pub seed_part: Option<(u32, u32)>,
 }
 
 /// Generates (or reuses) every table of `plan`, reporting to `progress`. Runs on the current
@@ -84,11 +89,16 @@ pub fn generate(
 ) -> Result<Vec<MaterialSummary>, GenerateError> {
     let layout = plan.layout();
     let dir = layout.path();
-    let lock = match plan.unit {
-        Some(material) => WriterLock::unit(&layout, material, &|pid| {
+    let lock = match (plan.unit, plan.part) {
+        (Some(material), Some(part)) => {
+            WriterLock::unit_at(&layout, &layout.seed_part_lock(material, part), &|pid| {
+                progress.waiting_for_unit(dir, material, pid);
+            })?
+        }
+        (Some(material), None) => WriterLock::unit(&layout, material, &|pid| {
             progress.waiting_for_unit(dir, material, pid);
         })?,
-        None => WriterLock::whole(&layout)?,
+        (None, _) => WriterLock::whole(&layout)?,
     };
     plan.check_limits_agree()?;
     let removed = lock.remove_leftovers()?;
@@ -124,6 +134,20 @@ pub fn generate(
             });
         }
     }
+    // A unit solving a material seeded in parts reads every part, checked before anything
+    // else is done.
+    let last = plan.materials.len().saturating_sub(1);
+    let mut seed_parts = match plan.materials.last() {
+        Some(m)
+            if plan.unit.is_some()
+                && plan.part.is_none()
+                && m.seed_parts > 0
+                && !matches!(found[last], Found::Complete) =>
+        {
+            Some(open_seed_parts(plan, last)?)
+        }
+        _ => None,
+    };
     let work = work_to_do(plan, &found, progress)?;
     let (solved, needed) = (&work.solved, &work.needed);
     plan.check_slices(|j| solved[j])?;
@@ -136,6 +160,12 @@ pub fn generate(
         let index = PositionIndex::new(plan.variant, m.material);
         store.set_cache_budget(plan.cache_bytes(&index));
         let paths = plan.layout().work_files(m.material, plan.tables);
+        if let (Some(part), true) = (plan.part, j == last) {
+            let summary = seed_part(plan, j, &found[j], &index, &store, part, progress)?;
+            progress.material_finished(&summary);
+            summaries.push(summary);
+            break;
+        }
         let reused = if solved[j] {
             Err(NotReused::Solve(None))
         } else {
@@ -157,8 +187,10 @@ pub fn generate(
                 let because = because.or_else(|| found[j].why());
                 let rules_only =
                     matches!(found[j], Found::RulesOnly(_)) && because == found[j].why();
-                let mut done =
-                    solve_material(plan, m, &index, &mut store, rules_only, needed[j], progress)?;
+                let parts = if j == last { seed_parts.take() } else { None };
+                let mut done = solve_material(
+                    plan, m, &index, &mut store, rules_only, needed[j], parts, progress,
+                )?;
                 done.rebuilt_because = because;
                 done
             }
@@ -192,6 +224,97 @@ pub fn generate(
         summaries.push(summary);
     }
     Ok(summaries)
+}
+
+/// Every seed part of material `j` (the unit's), opened, every block and record checked.
+///
+/// # Errors
+///
+/// [`GenerateError::MissingSeedParts`] naming each part missing or damaged.
+fn open_seed_parts(plan: &Plan, j: usize) -> Result<PartSeeds, GenerateError> {
+    let m = &plan.materials[j];
+    let paths = plan.layout().work_files(m.material, plan.tables);
+    let mut parts = Vec::new();
+    let mut missing = Vec::new();
+    for part in 1..=m.seed_parts {
+        let opened = PartFile::open(&paths.seed_part(part), &plan.part_id(j, part));
+        match opened.and_then(|file| file.check().map(|()| file)) {
+            Ok(file) => parts.push(file),
+            Err(GenerateError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                missing.push((part, "no file".to_string()));
+            }
+            Err(e) => missing.push((part, e.to_string())),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(GenerateError::MissingSeedParts {
+            variant: plan.variant,
+            material: m.material,
+            missing,
+        });
+    }
+    Ok(PartSeeds(parts))
+}
+
+/// Seeds part `part` of material `j` (the unit's) into its file, unless the file is already
+/// there (every block and record checked) or the material is finished.
+///
+/// # Errors
+///
+/// As [`MaterialSolver::seed_part`].
+fn seed_part(
+    plan: &Plan,
+    j: usize,
+    found: &Found,
+    index: &PositionIndex,
+    store: &Store,
+    part: u32,
+    progress: &dyn Progress,
+) -> Result<MaterialSummary, GenerateError> {
+    let started = Instant::now();
+    let m = &plan.materials[j];
+    let path = plan
+        .layout()
+        .work_files(m.material, plan.tables)
+        .seed_part(part);
+    let id = plan.part_id(j, part);
+    let finished = matches!(found, Found::Complete | Found::WdlOnly);
+    // Every block and record checked: a part damaged since it was written is seeded again.
+    let reused = finished
+        || PartFile::open(&path, &id)
+            .and_then(|file| file.check())
+            .is_ok();
+    if !reused {
+        let rules = plan.tables == Tables::All;
+        let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
+        MaterialSolver::for_seed_part(index, store, m.limits, rules)
+            .releasing_past(release_at)
+            .seed_part(&path, &id, progress)?;
+    }
+    progress.advance(UNITS_PER_POSITION * m.positions - if reused { 0 } else { id.len });
+    Ok(MaterialSummary {
+        variant: plan.variant,
+        material: m.material,
+        positions: id.len,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        seconds: started.elapsed().as_secs_f64(),
+        draw_rules_seconds: 0.0,
+        longest_win: 0,
+        bytes: 0,
+        dtw_bytes: 0,
+        draw_rules_bytes: 0,
+        cursed_wins: 0,
+        blessed_losses: 0,
+        rules_solved: false,
+        reused,
+        rebuilt_because: None,
+        converted: false,
+        seed_part: Some((part, m.seed_parts)),
+    })
 }
 
 /// How often a material being solved records its progress (and gives back the pages of its
@@ -232,6 +355,7 @@ impl Done {
             rebuilt_because: self.rebuilt_because,
             rules_solved: self.rules_solved,
             converted: self.converted,
+            seed_part: None,
         }
     }
 }
@@ -622,6 +746,11 @@ fn adopt_finished(
     // The journal first: a raw file without one is never taken for finished.
     remove(&paths.journal);
     remove(&paths.partial);
+    // Its seed parts are done with (a whole run seeds the material itself, but units may
+    // have left parts).
+    for part in 1..=m.seed_parts {
+        remove(&paths.seed_part(part));
+    }
     Ok(true)
 }
 
@@ -681,6 +810,7 @@ fn solve_material(
     store: &mut Store,
     rules_only: bool,
     needed: bool,
+    seed_parts: Option<PartSeeds>,
     progress: &dyn Progress,
 ) -> Result<Done, GenerateError> {
     let started = Instant::now();
@@ -736,8 +866,11 @@ fn solve_material(
     let rules = plan.tables == Tables::All;
     // Past this, the pages of the raw work file read are given back.
     let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
-    let solver =
+    let mut solver =
         MaterialSolver::new(index, store, values, m.limits, rules).releasing_past(release_at);
+    if let Some(parts) = seed_parts {
+        solver = solver.with_seed_parts(parts);
+    }
     let mut checkpoint = Instant::now();
     for band in bands.iter().skip(journal.bands.len()) {
         journal.finish_band(solver.solve_band(band, progress)?);
@@ -766,6 +899,11 @@ fn solve_material(
     // The journal first: a raw file without one is never taken for finished.
     remove(&paths.journal);
     remove(&paths.partial);
+    // Its seed parts are done with (a whole run seeds the material itself, but units may
+    // have left parts).
+    for part in 1..=m.seed_parts {
+        remove(&paths.seed_part(part));
+    }
     Ok(Done {
         counts,
         written,

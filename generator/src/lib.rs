@@ -38,6 +38,7 @@ mod packed;
 mod plan;
 mod progress;
 mod seed_file;
+mod seed_part;
 mod solve;
 mod store;
 mod summary;

@@ -44,6 +44,10 @@ pub struct MaterialPlan {
     /// Bytes the state of its slices solved at once holds, the part of its memory that grows
     /// with its slices.
     pub slices_bytes: u64,
+    /// Seed parts of a large kings-only material (0 for the others): units of their own,
+    /// each seeding a range of its positions (see [`Plan::seed_part_positions`]), which a
+    /// unit solving it then reads instead of seeding it.
+    pub seed_parts: u32,
 }
 
 /// Where a material stands as a unit of work ([`Plan::unit_states`]).
@@ -90,6 +94,9 @@ pub struct Plan {
     /// For a plan of one unit of work ([`Plan::for_material`]), its material, the last of
     /// the plan: the others must be finished.
     pub unit: Option<Material>,
+    /// For a plan of one seed part ([`Plan::for_seed_part`]), which part of the unit's
+    /// material (from 1): it seeds that part and solves nothing.
+    pub part: Option<u32>,
 }
 
 impl Plan {
@@ -119,6 +126,7 @@ impl Plan {
                 reads: Vec::new(),
                 solve_bytes: 0,
                 slices_bytes: 0,
+                seed_parts: seed_parts(variant, material),
             })
             .collect();
         for j in 0..materials.len() {
@@ -213,7 +221,39 @@ impl Plan {
             tables: Tables::All,
             compact: false,
             unit,
+            part: None,
         }
+    }
+
+    /// The plan of one seed part of a large kings-only material (see
+    /// [`MaterialPlan::seed_parts`]): part `part` (from 1) of `material`, seeded from the
+    /// finished tables in `dir` of the materials its captures reach.
+    ///
+    /// # Errors
+    ///
+    /// As [`Plan::for_material`], and [`GenerateError::NoSuchSeedPart`] if the material is
+    /// not seeded in parts or has no such part.
+    pub fn for_seed_part(
+        variant: Variant,
+        material: Material,
+        part: u32,
+        dir: &Path,
+    ) -> Result<Plan, GenerateError> {
+        let mut plan = Plan::for_material(variant, material, dir)?;
+        let m = plan.materials.last().expect("the unit's material");
+        if part == 0 || part > m.seed_parts {
+            return Err(GenerateError::NoSuchSeedPart {
+                variant,
+                material: m.material,
+                part,
+                parts: m.seed_parts,
+            });
+        }
+        let j = plan.materials.len() - 1;
+        plan.least_bytes = part_least_bytes();
+        plan.peak_bytes = plan.part_peak_bytes(j);
+        plan.part = Some(part);
+        Ok(plan)
     }
 
     /// The same plan writing only the tables of `tables`.
@@ -313,6 +353,71 @@ impl Plan {
         let least = slice_bytes(placements) + LEAST_CACHE_BYTES + OVERHEAD;
         let solve = self.materials[j].solve_bytes;
         self.budget.map_or(solve, |b| b.min(solve)).max(least)
+    }
+
+    /// The memory a seed part of material `j` of the plan holds (as [`Plan::unit_bytes`]):
+    /// the seeds and codes of one group of positions, and the cache of the materials it
+    /// reads; it holds nothing the size of the material.
+    ///
+    /// # Panics
+    ///
+    /// If `j` is not a material of the plan.
+    pub fn seed_part_bytes(&self, j: usize) -> u64 {
+        let peak = self.part_peak_bytes(j);
+        self.budget
+            .map_or(peak, |b| b.min(peak))
+            .max(part_least_bytes())
+    }
+
+    fn part_peak_bytes(&self, j: usize) -> u64 {
+        let cached: u64 = self.materials[j]
+            .reads
+            .iter()
+            .map(|&d| cached_bytes(self.materials[d].positions))
+            .sum();
+        crate::solve::seed_group_bytes() + cached + OVERHEAD
+    }
+
+    /// The positions of seed part `part` (from 1) of material `j`: its first, and how many.
+    pub fn seed_part_positions(&self, j: usize, part: u32) -> (u64, u64) {
+        let m = &self.materials[j];
+        let size = seed_part_size();
+        let start = u64::from(part - 1) * size;
+        (start, size.min(m.positions - start))
+    }
+
+    /// What the file of seed part `part` of material `j` must hold.
+    pub(crate) fn part_id(&self, j: usize, part: u32) -> crate::seed_part::PartId {
+        let m = &self.materials[j];
+        let (start, len) = self.seed_part_positions(j, part);
+        crate::seed_part::PartId {
+            identity: self.packed_identity(m),
+            part,
+            parts: m.seed_parts,
+            start,
+            len,
+        }
+    }
+
+    /// Whether each seed part of material `j` is finished: its material's tables are (see
+    /// [`Plan::unit_states`], whose states `states` are), or its file is there, whole for
+    /// what its index says (its blocks are checked when read).
+    pub fn seed_part_states(&self, j: usize, states: &[UnitState]) -> Vec<UnitState> {
+        let m = &self.materials[j];
+        let paths = self.layout().work_files(m.material, self.tables);
+        (1..=m.seed_parts)
+            .map(|part| {
+                let open = crate::seed_part::PartFile::open(
+                    &paths.seed_part(part),
+                    &self.part_id(j, part),
+                );
+                if states[j] != UnitState::ToDo || open.is_ok() {
+                    UnitState::Finished
+                } else {
+                    UnitState::ToDo
+                }
+            })
+            .collect()
     }
 
     /// Bytes the cache of decompressed blocks may hold while the material of `index` is
@@ -516,6 +621,41 @@ fn slice_bytes(placements: Placements) -> u64 {
     } else {
         working_bytes(positions)
     }
+}
+
+/// Positions a seed part holds (the last part of a material fewer): `RAFLE_SEED_PART_POSITIONS`
+/// if set (rounded up to the seed pass's ranges; the tests split small materials), else
+/// [`SEED_PART_POSITIONS`].
+fn seed_part_size() -> u64 {
+    let chunk = crate::solve::CHUNK;
+    std::env::var("RAFLE_SEED_PART_POSITIONS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(SEED_PART_POSITIONS, |n| n.max(1).div_ceil(chunk) * chunk)
+}
+
+/// Positions of a seed part: the seeding of a part is the longest unit of a kings-only
+/// material's split, about half its work, so parts of 2³⁰ positions give international
+/// KKKKvKKK seven units that several nodes seed at once.
+pub const SEED_PART_POSITIONS: u64 = 1 << 30;
+
+/// Seed parts of `material`: a kings-only material solved in bits
+/// ([`crate::solve::IN_BITS_ABOVE`]) of more than one part's positions is seeded in parts.
+fn seed_parts(variant: Variant, material: Material) -> u32 {
+    let positions = PositionIndex::count(variant, material);
+    let in_bits = material.men() == 0 && positions > crate::solve::kings_in_bits_above();
+    let size = seed_part_size();
+    if in_bits && positions > size {
+        u32::try_from(positions.div_ceil(size)).expect("parts of a material fit 32 bits")
+    } else {
+        0
+    }
+}
+
+/// The least memory of a seed part: its group's seeds and codes, the least cache, the
+/// overhead.
+fn part_least_bytes() -> u64 {
+    crate::solve::seed_group_bytes() + LEAST_CACHE_BYTES + OVERHEAD
 }
 
 /// Bytes the cache holds with every block of a material of `positions` positions.

@@ -48,8 +48,8 @@ impl GroupSeeds {
     }
 }
 
-/// Where a record is in the file.
-#[derive(Debug, Clone, Copy)]
+/// Where a record is in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Record {
     offset: u64,
     len: u32,
@@ -57,13 +57,179 @@ struct Record {
     won: bool,
 }
 
+/// Where seeds were read from, for a [`Seeds`] reader.
+pub(crate) trait Seeds: Sync {
+    /// The highest level with seeds for `propagated`, if any.
+    fn last_level(&self, propagated: Propagated) -> Option<u16>;
+
+    /// Calls `f(x, won)` with every seed of `propagated` at `level`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if a file cannot be read, [`GenerateError::DamagedWorkFile`] if
+    /// a record is not what was written.
+    fn for_each(
+        &self,
+        propagated: Propagated,
+        level: u16,
+        f: &mut dyn FnMut(u64, bool),
+    ) -> Result<(), GenerateError>;
+}
+
+/// The records of seeds in one file, by (propagation, level), in the order written: kept in
+/// memory for a scratch file, written at the end of a seed part's file
+/// ([`crate::seed_part`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct SeedRecords(BTreeMap<(Propagated, u16), Vec<Record>>);
+
+impl SeedRecords {
+    /// Writes a group's seeds to `out` at `*written` bytes into `path`, and notes them.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if writing fails (a full disk).
+    pub(crate) fn append(
+        &mut self,
+        seeds: &GroupSeeds,
+        out: &mut impl Write,
+        written: &mut u64,
+        path: &Path,
+    ) -> Result<(), GenerateError> {
+        for (&(propagated, level, won), positions) in &seeds.0 {
+            let mut bytes = Vec::with_capacity(positions.len() * 2);
+            let mut last = 0u64;
+            for (i, &x) in positions.iter().enumerate() {
+                debug_assert!(i == 0 || x > last, "seeds out of order");
+                put_varint(&mut bytes, if i == 0 { x } else { x - last - 1 });
+                last = x;
+            }
+            let record = Record {
+                offset: *written,
+                len: u32::try_from(bytes.len()).expect("a group's seeds fit 4 GiB"),
+                crc: crc32fast::hash(&bytes),
+                won,
+            };
+            out.write_all(&bytes).map_err(|e| io(path, e))?;
+            *written += bytes.len() as u64;
+            self.0.entry((propagated, level)).or_default().push(record);
+        }
+        Ok(())
+    }
+
+    /// The highest level with seeds for `propagated`, if any.
+    pub(crate) fn last_level(&self, propagated: Propagated) -> Option<u16> {
+        self.0
+            .range((propagated, 0)..=(propagated, u16::MAX))
+            .next_back()
+            .map(|(&(_, level), _)| level)
+    }
+
+    /// Calls `f(x, won)` with every seed of `propagated` at `level`, read from `file`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Seeds::for_each`].
+    pub(crate) fn for_each(
+        &self,
+        file: &File,
+        path: &Path,
+        propagated: Propagated,
+        level: u16,
+        f: &mut dyn FnMut(u64, bool),
+    ) -> Result<(), GenerateError> {
+        let Some(records) = self.0.get(&(propagated, level)) else {
+            return Ok(());
+        };
+        let damaged = |reason: &str| GenerateError::DamagedWorkFile {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        };
+        for record in records {
+            let mut bytes = vec![0u8; record.len as usize];
+            file.read_exact_at(&mut bytes, record.offset)
+                .map_err(|e| io(path, e))?;
+            if crc32fast::hash(&bytes) != record.crc {
+                return Err(damaged("a record's checksum does not match"));
+            }
+            let mut at = 0;
+            let mut next = 0u64;
+            while at < bytes.len() {
+                let gap = get_varint(&bytes, &mut at)
+                    .ok_or_else(|| damaged("a record ends inside a number"))?;
+                let x = next
+                    .checked_add(gap)
+                    .ok_or_else(|| damaged("a position past every position"))?;
+                f(x, record.won);
+                next = x + 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The records as bytes, for a file's index.
+    pub(crate) fn to_bytes(&self, out: &mut Vec<u8>) {
+        let count: usize = self.0.values().map(Vec::len).sum();
+        out.extend_from_slice(&(count as u64).to_le_bytes());
+        for (&(propagated, level), records) in &self.0 {
+            for r in records {
+                out.push(propagated as u8);
+                out.extend_from_slice(&level.to_le_bytes());
+                out.push(u8::from(r.won));
+                out.extend_from_slice(&r.offset.to_le_bytes());
+                out.extend_from_slice(&r.len.to_le_bytes());
+                out.extend_from_slice(&r.crc.to_le_bytes());
+            }
+        }
+    }
+
+    /// Records read back from [`SeedRecords::to_bytes`] at `*at`, each within `file_len`
+    /// bytes; `None` if they are not well formed.
+    pub(crate) fn from_bytes(bytes: &[u8], at: &mut usize, file_len: u64) -> Option<SeedRecords> {
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let piece = bytes.get(*at..at.checked_add(n)?)?;
+            *at += n;
+            Some(piece)
+        };
+        let count = u64::from_le_bytes(take(8)?.try_into().ok()?);
+        let mut records = SeedRecords::default();
+        for _ in 0..count {
+            let entry = take(20)?;
+            let propagated = match entry[0] {
+                0 => Propagated::Distances,
+                1 => Propagated::Rules,
+                _ => return None,
+            };
+            let level = u16::from_le_bytes([entry[1], entry[2]]);
+            let won = match entry[3] {
+                0 => false,
+                1 => true,
+                _ => return None,
+            };
+            let record = Record {
+                offset: u64::from_le_bytes(entry[4..12].try_into().ok()?),
+                len: u32::from_le_bytes(entry[12..16].try_into().ok()?),
+                crc: u32::from_le_bytes(entry[16..20].try_into().ok()?),
+                won,
+            };
+            if record.offset.checked_add(u64::from(record.len))? > file_len {
+                return None;
+            }
+            records
+                .0
+                .entry((propagated, level))
+                .or_default()
+                .push(record);
+        }
+        Some(records)
+    }
+}
+
 /// A material's seeds on disk, written group by group and read level by level.
 pub(crate) struct SeedFile {
     path: PathBuf,
     out: BufWriter<File>,
     written: u64,
-    /// The records of each (propagation, level), in the order written.
-    records: BTreeMap<(Propagated, u16), Vec<Record>>,
+    records: SeedRecords,
 }
 
 impl SeedFile {
@@ -86,7 +252,7 @@ impl SeedFile {
             path,
             out: BufWriter::with_capacity(1 << 20, file),
             written: 0,
-            records: BTreeMap::new(),
+            records: SeedRecords::default(),
         })
     }
 
@@ -96,28 +262,8 @@ impl SeedFile {
     ///
     /// [`GenerateError::Io`] if writing fails (a full disk).
     pub(crate) fn append(&mut self, seeds: &GroupSeeds) -> Result<(), GenerateError> {
-        for (&(propagated, level, won), positions) in &seeds.0 {
-            let mut bytes = Vec::with_capacity(positions.len() * 2);
-            let mut last = 0u64;
-            for (i, &x) in positions.iter().enumerate() {
-                debug_assert!(i == 0 || x > last, "seeds out of order");
-                put_varint(&mut bytes, if i == 0 { x } else { x - last - 1 });
-                last = x;
-            }
-            let record = Record {
-                offset: self.written,
-                len: u32::try_from(bytes.len()).expect("a group's seeds fit 4 GiB"),
-                crc: crc32fast::hash(&bytes),
-                won,
-            };
-            self.out.write_all(&bytes).map_err(|e| io(&self.path, e))?;
-            self.written += bytes.len() as u64;
-            self.records
-                .entry((propagated, level))
-                .or_default()
-                .push(record);
-        }
-        Ok(())
+        self.records
+            .append(seeds, &mut self.out, &mut self.written, &self.path)
     }
 
     /// Makes everything appended readable.
@@ -128,58 +274,21 @@ impl SeedFile {
     pub(crate) fn finish(&mut self) -> Result<(), GenerateError> {
         self.out.flush().map_err(|e| io(&self.path, e))
     }
+}
 
-    /// The highest level with seeds for `propagated`, if any.
-    pub(crate) fn last_level(&self, propagated: Propagated) -> Option<u16> {
-        self.records
-            .range((propagated, 0)..=(propagated, u16::MAX))
-            .next_back()
-            .map(|(&(_, level), _)| level)
+impl Seeds for SeedFile {
+    fn last_level(&self, propagated: Propagated) -> Option<u16> {
+        self.records.last_level(propagated)
     }
 
-    /// Calls `f(x, won)` with every seed of `propagated` at `level`.
-    ///
-    /// # Errors
-    ///
-    /// [`GenerateError::Io`] if the file cannot be read, [`GenerateError::DamagedWorkFile`] if
-    /// a record is not what was written.
-    pub(crate) fn for_each(
+    fn for_each(
         &self,
         propagated: Propagated,
         level: u16,
-        mut f: impl FnMut(u64, bool),
+        f: &mut dyn FnMut(u64, bool),
     ) -> Result<(), GenerateError> {
-        let Some(records) = self.records.get(&(propagated, level)) else {
-            return Ok(());
-        };
-        let file = self.out.get_ref();
-        for record in records {
-            let mut bytes = vec![0u8; record.len as usize];
-            file.read_exact_at(&mut bytes, record.offset)
-                .map_err(|e| io(&self.path, e))?;
-            if crc32fast::hash(&bytes) != record.crc {
-                return Err(self.damaged("a record's checksum does not match"));
-            }
-            let mut at = 0;
-            let mut next = 0u64;
-            while at < bytes.len() {
-                let gap = get_varint(&bytes, &mut at)
-                    .ok_or_else(|| self.damaged("a record ends inside a number"))?;
-                let x = next
-                    .checked_add(gap)
-                    .ok_or_else(|| self.damaged("a position past every position"))?;
-                f(x, record.won);
-                next = x + 1;
-            }
-        }
-        Ok(())
-    }
-
-    fn damaged(&self, reason: &str) -> GenerateError {
-        GenerateError::DamagedWorkFile {
-            path: self.path.clone(),
-            reason: reason.to_string(),
-        }
+        self.records
+            .for_each(self.out.get_ref(), &self.path, propagated, level, f)
     }
 }
 
@@ -240,7 +349,7 @@ mod tests {
         file.finish().unwrap();
         let read = |p, l| {
             let mut v = Vec::new();
-            file.for_each(p, l, |x, won| v.push((x, won))).unwrap();
+            Seeds::for_each(&file, p, l, &mut |x, won| v.push((x, won))).unwrap();
             v
         };
         assert_eq!(read(Distances, 0), [(3, false), (7, false)]);
@@ -268,7 +377,7 @@ mod tests {
         let mut bytes = fs::read(&file.path).unwrap();
         bytes[0] ^= 1;
         file.out.get_ref().write_all_at(&bytes, 0).unwrap();
-        let got = file.for_each(Propagated::Distances, 2, |_, _| panic!("taken"));
+        let got = Seeds::for_each(&file, Propagated::Distances, 2, &mut |_, _| panic!("taken"));
         assert!(matches!(got, Err(GenerateError::DamagedWorkFile { .. })));
     }
 }

@@ -34,16 +34,17 @@ use rayon::prelude::*;
 use crate::bit_levels::Bits;
 use crate::engine::{Moves, Outcome, Propagation, Seed};
 use crate::man_moves::ManMoves;
+use crate::seed_part::PartSeeds;
 use crate::store::{MaterialValues, Store};
 use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
-pub(crate) use kings_only::{bits_working_bytes, IN_BITS_ABOVE};
+pub(crate) use kings_only::{bits_working_bytes, seed_group_bytes, IN_BITS_ABOVE};
 
 /// Positions past which a kings-only material is solved in bits: [`IN_BITS_ABOVE`], or every
 /// kings-only material when the environment sets `RAFLE_KINGS_IN_BITS=1` (the tests compare
 /// the two ways on small materials).
-fn kings_in_bits_above() -> u64 {
+pub(crate) fn kings_in_bits_above() -> u64 {
     match std::env::var_os("RAFLE_KINGS_IN_BITS") {
         Some(v) if v == "1" => 0,
         _ => IN_BITS_ABOVE,
@@ -51,7 +52,7 @@ fn kings_in_bits_above() -> u64 {
 }
 
 /// Positions seeded per unit of parallel work.
-const CHUNK: u64 = 1 << 12;
+pub(crate) const CHUNK: u64 = 1 << 12;
 
 /// Slices of fewer positions than this are solved in groups of about this many positions (one
 /// unit of parallel work, one progress report).
@@ -142,8 +143,8 @@ pub(crate) struct MaterialSolver<'a> {
     pub(crate) index: &'a PositionIndex,
     /// Every material a move can reach, this one included (for its finished slices).
     pub(crate) store: &'a Store,
-    /// This material's work file.
-    pub(crate) values: &'a ValuesFile,
+    /// This material's work file (none for a seed part, which writes its own file).
+    values: Option<&'a ValuesFile>,
     category: Category,
     limit: u8,
     /// Whether the rule-aware values are solved (else only win, draw or loss: the distance
@@ -156,6 +157,9 @@ pub(crate) struct MaterialSolver<'a> {
     release_at: u64,
     /// Positions past which a kings-only material is solved in bits ([`kings_only`]).
     kings_in_bits_above: u64,
+    /// The seed parts of a kings-only material seeded in parts, when it is solved from them
+    /// ([`kings_only`]).
+    seed_parts: Option<PartSeeds>,
 }
 
 impl<'a> MaterialSolver<'a> {
@@ -170,14 +174,54 @@ impl<'a> MaterialSolver<'a> {
         MaterialSolver {
             index,
             store,
-            values,
+            values: Some(values),
             category,
             limit: limits.of(category),
             rules,
             symmetric: index.material().is_symmetric(),
             release_at: u64::MAX,
             kings_in_bits_above: kings_in_bits_above(),
+            seed_parts: None,
         }
+    }
+
+    /// A solver that only seeds a part of a kings-only material ([`MaterialSolver::seed_part`]):
+    /// it has no work file.
+    pub(crate) fn for_seed_part(
+        index: &'a PositionIndex,
+        store: &'a Store,
+        limits: Limits,
+        rules: bool,
+    ) -> MaterialSolver<'a> {
+        let category = Category::of(index.variant(), index.material());
+        MaterialSolver {
+            index,
+            store,
+            values: None,
+            category,
+            limit: limits.of(category),
+            rules,
+            symmetric: false,
+            release_at: u64::MAX,
+            kings_in_bits_above: 0,
+            seed_parts: None,
+        }
+    }
+
+    /// The same solver taking the seeds of its kings-only material from `parts`, every part
+    /// of it, instead of seeding it.
+    pub(crate) fn with_seed_parts(self, parts: PartSeeds) -> MaterialSolver<'a> {
+        MaterialSolver {
+            seed_parts: Some(parts),
+            kings_in_bits_above: 0,
+            ..self
+        }
+    }
+
+    /// This material's work file.
+    fn values(&self) -> &'a ValuesFile {
+        self.values
+            .expect("only a seed part's solver has no work file")
     }
 
     /// The same solver giving back the pages of the work files it has read or written
@@ -308,10 +352,10 @@ impl<'a> MaterialSolver<'a> {
         let kings = self.index.king_placements();
         let half = kings as usize;
         let first =
-            self.values
+            self.values()
                 .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
         let second =
-            self.values
+            self.values()
                 .write_range(slice.global(kings), &codes[half..], &rule_codes[half..])?;
         Ok(u64::from(first) + u64::from(second))
     }
@@ -339,7 +383,7 @@ impl<'a> MaterialSolver<'a> {
         GenerateError::ImpossibleValue {
             variant: self.index.variant(),
             material: self.index.material(),
-            path: self.values.path().to_path_buf(),
+            path: self.values().path().to_path_buf(),
             detail: format!(
                 "a distance of {deepest} plies, past the longest a work file holds \
                  ({MAX_DISTANCE}), solved from the values of the positions it reaches"

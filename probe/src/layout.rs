@@ -135,6 +135,13 @@ impl VariantDir {
         self.work_dir().join(format!("{material}.lock"))
     }
 
+    /// The lock of a unit of work seeding part `part` of `material`:
+    /// `.rafle-work/<material>.seeds-<part>.lock`.
+    pub fn seed_part_lock(&self, material: Material, part: u32) -> PathBuf {
+        self.work_dir()
+            .join(format!("{material}.seeds-{part}.lock"))
+    }
+
     /// The work files of `material` in a run writing `tables`.
     pub fn work_files(&self, material: Material, tables: Tables) -> WorkFiles {
         let work = self.work_dir();
@@ -244,6 +251,14 @@ pub struct WorkFiles {
     pub legacy: PathBuf,
 }
 
+impl WorkFiles {
+    /// What seed part `part` (from 1) of a large kings-only material leaves for the unit
+    /// that solves it: `<stem>.seeds-<part>`.
+    pub fn seed_part(&self, part: u32) -> PathBuf {
+        self.partial.with_extension(format!("seeds-{part}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +319,12 @@ mod tests {
         let wdl = dir.work_files(kmvk, Tables::Wdl);
         assert_eq!(wdl.partial, work("KMvK.wdl.partial"));
         assert_eq!(wdl.summary, work("KMvK.wdl.summary"));
+        assert_eq!(all.seed_part(3), work("KMvK.seeds-3"));
+        assert_eq!(wdl.seed_part(1), work("KMvK.wdl.seeds-1"));
+        assert_eq!(
+            dir.seed_part_lock(kmvk, 2),
+            Path::new("d/brazilian/.rafle-work/KMvK.seeds-2.lock")
+        );
     }
 
     #[test]

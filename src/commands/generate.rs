@@ -32,10 +32,12 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "MATERIAL", conflicts_with = "pieces")]
     material: Option<Material>,
     /// One unit of work by its name in 'rafle plan', <variant>/<material> (like
-    /// brazilian/KKMvK): the same as --variant and --material. A finished unit is checked and
-    /// reused; any failure exits non-zero, so a scheduler can retry it.
+    /// brazilian/KKMvK): the same as --variant and --material; or
+    /// <variant>/<material>/seed-<part>, one seed part of a large kings-only material, which
+    /// its material's unit then reads. A finished unit is checked and reused; any failure
+    /// exits non-zero, so a scheduler can retry it.
     #[arg(long, value_name = "NAME", value_parser = super::request::parse_unit, conflicts_with_all = ["pieces", "material", "variant"])]
-    unit: Option<(Variant, Material)>,
+    unit: Option<super::request::UnitName>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", default_value = "data")]
     data: PathBuf,
@@ -73,9 +75,10 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         super::cluster_stamp::check_stamp(&args.data, token)?;
     }
     let (choice, material) = match args.unit {
-        Some((variant, material)) => (VariantChoice::One(variant), Some(material)),
+        Some(unit) => (VariantChoice::One(unit.variant), Some(unit.material)),
         None => (args.variant, args.material),
     };
+    let part = args.unit.and_then(|unit| unit.part);
     // The limits are read first: a typo in them is reported before anything else is done.
     let limits = choice
         .variants()
@@ -93,7 +96,10 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
                         "--material needs --variant international or --variant brazilian"
                     )))
                 }
-                Some(material) => Plan::for_material(v, material, &args.data),
+                Some(material) => match part {
+                    Some(part) => Plan::for_seed_part(v, material, part, &args.data),
+                    None => Plan::for_material(v, material, &args.data),
+                },
                 None => {
                     let pieces = args.pieces.unwrap_or_else(|| default_pieces(v));
                     Plan::new(v, pieces, &args.data)
@@ -124,6 +130,14 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     }
     for plan in &plans {
         let what = match (plan.unit, plan.materials.last()) {
+            (Some(unit), Some(m)) if plan.part.is_some() => format!(
+                "{unit}, seed part {} of {} (from {} finished materials), {} positions",
+                plan.part.unwrap_or_default(),
+                m.seed_parts,
+                plan.materials.len() - 1,
+                plan.seed_part_positions(plan.materials.len() - 1, plan.part.unwrap_or(1))
+                    .1
+            ),
             (Some(unit), Some(m)) => format!(
                 "{unit} alone (from {} finished materials), {} positions",
                 plan.materials.len() - 1,
@@ -369,7 +383,10 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
 
 /// The row of one material.
 fn summary_row(s: &MaterialSummary) -> [String; COLUMNS] {
-    let note = if s.converted {
+    let note = if let Some((part, parts)) = s.seed_part {
+        let done = if s.reused { "already seeded" } else { "seeded" };
+        format!("seed part {part} of {parts} {done}")
+    } else if s.converted {
         "converted from format version 2".to_string()
     } else if s.reused {
         "reused".to_string()

@@ -9,7 +9,7 @@ use rafle_generator::{human_bytes, parse_memory, Plan};
 use rafle_probe::Material;
 use serde::Serialize;
 
-use super::request::{default_pieces, failure, limits_of, parse_tables, unit_name};
+use super::request::{default_pieces, failure, limits_of, parse_tables, seed_part_name, unit_name};
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::Failure;
 use rafle_generator::{Tables, UnitState};
@@ -25,7 +25,12 @@ dependency level (units of one level can run at once) and whether it is finished
 its tables open with the right limits and, if a unit still to run reads it, the packed values
 a unit keeps for its readers are there ('generate' checks every block before reusing them).
 'repack' marks finished tables whose packed values a whole run removed while a unit still to
-run reads them: their unit reads them back from the tables and packs them, without solving.";
+run reads them: their unit reads them back from the tables and packs them, without solving.
+A kings-only material of more than 2^30 positions (international KKKKvKKK, KKKKKvKK,
+KKKKKKvK; Brazilian KKKKvKKKK, KKKKKvKKK) is also split: its units
+<variant>/<material>/seed-1, seed-2, ... each seed 2^30 of its positions (the part of its
+work that reads other materials) into a file of the work directory, on any node, and its
+material's unit, which needs them all, solves it from those files.";
 
 #[derive(Debug, Clone, Args)]
 pub struct PlanArgs {
@@ -125,24 +130,50 @@ pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
         .collect()
 }
 
-/// The units of `plan`, in its order (dependencies first).
+/// The units of `plan`, in its order (dependencies first): one per material, and before a
+/// material seeded in parts, a unit per part.
 pub fn units(plan: &Plan) -> Vec<Unit> {
     let kinds = plan.tables.kinds();
     let states = plan.unit_states();
     let mut units: Vec<Unit> = Vec::with_capacity(plan.materials.len());
+    // The unit of each material, by its position in the plan.
+    let mut unit_of = Vec::with_capacity(plan.materials.len());
+    let status = |state| match state {
+        UnitState::Finished => "finished",
+        UnitState::Repack => "repack",
+        UnitState::ToDo => "to do",
+    };
     for (j, m) in plan.materials.iter().enumerate() {
-        let level = m
-            .reads
-            .iter()
-            .map(|&d| units[d].level + 1)
-            .max()
-            .unwrap_or(0);
+        let reads: Vec<usize> = m.reads.iter().map(|&d| unit_of[d]).collect();
+        let level = |needs: &[usize], units: &[Unit]| {
+            needs.iter().map(|&d| units[d].level + 1).max().unwrap_or(0)
+        };
+        let mut needs = reads.clone();
+        if m.seed_parts > 0 {
+            let part_states = plan.seed_part_states(j, &states);
+            for (part, state) in (1..=m.seed_parts).zip(part_states) {
+                needs.push(units.len());
+                units.push(Unit {
+                    name: seed_part_name(plan.variant, m.material, part),
+                    material: m.material,
+                    needs: reads.iter().map(|&d| units[d].name.clone()).collect(),
+                    level: level(&reads, &units),
+                    needs_index: reads.clone(),
+                    positions: plan.seed_part_positions(j, part).1,
+                    memory_bytes: plan.seed_part_bytes(j),
+                    files: Vec::new(),
+                    finished: state == UnitState::Finished,
+                    status: status(state),
+                });
+            }
+        }
+        unit_of.push(units.len());
         units.push(Unit {
             name: unit_name(plan.variant, m.material),
             material: m.material,
-            needs_index: m.reads.clone(),
-            needs: m.reads.iter().map(|&d| units[d].name.clone()).collect(),
-            level,
+            needs: needs.iter().map(|&d| units[d].name.clone()).collect(),
+            level: level(&needs, &units),
+            needs_index: needs,
             positions: m.positions,
             memory_bytes: plan.unit_bytes(j),
             files: kinds
@@ -150,11 +181,7 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
                 .map(|&kind| plan.layout().table(m.material, kind))
                 .collect(),
             finished: states[j] == UnitState::Finished,
-            status: match states[j] {
-                UnitState::Finished => "finished",
-                UnitState::Repack => "repack",
-                UnitState::ToDo => "to do",
-            },
+            status: status(states[j]),
         });
     }
     units

@@ -28,7 +28,8 @@ use super::{rule_code, MaterialSolver, CHUNK};
 use crate::bit_levels::{BitLevels, Bits};
 use crate::engine::{Outcome, Seed};
 use crate::man_moves::ManMoves;
-use crate::seed_file::{GroupSeeds, Propagated, SeedFile};
+use crate::seed_file::{GroupSeeds, Propagated, SeedFile, Seeds};
+use crate::seed_part::{compress_codes, PartId, PartSeeds, PartWriter};
 use crate::values::{distance_code, FinishedBand, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, Progress};
 
@@ -43,14 +44,33 @@ pub(crate) const IN_BITS_ABOVE: u64 = 1 << 28;
 /// Bytes a kings-only slice of `positions` positions holds while it is solved in bits: seven
 /// bits a position, and a group's seeds and codes.
 pub(crate) fn bits_working_bytes(positions: u64) -> u64 {
-    positions * 7 / 8 + RANGES_PER_GROUP as u64 * CHUNK * 19
+    positions * 7 / 8 + seed_group_bytes()
+}
+
+/// Bytes one group of the seed pass holds: its seeds and codes (and, for a seed part, its
+/// codes compressed).
+pub(crate) fn seed_group_bytes() -> u64 {
+    RANGES_PER_GROUP as u64 * CHUNK * 19
 }
 
 /// What the seed pass found in one range of positions.
 struct SeededRange {
+    start: u64,
+    codes: Vec<u16>,
+    rule_codes: Vec<u8>,
+    /// The codes compressed for a seed part's file (empty when written to the work file).
+    compressed: Vec<u8>,
     seeds: GroupSeeds,
     longest: u16,
     deepest: u16,
+}
+
+/// Where the seed pass puts what it finds.
+enum SeedSink<'f> {
+    /// Codes to the work file, seeds to a scratch file.
+    Work(&'f mut SeedFile),
+    /// Both to a seed part's file.
+    Part(&'f mut PartWriter),
 }
 
 impl MaterialSolver<'_> {
@@ -61,36 +81,164 @@ impl MaterialSolver<'_> {
     ///
     /// [`GenerateError::Io`] if the work file or the seed file cannot be written, as
     /// [`crate::store::Store::value`] if the values of a finished material cannot be read,
-    /// [`GenerateError::DamagedWorkFile`] if the seed file changed on disk, and
-    /// [`GenerateError::ImpossibleValue`] for a distance past the longest a work file holds.
+    /// [`GenerateError::DamagedWorkFile`] if the seed file or a seed part changed on disk,
+    /// and [`GenerateError::ImpossibleValue`] for a distance past the longest a work file
+    /// holds.
     pub(super) fn solve_kings_only(
         &self,
         slice: &KingSlice,
         progress: &dyn Progress,
     ) -> Result<FinishedBand, GenerateError> {
         let n = slice.len();
-        let moves = slice.king_moves();
         let fixed = Bits::new(n);
-        let mut seeds = SeedFile::create(self.values.path())?;
+        let scratch;
+        let (seeds, longest, deepest): (&dyn Seeds, u16, u16) = match &self.seed_parts {
+            Some(parts) => {
+                let (longest, deepest) = self.copy_parts(slice, parts, &fixed)?;
+                progress.advance(n);
+                (parts, longest, deepest)
+            }
+            None => {
+                let mut file = SeedFile::create(self.values().path())?;
+                let sink = SeedSink::Work(&mut file);
+                let (longest, deepest) =
+                    self.seed_positions(slice, 0..n, Some(&fixed), sink, progress)?;
+                file.finish()?;
+                scratch = file;
+                (&scratch, longest, deepest)
+            }
+        };
+        self.propagate_kings_only(slice, fixed, seeds, longest, deepest, progress)
+    }
+
+    /// Seeds the positions `range` of the one slice of a kings-only material into the part
+    /// file `path`, as part `id` (see [`crate::seed_part`]).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the part file cannot be written, as
+    /// [`crate::store::Store::value`] if the values of a finished material cannot be read.
+    pub(crate) fn seed_part(
+        &self,
+        path: &std::path::Path,
+        id: &PartId,
+        progress: &dyn Progress,
+    ) -> Result<(), GenerateError> {
+        let slice = self.index.slice(0);
+        let mut writer = PartWriter::create(path)?;
+        let range = id.start..id.start + id.len;
+        let sink = SeedSink::Part(&mut writer);
+        let (longest, deepest) = self.seed_positions(&slice, range, None, sink, progress)?;
+        writer.finish(id, longest, deepest)
+    }
+
+    /// The seed pass over the positions `positions` (local numbers; a part's range starts and
+    /// ends on a [`CHUNK`] boundary), group by group: marks the positions their seeds decide
+    /// in `fixed` (if given) and sends codes and seeds to `sink`. Returns the longest win and
+    /// loss of the seeds.
+    fn seed_positions(
+        &self,
+        slice: &KingSlice,
+        positions: Range<u64>,
+        fixed: Option<&Bits>,
+        mut sink: SeedSink,
+        progress: &dyn Progress,
+    ) -> Result<(u16, u16), GenerateError> {
+        let to_part = matches!(sink, SeedSink::Part(_));
+        let ranges: Vec<Range<u64>> = self
+            .ranges(slice.len())
+            .into_iter()
+            .filter(|r| positions.contains(&r.start))
+            .collect();
         let (mut longest, mut deepest) = (0u16, 0u16);
-        for group in self.ranges(n).chunks(RANGES_PER_GROUP) {
+        for group in ranges.chunks(RANGES_PER_GROUP) {
             let seeded: Vec<Result<SeededRange, GenerateError>> = group
                 .par_iter()
-                .map(|range| self.seed_range(slice, range.clone(), &fixed))
+                .map(|range| {
+                    let mut seeded = self.seed_range(slice, range.clone(), fixed)?;
+                    if to_part {
+                        seeded.compressed = compress_codes(&seeded.codes, &seeded.rule_codes);
+                    } else {
+                        self.values().write_range(
+                            slice.global(seeded.start),
+                            &seeded.codes,
+                            &seeded.rule_codes,
+                        )?;
+                    }
+                    Ok(seeded)
+                })
                 .collect();
             let mut group_seeds = GroupSeeds::default();
             for range in seeded {
                 let range = range?;
+                progress.advance(range.codes.len() as u64);
+                if let SeedSink::Part(writer) = &mut sink {
+                    writer.append_codes(range.start, range.codes.len(), &range.compressed)?;
+                }
                 group_seeds.append(range.seeds);
                 longest = longest.max(range.longest);
                 deepest = deepest.max(range.deepest);
             }
-            seeds.append(&group_seeds)?;
+            match &mut sink {
+                SeedSink::Work(file) => file.append(&group_seeds)?,
+                SeedSink::Part(writer) => writer.append_seeds(&group_seeds)?,
+            }
             self.keep_within_budget();
         }
-        seeds.finish()?;
-        progress.advance(n);
+        Ok((longest, deepest))
+    }
 
+    /// Copies the codes of every seed part into the work file and marks the positions they
+    /// fix (every code but a plain draw: a capture, or no move). Returns the longest win and
+    /// loss of their seeds.
+    ///
+    /// # Errors
+    ///
+    /// As [`PartFile::block`], [`GenerateError::Io`] if the work file cannot be written.
+    fn copy_parts(
+        &self,
+        slice: &KingSlice,
+        parts: &PartSeeds,
+        fixed: &Bits,
+    ) -> Result<(u16, u16), GenerateError> {
+        let draw = distance_code(Dtw::Draw);
+        let (mut longest, mut deepest) = (0u16, 0u16);
+        for part in &parts.0 {
+            let blocks: Vec<usize> = (0..part.block_count()).collect();
+            for group in blocks.chunks(RANGES_PER_GROUP) {
+                group.par_iter().try_for_each(|&k| {
+                    let (start, codes, rule_codes) = part.block(k)?;
+                    for (i, &code) in codes.iter().enumerate() {
+                        if code != draw {
+                            fixed.insert(start + i as u64);
+                        }
+                    }
+                    self.values()
+                        .write_range(slice.global(start), &codes, &rule_codes)
+                        .map(|_| ())
+                })?;
+                self.keep_within_budget();
+            }
+            longest = longest.max(part.longest);
+            deepest = deepest.max(part.deepest);
+        }
+        Ok((longest, deepest))
+    }
+
+    /// The propagations of a kings-only material from its seeds, written to the work file as
+    /// their levels complete. Returns the longest win and the slice's checksum.
+    fn propagate_kings_only(
+        &self,
+        slice: &KingSlice,
+        fixed: Bits,
+        seeds: &dyn Seeds,
+        mut longest: u16,
+        deepest: u16,
+        progress: &dyn Progress,
+    ) -> Result<FinishedBand, GenerateError> {
+        let n = slice.len();
+        let moves = slice.king_moves();
+        let values = self.values();
         let global = |x: u64| slice.global(x);
         let mut distances = BitLevels::new(fixed);
         // The longest win the propagation finds: its last level with a win (levels past the
@@ -115,7 +263,7 @@ impl MaterialSolver<'_> {
                     } else {
                         Dtw::Loss(level)
                     };
-                    self.values.set_distance_code(global(x), distance_code(dtw));
+                    values.set_distance_code(global(x), distance_code(dtw));
                 });
                 self.keep_within_budget();
                 Ok(())
@@ -146,8 +294,8 @@ impl MaterialSolver<'_> {
                             Outcome::Lost(level)
                         };
                         let at = global(x);
-                        let code = rule_code(Some(outcome), self.values.distance_code(at));
-                        self.values.set_rule_code(at, code);
+                        let code = rule_code(Some(outcome), values.distance_code(at));
+                        values.set_rule_code(at, code);
                     });
                     self.keep_within_budget();
                     Ok(())
@@ -156,26 +304,29 @@ impl MaterialSolver<'_> {
         }
         progress.advance(n);
         let kings = self.index.king_placements();
-        let checksum = u64::from(self.values.checksum(slice.global(0), kings))
-            + u64::from(self.values.checksum(slice.global(kings), kings));
+        let checksum = u64::from(values.checksum(slice.global(0), kings))
+            + u64::from(values.checksum(slice.global(kings), kings));
         Ok(FinishedBand { longest, checksum })
     }
 
-    /// Seeds the positions of `range` (local numbers): writes the codes of those their seeds
-    /// decide, with a draw for the others, marks them `fixed`, and returns their seeds.
+    /// Seeds the positions of `range` (local numbers): their codes (final for those their
+    /// seeds decide, which are marked `fixed` if given; a draw for the others) and their
+    /// seeds.
     fn seed_range(
         &self,
         slice: &KingSlice,
         range: Range<u64>,
-        fixed: &Bits,
+        fixed: Option<&Bits>,
     ) -> Result<SeededRange, GenerateError> {
         let mut cursor = self.index.cursor(slice.global(range.start));
         let mut list = MoveList::new();
         let mut man_moves = ManMoves::new(self.index, slice.men_bits());
         let len = (range.end - range.start) as usize;
-        let mut codes = Vec::with_capacity(len);
-        let mut rule_codes = Vec::with_capacity(len);
         let mut out = SeededRange {
+            start: range.start,
+            codes: Vec::with_capacity(len),
+            rule_codes: Vec::with_capacity(len),
+            compressed: Vec::new(),
             seeds: GroupSeeds::default(),
             longest: 0,
             deepest: 0,
@@ -186,8 +337,8 @@ impl MaterialSolver<'_> {
             let (distance, rule, capture) = self.seed(&pos, &mut list, &mut man_moves, None)?;
             let (code, rule_outcome) = match (distance, rule) {
                 (Seed::Open { floor: 0, .. }, Seed::Open { floor: 0, .. }) => {
-                    codes.push(distance_code(Dtw::Draw));
-                    rule_codes.push(0);
+                    out.codes.push(distance_code(Dtw::Draw));
+                    out.rule_codes.push(0);
                     continue;
                 }
                 (distance, rule) => (
@@ -195,17 +346,17 @@ impl MaterialSolver<'_> {
                     self.fixed_rule(rule, x, &mut out.seeds),
                 ),
             };
-            fixed.insert(x);
+            if let Some(fixed) = fixed {
+                fixed.insert(x);
+            }
             let code = code | if capture { CAPTURE } else { 0 };
-            codes.push(code);
-            rule_codes.push(if self.rules {
+            out.codes.push(code);
+            out.rule_codes.push(if self.rules {
                 rule_code(rule_outcome, code)
             } else {
                 0
             });
         }
-        self.values
-            .write_range(slice.global(range.start), &codes, &rule_codes)?;
         Ok(out)
     }
 
@@ -252,8 +403,8 @@ impl MaterialSolver<'_> {
             group.par_iter().for_each(|range| {
                 for x in range.clone().filter(|&x| !fixed.contains(x)) {
                     let at = slice.global(x);
-                    let code = rule_code(None, self.values.distance_code(at));
-                    self.values.set_rule_code(at, code);
+                    let code = rule_code(None, self.values().distance_code(at));
+                    self.values().set_rule_code(at, code);
                 }
             });
             self.keep_within_budget();
