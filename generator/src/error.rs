@@ -69,15 +69,6 @@ pub enum GenerateError {
         /// Its seed parts (0: it is not seeded in parts).
         parts: u32,
     },
-    /// A unit solving a material seeded in parts found some of its parts missing or damaged.
-    MissingSeedParts {
-        /// The board.
-        variant: Variant,
-        /// The material.
-        material: Material,
-        /// Each part missing (from 1), and why.
-        missing: Vec<(u32, String)>,
-    },
     /// A material to solve has a slice (the positions with the same men: a kings-only
     /// material is one) of more positions than the propagation numbers: it is refused rather
     /// than solved wrong.
@@ -172,17 +163,6 @@ impl fmt::Display for GenerateError {
                 f,
                 "{variant} {material} has seed parts 1 to {parts}: no unit {variant}/{material}/seed-{part}"
             ),
-            GenerateError::MissingSeedParts { variant, material, missing } => {
-                write!(f, "{variant} {material} is solved from its seed parts, and ")?;
-                for (i, (part, why)) in missing.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { "; " };
-                    write!(f, "{sep}part {part} is not finished ({why})")?;
-                }
-                write!(
-                    f,
-                    ": run 'rafle generate --unit {variant}/{material}/seed-N' for each first"
-                )
-            }
             GenerateError::SliceTooLarge { variant, material, positions, max } => write!(
                 f,
                 "{variant} {material} cannot be solved by this build: its positions with the same men are solved together, and it has {positions} of them, more than the {max} the propagation numbers"

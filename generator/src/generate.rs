@@ -134,21 +134,21 @@ pub fn generate(
             });
         }
     }
-    // A unit solving a material seeded in parts reads every part, checked before anything
-    // else is done.
+    // A unit solving a material seeded in parts whose every part is there (checked whole)
+    // reads those files, not the materials they read.
     let last = plan.materials.len().saturating_sub(1);
-    let mut seed_parts = match plan.materials.last() {
+    let mut ready_parts = match plan.materials.last() {
         Some(m)
             if plan.unit.is_some()
                 && plan.part.is_none()
                 && m.seed_parts > 0
                 && !matches!(found[last], Found::Complete) =>
         {
-            Some(open_seed_parts(plan, last)?)
+            ready_seed_parts(plan, m)
         }
         _ => None,
     };
-    let work = work_to_do(plan, &found, progress)?;
+    let work = work_to_do(plan, &found, ready_parts.is_some(), progress)?;
     let (solved, needed) = (&work.solved, &work.needed);
     plan.check_slices(|j| solved[j])?;
     let last_reader = last_readers(plan, &work.reads_values);
@@ -187,7 +187,7 @@ pub fn generate(
                 let because = because.or_else(|| found[j].why());
                 let rules_only =
                     matches!(found[j], Found::RulesOnly(_)) && because == found[j].why();
-                let parts = if j == last { seed_parts.take() } else { None };
+                let parts = if j == last { ready_parts.take() } else { None };
                 let mut done = solve_material(
                     plan, m, &index, &mut store, rules_only, needed[j], parts, progress,
                 )?;
@@ -226,36 +226,61 @@ pub fn generate(
     Ok(summaries)
 }
 
-/// Every seed part of material `j` (the unit's), opened, every block and record checked.
+/// Every seed part of `m`, if each is there and whole (every block and record checked).
+fn ready_seed_parts(plan: &Plan, m: &MaterialPlan) -> Option<PartSeeds> {
+    let paths = plan.layout().work_files(m.material, plan.tables);
+    let parts = (1..=m.seed_parts)
+        .map(|part| {
+            let file = PartFile::open(&paths.seed_part(part), &plan.part_id(m, part)).ok()?;
+            file.check().ok().map(|()| file)
+        })
+        .collect::<Option<Vec<PartFile>>>()?;
+    Some(PartSeeds(parts))
+}
+
+/// Every seed part of `m`: those whose file is there and whole are taken as they are, the
+/// others seeded here (a stopped run resumes at the first part it had not finished).
 ///
 /// # Errors
 ///
-/// [`GenerateError::MissingSeedParts`] naming each part missing or damaged.
-fn open_seed_parts(plan: &Plan, j: usize) -> Result<PartSeeds, GenerateError> {
-    let m = &plan.materials[j];
+/// As [`MaterialSolver::seed_part`].
+fn seed_parts_here(
+    plan: &Plan,
+    m: &MaterialPlan,
+    index: &PositionIndex,
+    store: &Store,
+    progress: &dyn Progress,
+) -> Result<PartSeeds, GenerateError> {
     let paths = plan.layout().work_files(m.material, plan.tables);
     let mut parts = Vec::new();
-    let mut missing = Vec::new();
     for part in 1..=m.seed_parts {
-        let opened = PartFile::open(&paths.seed_part(part), &plan.part_id(j, part));
-        match opened.and_then(|file| file.check().map(|()| file)) {
-            Ok(file) => parts.push(file),
-            Err(GenerateError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                missing.push((part, "no file".to_string()));
+        let (path, id) = (paths.seed_part(part), plan.part_id(m, part));
+        let kept = PartFile::open(&path, &id).and_then(|file| file.check().map(|()| file));
+        let file = match kept {
+            Ok(file) => {
+                progress.advance(id.len);
+                file
             }
-            Err(e) => missing.push((part, e.to_string())),
-        }
-    }
-    if !missing.is_empty() {
-        return Err(GenerateError::MissingSeedParts {
-            variant: plan.variant,
-            material: m.material,
-            missing,
-        });
+            Err(_) => {
+                seeding_solver(plan, m, index, store).seed_part(&path, &id, progress)?;
+                PartFile::open(&path, &id)?
+            }
+        };
+        parts.push(file);
     }
     Ok(PartSeeds(parts))
+}
+
+/// A solver seeding parts of `m` within the plan's memory.
+fn seeding_solver<'a>(
+    plan: &Plan,
+    m: &MaterialPlan,
+    index: &'a PositionIndex,
+    store: &'a Store,
+) -> MaterialSolver<'a> {
+    let rules = plan.tables == Tables::All;
+    let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
+    MaterialSolver::for_seed_part(index, store, m.limits, rules).releasing_past(release_at)
 }
 
 /// Seeds part `part` of material `j` (the unit's) into its file, unless the file is already
@@ -279,7 +304,7 @@ fn seed_part(
         .layout()
         .work_files(m.material, plan.tables)
         .seed_part(part);
-    let id = plan.part_id(j, part);
+    let id = plan.part_id(m, part);
     let finished = matches!(found, Found::Complete | Found::WdlOnly);
     // Every block and record checked: a part damaged since it was written is seeded again.
     let reused = finished
@@ -287,11 +312,7 @@ fn seed_part(
             .and_then(|file| file.check())
             .is_ok();
     if !reused {
-        let rules = plan.tables == Tables::All;
-        let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
-        MaterialSolver::for_seed_part(index, store, m.limits, rules)
-            .releasing_past(release_at)
-            .seed_part(&path, &id, progress)?;
+        seeding_solver(plan, m, index, store).seed_part(&path, &id, progress)?;
     }
     progress.advance(UNITS_PER_POSITION * m.positions - if reused { 0 } else { id.len });
     Ok(MaterialSummary {
@@ -482,6 +503,7 @@ struct WorkToDo {
 fn work_to_do(
     plan: &Plan,
     found: &[Found],
+    from_parts: bool,
     progress: &dyn Progress,
 ) -> Result<WorkToDo, GenerateError> {
     let n = plan.materials.len();
@@ -515,7 +537,9 @@ fn work_to_do(
         let legacy = matches!(found[j], Found::Legacy);
         work.reads_values[j] =
             work.solved[j] || legacy || (complete && !counted) || (work.needed[j] && !work.kept[j]);
-        if work.reads_values[j] {
+        // A unit solved from its seed parts reads their files, not the materials they read.
+        let from_parts = from_parts && j + 1 == n;
+        if work.reads_values[j] && !from_parts {
             for &d in &m.reads {
                 work.needed[d] = true;
             }
@@ -859,6 +883,18 @@ fn solve_material(
             ),
         );
     }
+    // A kings-only material seeded in parts is solved from them (seeded here if they are not
+    // all there), unless it is finished already.
+    let seed_parts = match seed_parts {
+        Some(parts) if journal.bands.len() < bands.len() => {
+            progress.advance(m.positions);
+            Some(parts)
+        }
+        None if m.seed_parts > 0 && journal.bands.len() < bands.len() => {
+            Some(seed_parts_here(plan, m, index, store, progress)?)
+        }
+        _ => None,
+    };
     let kings = index.king_placements();
     for band in bands.iter().take(journal.bands.len()) {
         progress.advance(UNITS_PER_POSITION * 2 * kings * band.len() as u64);

@@ -378,18 +378,16 @@ impl Plan {
         crate::solve::seed_group_bytes() + cached + OVERHEAD
     }
 
-    /// The positions of seed part `part` (from 1) of material `j`: its first, and how many.
-    pub fn seed_part_positions(&self, j: usize, part: u32) -> (u64, u64) {
-        let m = &self.materials[j];
+    /// The positions of seed part `part` (from 1) of material `m`: its first, and how many.
+    pub fn seed_part_positions(&self, m: &MaterialPlan, part: u32) -> (u64, u64) {
         let size = seed_part_size();
         let start = u64::from(part - 1) * size;
         (start, size.min(m.positions - start))
     }
 
-    /// What the file of seed part `part` of material `j` must hold.
-    pub(crate) fn part_id(&self, j: usize, part: u32) -> crate::seed_part::PartId {
-        let m = &self.materials[j];
-        let (start, len) = self.seed_part_positions(j, part);
+    /// What the file of seed part `part` of material `m` must hold.
+    pub(crate) fn part_id(&self, m: &MaterialPlan, part: u32) -> crate::seed_part::PartId {
+        let (start, len) = self.seed_part_positions(m, part);
         crate::seed_part::PartId {
             identity: self.packed_identity(m),
             part,
@@ -409,7 +407,7 @@ impl Plan {
             .map(|part| {
                 let open = crate::seed_part::PartFile::open(
                     &paths.seed_part(part),
-                    &self.part_id(j, part),
+                    &self.part_id(m, part),
                 );
                 if states[j] != UnitState::ToDo || open.is_ok() {
                     UnitState::Finished

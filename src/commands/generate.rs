@@ -135,8 +135,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
                 plan.part.unwrap_or_default(),
                 m.seed_parts,
                 plan.materials.len() - 1,
-                plan.seed_part_positions(plan.materials.len() - 1, plan.part.unwrap_or(1))
-                    .1
+                plan.seed_part_positions(m, plan.part.unwrap_or(1)).1
             ),
             (Some(unit), Some(m)) => format!(
                 "{unit} alone (from {} finished materials), {} positions",

@@ -159,7 +159,7 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
                     needs: reads.iter().map(|&d| units[d].name.clone()).collect(),
                     level: level(&reads, &units),
                     needs_index: reads.clone(),
-                    positions: plan.seed_part_positions(j, part).1,
+                    positions: plan.seed_part_positions(m, part).1,
                     memory_bytes: plan.seed_part_bytes(j),
                     files: Vec::new(),
                     finished: state == UnitState::Finished,

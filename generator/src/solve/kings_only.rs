@@ -94,8 +94,8 @@ impl MaterialSolver<'_> {
         let scratch;
         let (seeds, longest, deepest): (&dyn Seeds, u16, u16) = match &self.seed_parts {
             Some(parts) => {
+                // Their seeding reported its progress (see `generate::seed_parts_here`).
                 let (longest, deepest) = self.copy_parts(slice, parts, &fixed)?;
-                progress.advance(n);
                 (parts, longest, deepest)
             }
             None => {
