@@ -649,6 +649,25 @@ fn reuse(
     // truncate it under the units reading it beside this one.
     let counted_again = counts.is_none();
     if counted_again || !have_values {
+        // Read whole: past the budget, a whole run solves it again (within the budget), a
+        // unit stops (another unit may be reading or solving it).
+        let needed = plan.materials.iter().position(|p| p.material == m.material);
+        let needed = needed.map_or(0, |j| plan.repack_bytes(j));
+        if plan.budget.is_some() && needed > plan.planned_bytes() {
+            if plan.unit.is_none() {
+                return Err(solve(format!(
+                    "reading its values back from its tables would need {}, more than the \
+                     budget",
+                    crate::human_bytes(needed)
+                )));
+            }
+            return Err(NotReused::Failed(GenerateError::ReadBackPastBudget {
+                variant: plan.variant,
+                material: m.material,
+                needed,
+                budget: plan.planned_bytes(),
+            }));
+        }
         let loaded = match load_existing(m, index, store, progress, false) {
             Ok(loaded) => loaded,
             Err(LoadError::Table(why)) => return Err(solve(why)),

@@ -355,6 +355,34 @@ impl Plan {
         self.budget.map_or(solve, |b| b.min(solve)).max(least)
     }
 
+    /// Bytes reading material `j`'s values back from its finished tables holds (its packed
+    /// values gone: see [`UnitState::Repack`]); the material is read whole.
+    pub fn repack_bytes(&self, j: usize) -> u64 {
+        self.materials[j].positions * REPACK_BYTES_PER_POSITION + OVERHEAD
+    }
+
+    /// The memory a unit of work on material `j` holds, given where the plan's materials
+    /// stand (`states`, from [`Plan::unit_states`]): its own ([`Plan::unit_bytes`] or, for a
+    /// seed part, [`Plan::seed_part_bytes`]), or more if it must read a material back from its
+    /// tables ([`Plan::repack_bytes`]): one it reads, or its own when it is to repack.
+    pub fn unit_bytes_in(&self, j: usize, states: &[UnitState], seed_part: bool) -> u64 {
+        let own = if seed_part {
+            self.seed_part_bytes(j)
+        } else {
+            self.unit_bytes(j)
+        };
+        let own = match states[j] {
+            UnitState::Repack if !seed_part => own.max(self.repack_bytes(j)),
+            _ => own,
+        };
+        self.materials[j]
+            .reads
+            .iter()
+            .filter(|&&d| states[d] == UnitState::Repack)
+            .map(|&d| self.repack_bytes(d))
+            .fold(own, u64::max)
+    }
+
     /// The memory a seed part of material `j` of the plan holds (as [`Plan::unit_bytes`]):
     /// the seeds and codes of one group of positions, and the cache of the materials it
     /// reads; it holds nothing the size of the material.
@@ -656,6 +684,12 @@ fn part_least_bytes() -> u64 {
     crate::solve::seed_group_bytes() + LEAST_CACHE_BYTES + OVERHEAD
 }
 
+/// Bytes a position of a material read back whole from its tables holds (`load_existing`:
+/// its distance, rule and win/draw/loss codes and capture marks), measured: international
+/// KKKKKvK, 190,688,400 positions, peaks at 539 MiB (2.8 bytes a position, the process
+/// included), its cache of the materials it reads within the overhead.
+pub const REPACK_BYTES_PER_POSITION: u64 = 3;
+
 /// Bytes the cache holds with every block of a material of `positions` positions.
 fn cached_bytes(positions: u64) -> u64 {
     positions * BYTES_PER_POSITION + positions.div_ceil(BLOCK_POSITIONS) * ENTRY_OVERHEAD as u64
@@ -771,6 +805,40 @@ mod tests {
             m.pieces() == 8 && m.men() == 1
         };
         assert!(plan.check_slices(|j| !refused(j)).is_ok());
+    }
+
+    #[test]
+    fn a_unit_reading_a_material_back_from_its_tables_counts_it() {
+        let plan = Plan::new(Variant::International, 7, Path::new("data"))
+            .unwrap()
+            .with_budget(8 << 30);
+        let at = |m: &str| {
+            let m: Material = m.parse().unwrap();
+            plan.materials.iter().position(|p| p.material == m).unwrap()
+        };
+        let (reader, read) = (at("KKKKvKKM"), at("KKKKvKKK"));
+        assert!(plan.materials[reader].reads.contains(&read));
+        let mut states = vec![UnitState::Finished; plan.materials.len()];
+        states[reader] = UnitState::ToDo;
+        assert_eq!(plan.unit_bytes_in(reader, &states, false), 8 << 30);
+        states[read] = UnitState::Repack;
+        // 6,991,908,000 positions at 3 bytes, and the overhead.
+        assert_eq!(
+            plan.unit_bytes_in(reader, &states, false),
+            6_991_908_000 * 3 + (256 << 20)
+        );
+        // Reading back a material of 6.4 × 10⁸ positions fits 8 GiB.
+        let small = at("KKKvKKK");
+        states[read] = UnitState::Finished;
+        states[small] = UnitState::Repack;
+        let reader = (0..plan.materials.len())
+            .find(|&j| plan.materials[j].reads.contains(&small))
+            .unwrap();
+        assert_eq!(
+            plan.unit_bytes_in(reader, &states, false),
+            plan.unit_bytes(reader).max(plan.repack_bytes(small))
+        );
+        assert!(plan.repack_bytes(small) < 8 << 30);
     }
 
     #[test]

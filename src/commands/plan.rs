@@ -160,7 +160,7 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
                     level: level(&reads, &units),
                     needs_index: reads.clone(),
                     positions: plan.seed_part_positions(m, part).1,
-                    memory_bytes: plan.seed_part_bytes(j),
+                    memory_bytes: plan.unit_bytes_in(j, &states, true),
                     files: Vec::new(),
                     finished: state == UnitState::Finished,
                     status: status(state),
@@ -175,7 +175,7 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
             level: level(&needs, &units),
             needs_index: needs,
             positions: m.positions,
-            memory_bytes: plan.unit_bytes(j),
+            memory_bytes: plan.unit_bytes_in(j, &states, false),
             files: kinds
                 .iter()
                 .map(|&kind| plan.layout().table(m.material, kind))
