@@ -169,10 +169,10 @@ impl fmt::Display for GenerateError {
             ),
             GenerateError::ReadBackPastBudget { variant, material, needed, budget } => write!(
                 f,
-                "{variant} {material}: its packed values are gone (a whole run removes them), and \
-                 reading them back from its tables needs {}, more than this unit's {}: run it \
-                 with --memory {} or more, or rebuild {variant}/{material}'s packed values \
-                 with that much memory ('rafle generate --unit {variant}/{material}')",
+                "{variant} {material}: reading its values back from its tables (its packed \
+                 values are gone: a whole run removes them) needs {}, more than this unit's {}: \
+                 run it with --memory {} or more, or rebuild {variant}/{material}'s packed \
+                 values with that much memory ('rafle generate --unit {variant}/{material}')",
                 crate::human_bytes(*needed),
                 crate::human_bytes(*budget),
                 crate::human_bytes(*needed)
