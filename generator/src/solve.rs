@@ -170,19 +170,7 @@ impl<'a> MaterialSolver<'a> {
         limits: Limits,
         rules: bool,
     ) -> MaterialSolver<'a> {
-        let category = Category::of(index.variant(), index.material());
-        MaterialSolver {
-            index,
-            store,
-            values: Some(values),
-            category,
-            limit: limits.of(category),
-            rules,
-            symmetric: index.material().is_symmetric(),
-            release_at: u64::MAX,
-            kings_in_bits_above: kings_in_bits_above(),
-            seed_parts: None,
-        }
+        MaterialSolver::with_work_file(index, store, Some(values), limits, rules)
     }
 
     /// A solver that only seeds a part of a kings-only material ([`MaterialSolver::seed_part`]):
@@ -193,17 +181,30 @@ impl<'a> MaterialSolver<'a> {
         limits: Limits,
         rules: bool,
     ) -> MaterialSolver<'a> {
+        MaterialSolver {
+            kings_in_bits_above: 0,
+            ..MaterialSolver::with_work_file(index, store, None, limits, rules)
+        }
+    }
+
+    fn with_work_file(
+        index: &'a PositionIndex,
+        store: &'a Store,
+        values: Option<&'a ValuesFile>,
+        limits: Limits,
+        rules: bool,
+    ) -> MaterialSolver<'a> {
         let category = Category::of(index.variant(), index.material());
         MaterialSolver {
             index,
             store,
-            values: None,
+            values,
             category,
             limit: limits.of(category),
             rules,
-            symmetric: false,
+            symmetric: index.material().is_symmetric(),
             release_at: u64::MAX,
-            kings_in_bits_above: 0,
+            kings_in_bits_above: kings_in_bits_above(),
             seed_parts: None,
         }
     }
