@@ -605,6 +605,70 @@ fn the_dry_run_script_runs_on_a_directory_that_does_not_exist_yet() {
     assert_eq!(packed_files(&data_dir), 0);
 }
 
+/// A kings-only material seeded in parts (`RAFLE_SEED_PART_POSITIONS` makes Brazilian KKvK's
+/// 29,760 positions 8 parts) is submitted as a job per part, which its material's job needs;
+/// run in the order submitted, they give the tables of a whole run.
+#[test]
+fn seed_parts_are_jobs_of_their_own() {
+    let (reference, _, _) = generate("brazilian", 3, &[]);
+    let scratch = TempDir::new().unwrap();
+    let data_dir = scratch.path().join("data");
+    let submit = Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args([
+            "slurm",
+            "submit",
+            "-v",
+            "brazilian",
+            "-p",
+            "3",
+            "--dry-run",
+            "--data",
+        ])
+        .arg(&data_dir)
+        .env("PATH", scratch.path().join("no-slurm"))
+        .env("RAFLE_KINGS_IN_BITS", "1")
+        .env("RAFLE_SEED_PART_POSITIONS", "4096")
+        .output()
+        .unwrap();
+    assert!(submit.status.success(), "{}", text(&submit.stderr));
+    let script = text(&submit.stdout);
+    assert!(
+        script.contains("# brazilian: 17 units, 0 finished, 0 queued already, 18 jobs to submit"),
+        "{script}"
+    );
+    let kkvk = script
+        .lines()
+        .find(|l| l.contains("--job-name=rafle-brazilian-KKvK "))
+        .unwrap();
+    for part in 1..=8 {
+        assert!(
+            kkvk.contains(&format!("$job_brazilian_KKvK_seed_{part}")),
+            "{kkvk}"
+        );
+    }
+    assert!(script.contains("--unit brazilian/KKvK/seed-8"), "{script}");
+    let path = scratch.path().join("submit.sh");
+    fs::write(&path, &submit.stdout).unwrap();
+    let bin = strict_sbatch(scratch.path());
+    let run = Command::new("/bin/sh")
+        .arg(&path)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("RAFLE_KINGS_IN_BITS", "1")
+        .env("RAFLE_SEED_PART_POSITIONS", "4096")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "the script failed: {}",
+        text(&run.stderr)
+    );
+    assert_eq!(
+        assert_same_tables(reference.path(), &data_dir, "brazilian"),
+        27
+    );
+    assert_eq!(packed_files(&data_dir), 0);
+}
+
 #[test]
 fn a_job_whose_data_directory_is_not_the_submitted_one_stops_before_writing() {
     let dir = TempDir::new().unwrap();
