@@ -553,6 +553,25 @@ echo $id
     bin
 }
 
+/// Runs a dry run's `script` in `scratch` with a strict `sbatch` (each job run as it is
+/// submitted), `envs` set; asserts it succeeded.
+fn run_script(scratch: &Path, script: &[u8], envs: &[(&str, &str)]) {
+    let path = scratch.join("submit.sh");
+    fs::write(&path, script).unwrap();
+    let bin = strict_sbatch(scratch);
+    let run = Command::new("/bin/sh")
+        .arg(&path)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "the script failed: {}",
+        text(&run.stderr)
+    );
+}
+
 #[test]
 fn the_dry_run_script_runs_on_a_directory_that_does_not_exist_yet() {
     let (reference, _, _) = generate("brazilian", 3, &[]);
@@ -575,19 +594,7 @@ fn the_dry_run_script_runs_on_a_directory_that_does_not_exist_yet() {
     let out = with_path(&submit, &nothing);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!data_dir.exists(), "a dry run writes nothing");
-    let script = scratch.path().join("submit.sh");
-    fs::write(&script, &out.stdout).unwrap();
-    let bin = strict_sbatch(scratch.path());
-    let run = Command::new("/bin/sh")
-        .arg(&script)
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "the script failed: {}",
-        text(&run.stderr)
-    );
+    run_script(scratch.path(), &out.stdout, &[]);
     // Every unit and the finishing job ran, each with its log.
     let logs: Vec<String> = fs::read_dir(data_dir.join("slurm-logs"))
         .unwrap()
@@ -612,22 +619,15 @@ fn the_dry_run_script_runs_on_a_directory_that_does_not_exist_yet() {
 fn seed_parts_are_jobs_of_their_own() {
     let (reference, _, _) = generate("brazilian", 3, &[]);
     let scratch = TempDir::new().unwrap();
-    let data_dir = scratch.path().join("data");
+    let data_dir = TempDir::new().unwrap();
+    let envs = [
+        ("RAFLE_KINGS_IN_BITS", "1"),
+        ("RAFLE_SEED_PART_POSITIONS", "4096"),
+    ];
     let submit = Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args([
-            "slurm",
-            "submit",
-            "-v",
-            "brazilian",
-            "-p",
-            "3",
-            "--dry-run",
-            "--data",
-        ])
-        .arg(&data_dir)
+        .args(submit_brazilian_3(&data_dir, &["--dry-run"]))
         .env("PATH", scratch.path().join("no-slurm"))
-        .env("RAFLE_KINGS_IN_BITS", "1")
-        .env("RAFLE_SEED_PART_POSITIONS", "4096")
+        .envs(envs)
         .output()
         .unwrap();
     assert!(submit.status.success(), "{}", text(&submit.stderr));
@@ -647,26 +647,12 @@ fn seed_parts_are_jobs_of_their_own() {
         );
     }
     assert!(script.contains("--unit brazilian/KKvK/seed-8"), "{script}");
-    let path = scratch.path().join("submit.sh");
-    fs::write(&path, &submit.stdout).unwrap();
-    let bin = strict_sbatch(scratch.path());
-    let run = Command::new("/bin/sh")
-        .arg(&path)
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-        .env("RAFLE_KINGS_IN_BITS", "1")
-        .env("RAFLE_SEED_PART_POSITIONS", "4096")
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "the script failed: {}",
-        text(&run.stderr)
-    );
+    run_script(scratch.path(), &submit.stdout, &envs);
     assert_eq!(
-        assert_same_tables(reference.path(), &data_dir, "brazilian"),
+        assert_same_tables(reference.path(), data_dir.path(), "brazilian"),
         27
     );
-    assert_eq!(packed_files(&data_dir), 0);
+    assert_eq!(packed_files(data_dir.path()), 0);
 }
 
 #[test]
