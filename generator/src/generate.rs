@@ -230,10 +230,7 @@ pub fn generate(
 fn ready_seed_parts(plan: &Plan, m: &MaterialPlan) -> Option<PartSeeds> {
     let paths = plan.layout().work_files(m.material, plan.tables);
     let parts = (1..=m.seed_parts)
-        .map(|part| {
-            let file = PartFile::open(&paths.seed_part(part), &plan.part_id(m, part)).ok()?;
-            file.check().ok().map(|()| file)
-        })
+        .map(|part| PartFile::open_checked(&paths.seed_part(part), &plan.part_id(m, part)).ok())
         .collect::<Option<Vec<PartFile>>>()?;
     Some(PartSeeds(parts))
 }
@@ -255,8 +252,7 @@ fn seed_parts_here(
     let mut parts = Vec::new();
     for part in 1..=m.seed_parts {
         let (path, id) = (paths.seed_part(part), plan.part_id(m, part));
-        let kept = PartFile::open(&path, &id).and_then(|file| file.check().map(|()| file));
-        let file = match kept {
+        let file = match PartFile::open_checked(&path, &id) {
             Ok(file) => {
                 progress.advance(id.len);
                 file
@@ -307,10 +303,7 @@ fn seed_part(
     let id = plan.part_id(m, part);
     let finished = matches!(found, Found::Complete | Found::WdlOnly);
     // Every block and record checked: a part damaged since it was written is seeded again.
-    let reused = finished
-        || PartFile::open(&path, &id)
-            .and_then(|file| file.check())
-            .is_ok();
+    let reused = finished || PartFile::open_checked(&path, &id).is_ok();
     if !reused {
         seeding_solver(plan, m, index, store).seed_part(&path, &id, progress)?;
     }
@@ -651,8 +644,7 @@ fn reuse(
     if counted_again || !have_values {
         // Read whole: past the budget, a whole run solves it again (within the budget), a
         // unit stops (another unit may be reading or solving it).
-        let needed = plan.materials.iter().position(|p| p.material == m.material);
-        let needed = needed.map_or(0, |j| plan.repack_bytes(j));
+        let needed = plan.repack_bytes(m);
         if plan.budget.is_some() && needed > plan.planned_bytes() {
             if plan.unit.is_none() {
                 return Err(solve(format!(

@@ -355,10 +355,10 @@ impl Plan {
         self.budget.map_or(solve, |b| b.min(solve)).max(least)
     }
 
-    /// Bytes reading material `j`'s values back from its finished tables holds (its packed
+    /// Bytes reading material `m`'s values back from its finished tables holds (its packed
     /// values gone: see [`UnitState::Repack`]); the material is read whole.
-    pub fn repack_bytes(&self, j: usize) -> u64 {
-        self.materials[j].positions * REPACK_BYTES_PER_POSITION + OVERHEAD
+    pub fn repack_bytes(&self, m: &MaterialPlan) -> u64 {
+        m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD
     }
 
     /// The memory a unit of work on material `j` holds, given where the plan's materials
@@ -372,14 +372,14 @@ impl Plan {
             self.unit_bytes(j)
         };
         let own = match states[j] {
-            UnitState::Repack if !seed_part => own.max(self.repack_bytes(j)),
+            UnitState::Repack if !seed_part => own.max(self.repack_bytes(&self.materials[j])),
             _ => own,
         };
         self.materials[j]
             .reads
             .iter()
             .filter(|&&d| states[d] == UnitState::Repack)
-            .map(|&d| self.repack_bytes(d))
+            .map(|&d| self.repack_bytes(&self.materials[d]))
             .fold(own, u64::max)
     }
 
@@ -836,9 +836,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             plan.unit_bytes_in(reader, &states, false),
-            plan.unit_bytes(reader).max(plan.repack_bytes(small))
+            plan.unit_bytes(reader)
+                .max(plan.repack_bytes(&plan.materials[small]))
         );
-        assert!(plan.repack_bytes(small) < 8 << 30);
+        assert!(plan.repack_bytes(&plan.materials[small]) < 8 << 30);
     }
 
     #[test]

@@ -294,6 +294,18 @@ impl PartFile {
         })
     }
 
+    /// Opens the part file `path` as [`PartFile::open`] does, and reads every block and
+    /// record against its checksum ([`PartFile::check`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`PartFile::open`] and [`PartFile::check`].
+    pub(crate) fn open_checked(path: &Path, id: &PartId) -> Result<PartFile, GenerateError> {
+        let file = PartFile::open(path, id)?;
+        file.check()?;
+        Ok(file)
+    }
+
     /// Reads every block and every record, each against its checksum.
     ///
     /// # Errors
