@@ -94,10 +94,14 @@ finished "$work/slurm"
 # what is missing, resuming what the running one left.
 "$rafle" slurm submit -v brazilian -p "$pieces" --data "$work/again" --cpus 1
 until [ $((units - $(unfinished "$work/again"))) -ge $((units / 4)) ]; do sleep 0.2; done
-# The first unit job of the data directory $work/again in state $1.
+# The first unit job of the data directory $work/again in state $1 (the last one listed if $2
+# is "last": the waiting job furthest from running, so that a slow machine still finds it
+# waiting).
 unit_job() {
-    squeue --noheader --states="$1" --format='%i %j %k' |
-        awk -v c="rafle:$work/again" '$3 == c && $2 != "rafle-brazilian-finish" { print $1; exit }'
+    squeue --noheader --states="$1" --format='%i %j %k' --sort=i |
+        awk -v c="rafle:$work/again" -v which="${2:-first}" '
+            $3 == c && $2 != "rafle-brazilian-finish" { id = $1; if (which == "first") exit }
+            END { if (id != "") print id }'
 }
 # Jobs of a small set are short: give one a few seconds to be caught running.
 running=""
@@ -106,7 +110,7 @@ for _ in $(seq 50); do
     [ -z "$running" ] || break
     sleep 0.1
 done
-waiting=$(unit_job PENDING)
+waiting=$(unit_job PENDING last)
 [ -n "$waiting" ] || { echo "slurm-test: no job left waiting to cancel" >&2; exit 1; }
 for victim in $running $waiting; do
     echo "slurm-test: cancelling job $victim ($(squeue --noheader --job "$victim" --format='%j, %T' 2>/dev/null || echo 'just ended'))"

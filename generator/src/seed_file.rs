@@ -5,7 +5,9 @@
 //!
 //! The seed pass walks the material in groups of consecutive positions and appends, per group,
 //! one record for each (propagation, level, won or lost) it has seeds of: the positions in
-//! increasing order, as varint-coded gaps. The file is scratch, written under a temporary name
+//! increasing order, as varint-coded gaps, compressed with zstd (level [`RECORD_LEVEL`]: the
+//! gaps repeat, and a seed part's file, which holds nothing else, is a third of its size or
+//! less for it). The file is scratch, written under a temporary name
 //! (swept by the next run if this one dies) and removed when dropped; the index of its records
 //! stays in memory with each record's CRC-32, so a record changed on disk meanwhile is an error,
 //! never a seed.
@@ -19,6 +21,10 @@ use std::path::{Path, PathBuf};
 use crate::files::{io, temporary_path};
 use crate::GenerateError;
 
+/// The zstd level of a record: the fastest, each record written once and read once or
+/// twice.
+const RECORD_LEVEL: i32 = 1;
+
 /// Which propagation a seed is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Propagated {
@@ -26,6 +32,19 @@ pub(crate) enum Propagated {
     Distances,
     /// Values under the draw rules.
     Rules,
+    /// No propagation: the positions a seed settles as a draw (captures that draw), at level
+    /// 0, which a seed part records so that its codes can be derived from its seeds
+    /// ([`crate::seed_part`]).
+    Settled,
+}
+
+impl Propagated {
+    /// Every kind of record.
+    pub(crate) const ALL: [Propagated; 3] = [
+        Propagated::Distances,
+        Propagated::Rules,
+        Propagated::Settled,
+    ];
 }
 
 /// The seeds of one group of positions: for each (propagation, level, won), the positions, in
@@ -52,7 +71,10 @@ impl GroupSeeds {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Record {
     offset: u64,
+    /// Bytes in the file (compressed).
     len: u32,
+    /// Bytes of its varints.
+    raw_len: u32,
     crc: u32,
     won: bool,
 }
@@ -103,9 +125,12 @@ impl SeedRecords {
                 put_varint(&mut bytes, if i == 0 { x } else { x - last - 1 });
                 last = x;
             }
+            let raw_len = u32::try_from(bytes.len()).expect("a group's seeds fit 4 GiB");
+            let bytes = zstd::bulk::compress(&bytes, RECORD_LEVEL).map_err(|e| io(path, e))?;
             let record = Record {
                 offset: *written,
                 len: u32::try_from(bytes.len()).expect("a group's seeds fit 4 GiB"),
+                raw_len,
                 crc: crc32fast::hash(&bytes),
                 won,
             };
@@ -151,6 +176,11 @@ impl SeedRecords {
             if crc32fast::hash(&bytes) != record.crc {
                 return Err(damaged("a record's checksum does not match"));
             }
+            let raw_len = record.raw_len as usize;
+            let bytes = zstd::bulk::decompress(&bytes, raw_len)
+                .ok()
+                .filter(|raw| raw.len() == raw_len)
+                .ok_or_else(|| damaged("a record does not decompress to its length"))?;
             let mut at = 0;
             let mut next = 0u64;
             while at < bytes.len() {
@@ -177,6 +207,7 @@ impl SeedRecords {
                 out.push(u8::from(r.won));
                 out.extend_from_slice(&r.offset.to_le_bytes());
                 out.extend_from_slice(&r.len.to_le_bytes());
+                out.extend_from_slice(&r.raw_len.to_le_bytes());
                 out.extend_from_slice(&r.crc.to_le_bytes());
             }
         }
@@ -193,10 +224,11 @@ impl SeedRecords {
         let count = u64::from_le_bytes(take(8)?.try_into().ok()?);
         let mut records = SeedRecords::default();
         for _ in 0..count {
-            let entry = take(20)?;
+            let entry = take(24)?;
             let propagated = match entry[0] {
                 0 => Propagated::Distances,
                 1 => Propagated::Rules,
+                2 => Propagated::Settled,
                 _ => return None,
             };
             let level = u16::from_le_bytes([entry[1], entry[2]]);
@@ -208,7 +240,8 @@ impl SeedRecords {
             let record = Record {
                 offset: u64::from_le_bytes(entry[4..12].try_into().ok()?),
                 len: u32::from_le_bytes(entry[12..16].try_into().ok()?),
-                crc: u32::from_le_bytes(entry[16..20].try_into().ok()?),
+                raw_len: u32::from_le_bytes(entry[16..20].try_into().ok()?),
+                crc: u32::from_le_bytes(entry[20..24].try_into().ok()?),
                 won,
             };
             if record.offset.checked_add(u64::from(record.len))? > file_len {

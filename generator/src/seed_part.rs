@@ -2,20 +2,21 @@
 //!
 //! A kings-only material past [`crate::plan`]'s part size is seeded in parts, each a unit of
 //! work of its own that may run on another node: a part walks its range of positions, reads
-//! the values of the materials its captures reach, and writes one file holding the codes of
-//! its positions (those its seeds decide, a draw for the others: what the solve would have
-//! written to its work file) and its seeds by level (as [`crate::seed_file`] records them).
-//! The unit that solves the material copies every part's codes into its work file and runs
-//! the propagations from their seeds: it reads no other material.
+//! the values of the materials its captures reach, and writes one file holding its seeds by
+//! level (as [`crate::seed_file`] records them), with the positions its seed settles as a
+//! draw (a capture that draws) as one more kind of record. The unit that solves the material
+//! derives every part's codes from those seeds (what the seed pass would have written to its
+//! work file: see `solve::kings_only`), writes them to its work file and runs the propagations
+//! from the seeds: it reads no other material.
 //!
-//! Layout (little-endian): the code blocks (zstd, each one range of positions: their distance
-//! codes, two bytes each, then their rule codes), the seed records, then the index (what the
-//! part is of, its blocks, its records) and a footer (where the index is, its CRC-32, a magic
-//! number). Every block and record has its CRC-32 in the index: a file changed after it was
-//! written is refused, never read as seeds. Written under a temporary name, synced, renamed.
+//! Layout (little-endian): the seed records, then the index (what the part is of, its
+//! records) and a footer (where the index is, its CRC-32, a magic number). Every record has its
+//! CRC-32 in the index: a file changed after it was written is refused, never read as seeds.
+//! Written under a temporary name, synced, renamed.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -23,15 +24,12 @@ use crate::files::{create_temporary, io, temporary_path};
 use crate::seed_file::{GroupSeeds, Propagated, SeedRecords, Seeds};
 use crate::GenerateError;
 
-/// The last bytes of every part file.
-const MAGIC: &[u8; 8] = b"RAFLESP1";
+/// The last bytes of every part file. (`RAFLESP1`, whose files also held the codes of their
+/// positions, is refused as damaged: its part is seeded again.)
+const MAGIC: &[u8; 8] = b"RAFLESP2";
 
 /// Bytes of the footer: index offset, index length, index CRC-32, magic.
 const FOOTER: u64 = 8 + 8 + 4 + 8;
-
-/// The zstd level of the code blocks: most codes are the draw left for the propagation,
-/// and the solving unit reads each block once.
-const CODES_LEVEL: i32 = 1;
 
 /// What a part file is of: the request's identity (variant, material, positions, limits and
 /// tables), which part of how many, and its positions.
@@ -50,23 +48,12 @@ pub(crate) struct PartId {
     pub(crate) len: u64,
 }
 
-/// A block of codes in the file: positions `start..start + positions`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Block {
-    start: u64,
-    positions: u32,
-    offset: u64,
-    len: u32,
-    crc: u32,
-}
-
-/// A part file being written, block by block and group by group.
+/// A part file being written, group by group.
 pub(crate) struct PartWriter {
     path: PathBuf,
     tmp: PathBuf,
     out: Option<BufWriter<File>>,
     written: u64,
-    blocks: Vec<Block>,
     records: SeedRecords,
 }
 
@@ -87,39 +74,8 @@ impl PartWriter {
             out: Some(BufWriter::with_capacity(1 << 20, file)),
             tmp,
             written: 0,
-            blocks: Vec::new(),
             records: SeedRecords::default(),
         })
-    }
-
-    fn out(&mut self) -> &mut BufWriter<File> {
-        self.out.as_mut().expect("written until finished")
-    }
-
-    /// Appends the codes of positions `start..start + codes.len()`, compressed by
-    /// [`compress_codes`]; blocks come in the order of their positions.
-    ///
-    /// # Errors
-    ///
-    /// [`GenerateError::Io`] if writing fails (a full disk).
-    pub(crate) fn append_codes(
-        &mut self,
-        start: u64,
-        positions: usize,
-        compressed: &[u8],
-    ) -> Result<(), GenerateError> {
-        let block = Block {
-            start,
-            positions: u32::try_from(positions).expect("a block of a few thousand positions"),
-            offset: self.written,
-            len: u32::try_from(compressed.len()).expect("a block of a few thousand positions"),
-            crc: crc32fast::hash(compressed),
-        };
-        let tmp = self.tmp.clone();
-        self.out().write_all(compressed).map_err(|e| io(&tmp, e))?;
-        self.written += compressed.len() as u64;
-        self.blocks.push(block);
-        Ok(())
     }
 
     /// Appends a group's seeds.
@@ -157,14 +113,6 @@ impl PartWriter {
         index.extend_from_slice(&id.len.to_le_bytes());
         index.extend_from_slice(&longest.to_le_bytes());
         index.extend_from_slice(&deepest.to_le_bytes());
-        index.extend_from_slice(&(self.blocks.len() as u64).to_le_bytes());
-        for b in &self.blocks {
-            index.extend_from_slice(&b.start.to_le_bytes());
-            index.extend_from_slice(&b.positions.to_le_bytes());
-            index.extend_from_slice(&b.offset.to_le_bytes());
-            index.extend_from_slice(&b.len.to_le_bytes());
-            index.extend_from_slice(&b.crc.to_le_bytes());
-        }
         self.records.to_bytes(&mut index);
         let mut footer = Vec::with_capacity(FOOTER as usize);
         footer.extend_from_slice(&self.written.to_le_bytes());
@@ -197,23 +145,16 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
-/// A range's codes as a part file stores them: distance codes, then rule codes, compressed.
-pub(crate) fn compress_codes(codes: &[u16], rule_codes: &[u8]) -> Vec<u8> {
-    let mut raw = Vec::with_capacity(3 * codes.len());
-    raw.extend(codes.iter().flat_map(|c| c.to_le_bytes()));
-    raw.extend_from_slice(rule_codes);
-    zstd::bulk::compress(&raw, CODES_LEVEL).expect("compressing into memory")
-}
-
-/// A finished part file, its index checked, its blocks and records read on demand.
+/// A finished part file, its index checked, its records read on demand.
 pub(crate) struct PartFile {
     path: PathBuf,
     file: File,
+    /// Its positions (local numbers of the material's one slice).
+    range: Range<u64>,
     /// The longest win its seeds hold.
     pub(crate) longest: u16,
     /// The longest loss its seeds hold.
     pub(crate) deepest: u16,
-    blocks: Vec<Block>,
     records: SeedRecords,
 }
 
@@ -255,7 +196,7 @@ impl PartFile {
         if crc32fast::hash(&index) != index_crc {
             return Err(damaged("its index's checksum does not match"));
         }
-        let (found, longest, deepest, blocks, records) =
+        let (found, longest, deepest, records) =
             read_index(&index, index_at).ok_or_else(|| damaged("its index is not well formed"))?;
         if found != *id {
             return Err(damaged(&format!(
@@ -273,29 +214,18 @@ impl PartFile {
                 id.start + id.len
             )));
         }
-        // The blocks tile the part's positions, in order.
-        let mut next = id.start;
-        for b in &blocks {
-            if b.start != next || b.offset + u64::from(b.len) > index_at {
-                return Err(damaged("its blocks do not cover its positions"));
-            }
-            next += u64::from(b.positions);
-        }
-        if next != id.start + id.len {
-            return Err(damaged("its blocks do not cover its positions"));
-        }
         Ok(PartFile {
             path: path.to_path_buf(),
             file,
+            range: id.start..id.start + id.len,
             longest,
             deepest,
-            blocks,
             records,
         })
     }
 
-    /// Opens the part file `path` as [`PartFile::open`] does, and reads every block and
-    /// record against its checksum ([`PartFile::check`]).
+    /// Opens the part file `path` as [`PartFile::open`] does, and reads every record against
+    /// its checksum ([`PartFile::check`]).
     ///
     /// # Errors
     ///
@@ -306,63 +236,43 @@ impl PartFile {
         Ok(file)
     }
 
-    /// Reads every block and every record, each against its checksum.
+    /// Reads every record against its checksum.
     ///
     /// # Errors
     ///
-    /// As [`PartFile::block`] and [`Seeds::for_each`].
+    /// As [`Seeds::for_each`].
     pub(crate) fn check(&self) -> Result<(), GenerateError> {
-        for k in 0..self.blocks.len() {
-            self.block(k)?;
-        }
-        for propagated in [Propagated::Distances, Propagated::Rules] {
-            for level in 0..=self.records.last_level(propagated).unwrap_or(0) {
-                self.records
-                    .for_each(&self.file, &self.path, propagated, level, &mut |_, _| {})?;
+        for propagated in Propagated::ALL {
+            for level in 0..=self.last_level(propagated).unwrap_or(0) {
+                self.for_each(propagated, level, &mut |_, _| {})?;
             }
         }
         Ok(())
     }
 
-    /// Its blocks of codes: how many.
-    pub(crate) fn block_count(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// Block `k`: its first position, its distance codes and its rule codes.
-    ///
-    /// # Errors
-    ///
-    /// [`GenerateError::Io`] if it cannot be read, [`GenerateError::DamagedWorkFile`] if it is
-    /// not what was written.
-    pub(crate) fn block(&self, k: usize) -> Result<(u64, Vec<u16>, Vec<u8>), GenerateError> {
-        let b = self.blocks[k];
-        let mut compressed = vec![0u8; b.len as usize];
-        self.file
-            .read_exact_at(&mut compressed, b.offset)
-            .map_err(|e| io(&self.path, e))?;
-        let damaged = |reason: &str| GenerateError::DamagedWorkFile {
-            path: self.path.clone(),
-            reason: format!("block {k}: {reason}"),
-        };
-        if crc32fast::hash(&compressed) != b.crc {
-            return Err(damaged("its checksum does not match"));
-        }
-        let n = b.positions as usize;
-        let raw = zstd::bulk::decompress(&compressed, 3 * n)
-            .map_err(|_| damaged("it does not decompress"))?;
-        if raw.len() != 3 * n {
-            return Err(damaged("not the length of its positions"));
-        }
-        let codes = raw[..2 * n]
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect();
-        Ok((b.start, codes, raw[2 * n..].to_vec()))
+    /// Its positions (local numbers of the material's one slice).
+    pub(crate) fn range(&self) -> Range<u64> {
+        self.range.clone()
     }
 }
 
-type Index = (PartId, u16, u16, Vec<Block>, SeedRecords);
+impl Seeds for PartFile {
+    fn last_level(&self, propagated: Propagated) -> Option<u16> {
+        self.records.last_level(propagated)
+    }
+
+    fn for_each(
+        &self,
+        propagated: Propagated,
+        level: u16,
+        f: &mut dyn FnMut(u64, bool),
+    ) -> Result<(), GenerateError> {
+        self.records
+            .for_each(&self.file, &self.path, propagated, level, f)
+    }
+}
+
+type Index = (PartId, u16, u16, SeedRecords);
 
 /// The index of a part file whose index starts at `index_at`; `None` if it is not well
 /// formed.
@@ -386,22 +296,6 @@ fn read_index(bytes: &[u8], index_at: u64) -> Option<Index> {
     let len = u64_of(take(8)?);
     let longest = u16::from_le_bytes(take(2)?.try_into().ok()?);
     let deepest = u16::from_le_bytes(take(2)?.try_into().ok()?);
-    let count = u64_of(take(8)?);
-    // Each block takes 28 bytes of the index: a count past them is not believed.
-    if count > (bytes.len() / 28) as u64 {
-        return None;
-    }
-    let mut blocks = Vec::with_capacity(count as usize);
-    for _ in 0..count {
-        let e = take(28)?;
-        blocks.push(Block {
-            start: u64_of(&e[0..8]),
-            positions: u32_of(&e[8..12]),
-            offset: u64_of(&e[12..20]),
-            len: u32_of(&e[20..24]),
-            crc: u32_of(&e[24..28]),
-        });
-    }
     let records = SeedRecords::from_bytes(bytes, &mut at, index_at)?;
     if at != bytes.len() {
         return None;
@@ -413,7 +307,7 @@ fn read_index(bytes: &[u8], index_at: u64) -> Option<Index> {
         start,
         len,
     };
-    Some((id, longest, deepest, blocks, records))
+    Some((id, longest, deepest, records))
 }
 
 /// The seeds of every part of a material.
@@ -421,10 +315,7 @@ pub(crate) struct PartSeeds(pub(crate) Vec<PartFile>);
 
 impl Seeds for PartSeeds {
     fn last_level(&self, propagated: Propagated) -> Option<u16> {
-        self.0
-            .iter()
-            .filter_map(|p| p.records.last_level(propagated))
-            .max()
+        self.0.iter().filter_map(|p| p.last_level(propagated)).max()
     }
 
     fn for_each(
@@ -434,8 +325,7 @@ impl Seeds for PartSeeds {
         f: &mut dyn FnMut(u64, bool),
     ) -> Result<(), GenerateError> {
         for part in &self.0 {
-            part.records
-                .for_each(&part.file, &part.path, propagated, level, f)?;
+            part.for_each(propagated, level, f)?;
         }
         Ok(())
     }
@@ -457,14 +347,14 @@ mod tests {
 
     fn write(path: &Path) {
         let mut w = PartWriter::create(path).unwrap();
-        w.append_codes(100, 4, &compress_codes(&[1, 2, 3, 0x8004], &[5, 6, 7, 8]))
-            .unwrap();
         let mut seeds = GroupSeeds::default();
         seeds.push(Propagated::Distances, 3, true, 101);
         seeds.push(Propagated::Rules, 2, false, 103);
         w.append_seeds(&seeds).unwrap();
-        w.append_codes(104, 3, &compress_codes(&[9, 10, 11], &[0, 0, 1]))
-            .unwrap();
+        let mut seeds = GroupSeeds::default();
+        seeds.push(Propagated::Settled, 0, false, 105);
+        seeds.push(Propagated::Distances, 0, false, 106);
+        w.append_seeds(&seeds).unwrap();
         w.finish(&id(2), 3, 0).unwrap();
     }
 
@@ -474,15 +364,11 @@ mod tests {
         let path = dir.path().join("KKvKK.seeds-2");
         write(&path);
         let part = PartFile::open(&path, &id(2)).unwrap();
-        assert_eq!((part.longest, part.deepest, part.block_count()), (3, 0, 2));
-        assert_eq!(
-            part.block(0).unwrap(),
-            (100, vec![1, 2, 3, 0x8004], vec![5, 6, 7, 8])
-        );
-        assert_eq!(
-            part.block(1).unwrap(),
-            (104, vec![9, 10, 11], vec![0, 0, 1])
-        );
+        assert_eq!((part.longest, part.deepest, part.range()), (3, 0, 100..107));
+        let mut settled = Vec::new();
+        part.for_each(Propagated::Settled, 0, &mut |x, won| settled.push((x, won)))
+            .unwrap();
+        assert_eq!(settled, [(105, false)]);
         let seeds = PartSeeds(vec![part]);
         let mut got = Vec::new();
         seeds
@@ -491,7 +377,10 @@ mod tests {
         seeds
             .for_each(Propagated::Rules, 2, &mut |x, won| got.push((x, won)))
             .unwrap();
-        assert_eq!(got, [(101, true), (103, false)]);
+        seeds
+            .for_each(Propagated::Distances, 0, &mut |x, won| got.push((x, won)))
+            .unwrap();
+        assert_eq!(got, [(101, true), (103, false), (106, false)]);
         assert_eq!(seeds.last_level(Propagated::Distances), Some(3));
         assert_eq!(seeds.last_level(Propagated::Rules), Some(2));
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
@@ -510,7 +399,7 @@ mod tests {
         };
         assert!(refused(PartFile::open(&path, &id(1))).contains("not part 1 of 2"));
         let good = fs::read(&path).unwrap();
-        // Every byte of the file is covered: a block, a record, the index or the footer.
+        // Every byte of the file is covered: a record, the index or the footer.
         for at in 0..good.len() {
             let mut bad = good.clone();
             bad[at] ^= 0x10;

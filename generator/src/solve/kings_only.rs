@@ -29,7 +29,7 @@ use crate::bit_levels::{BitLevels, Bits};
 use crate::engine::{Outcome, Seed};
 use crate::man_moves::ManMoves;
 use crate::seed_file::{GroupSeeds, Propagated, SeedFile, Seeds};
-use crate::seed_part::{compress_codes, PartId, PartSeeds, PartWriter};
+use crate::seed_part::{PartFile, PartId, PartSeeds, PartWriter};
 use crate::values::{distance_code, FinishedBand, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, Progress};
 
@@ -47,8 +47,7 @@ pub(crate) fn bits_working_bytes(positions: u64) -> u64 {
     positions * 7 / 8 + seed_group_bytes()
 }
 
-/// Bytes one group of the seed pass holds: its seeds and codes (and, for a seed part, its
-/// codes compressed).
+/// Bytes one group of the seed pass holds: its seeds and codes.
 pub(crate) fn seed_group_bytes() -> u64 {
     RANGES_PER_GROUP as u64 * CHUNK * 19
 }
@@ -58,8 +57,6 @@ struct SeededRange {
     start: u64,
     codes: Vec<u16>,
     rule_codes: Vec<u8>,
-    /// The codes compressed for a seed part's file (empty when written to the work file).
-    compressed: Vec<u8>,
     seeds: GroupSeeds,
     longest: u16,
     deepest: u16,
@@ -155,10 +152,9 @@ impl MaterialSolver<'_> {
             let seeded: Vec<Result<SeededRange, GenerateError>> = group
                 .par_iter()
                 .map(|range| {
-                    let mut seeded = self.seed_range(slice, range.clone(), fixed)?;
-                    if to_part {
-                        seeded.compressed = compress_codes(&seeded.codes, &seeded.rule_codes);
-                    } else {
+                    // A part's file holds seeds only: the codes are derived from them.
+                    let seeded = self.seed_range(slice, range.clone(), fixed, to_part)?;
+                    if !to_part {
                         self.values().write_range(
                             slice.global(seeded.start),
                             &seeded.codes,
@@ -172,9 +168,6 @@ impl MaterialSolver<'_> {
             for range in seeded {
                 let range = range?;
                 progress.advance(range.codes.len() as u64);
-                if let SeedSink::Part(writer) = &mut sink {
-                    writer.append_codes(range.start, range.codes.len(), &range.compressed)?;
-                }
                 group_seeds.append(range.seeds);
                 longest = longest.max(range.longest);
                 deepest = deepest.max(range.deepest);
@@ -188,41 +181,99 @@ impl MaterialSolver<'_> {
         Ok((longest, deepest))
     }
 
-    /// Copies the codes of every seed part into the work file and marks the positions they
-    /// fix (every code but a plain draw: a capture, or no move). Returns the longest win and
-    /// loss of their seeds.
+    /// Writes the codes of every seed part's positions into the work file, derived from the
+    /// part's seeds, and marks the positions they fix. Returns the longest win and loss of
+    /// their seeds.
     ///
     /// # Errors
     ///
-    /// As [`PartFile::block`], [`GenerateError::Io`] if the work file cannot be written.
+    /// As [`Seeds::for_each`], [`GenerateError::Io`] if the work file cannot be written.
     fn copy_parts(
         &self,
         slice: &KingSlice,
         parts: &PartSeeds,
         fixed: &Bits,
     ) -> Result<(u16, u16), GenerateError> {
-        let draw = distance_code(Dtw::Draw);
         let (mut longest, mut deepest) = (0u16, 0u16);
         for part in &parts.0 {
-            let blocks: Vec<usize> = (0..part.block_count()).collect();
-            for group in blocks.chunks(RANGES_PER_GROUP) {
-                group.par_iter().try_for_each(|&k| {
-                    let (start, codes, rule_codes) = part.block(k)?;
-                    for (i, &code) in codes.iter().enumerate() {
-                        if code != draw {
-                            fixed.insert(start + i as u64);
-                        }
-                    }
-                    self.values()
-                        .write_range(slice.global(start), &codes, &rule_codes)
-                        .map(|_| ())
-                })?;
-                self.keep_within_budget();
-            }
+            self.codes_of_part(slice, part, fixed)?;
             longest = longest.max(part.longest);
             deepest = deepest.max(part.deepest);
         }
         Ok((longest, deepest))
+    }
+
+    /// The codes the seed pass would have written for the positions of `part`, from its
+    /// seeds alone: a draw for a position no seed fixes; for one its distance seed fixes, that
+    /// distance, marked a capture unless it is lost at once (no move; a position that must
+    /// capture and loses does so a ply later at the soonest); a draw marked a capture for one
+    /// its seed settles (a capture that draws); and the rule code its rule seed gives, or else
+    /// its distance's class.
+    fn codes_of_part(
+        &self,
+        slice: &KingSlice,
+        part: &PartFile,
+        fixed: &Bits,
+    ) -> Result<(), GenerateError> {
+        let values = self.values();
+        let at = |x: u64| slice.global(x);
+        let draw = distance_code(Dtw::Draw);
+        let range = part.range();
+        let ranges: Vec<Range<u64>> = self
+            .ranges(slice.len())
+            .into_iter()
+            .filter(|r| range.contains(&r.start))
+            .collect();
+        for group in ranges.chunks(RANGES_PER_GROUP) {
+            group.par_iter().try_for_each(|r| {
+                let len = (r.end - r.start) as usize;
+                values
+                    .write_range(at(r.start), &vec![draw; len], &vec![0; len])
+                    .map(drop)
+            })?;
+            self.keep_within_budget();
+        }
+        for level in 0..=part.last_level(Propagated::Distances).unwrap_or(0) {
+            part.for_each(Propagated::Distances, level, &mut |x, won| {
+                let dtw = if won {
+                    Dtw::Win(level)
+                } else {
+                    Dtw::Loss(level)
+                };
+                let capture = if won || level > 0 { CAPTURE } else { 0 };
+                values.set_distance_code(at(x), distance_code(dtw) | capture);
+                fixed.insert(x);
+            })?;
+            self.keep_within_budget();
+        }
+        part.for_each(Propagated::Settled, 0, &mut |x, _| {
+            values.set_distance_code(at(x), draw | CAPTURE);
+            fixed.insert(x);
+        })?;
+        self.keep_within_budget();
+        if !self.rules {
+            return Ok(());
+        }
+        for group in ranges.chunks(RANGES_PER_GROUP) {
+            group.par_iter().for_each(|r| {
+                for x in r.clone().filter(|&x| fixed.contains(x)) {
+                    values.set_rule_code(at(x), rule_code(None, values.distance_code(at(x))));
+                }
+            });
+            self.keep_within_budget();
+        }
+        for level in 0..=part.last_level(Propagated::Rules).unwrap_or(0) {
+            part.for_each(Propagated::Rules, level, &mut |x, won| {
+                let outcome = if won {
+                    Outcome::Won(level)
+                } else {
+                    Outcome::Lost(level)
+                };
+                values.set_rule_code(at(x), rule_code(Some(outcome), values.distance_code(at(x))));
+            })?;
+            self.keep_within_budget();
+        }
+        Ok(())
     }
 
     /// The propagations of a kings-only material from its seeds, written to the work file as
@@ -311,12 +362,14 @@ impl MaterialSolver<'_> {
 
     /// Seeds the positions of `range` (local numbers): their codes (final for those their
     /// seeds decide, which are marked `fixed` if given; a draw for the others) and their
-    /// seeds.
+    /// seeds, with the positions whose seed settles them a draw if `settled` (a seed part's
+    /// file, which holds no codes, needs them; the propagations do not).
     fn seed_range(
         &self,
         slice: &KingSlice,
         range: Range<u64>,
         fixed: Option<&Bits>,
+        settled: bool,
     ) -> Result<SeededRange, GenerateError> {
         let mut cursor = self.index.cursor(slice.global(range.start));
         let mut list = MoveList::new();
@@ -326,7 +379,6 @@ impl MaterialSolver<'_> {
             start: range.start,
             codes: Vec::with_capacity(len),
             rule_codes: Vec::with_capacity(len),
-            compressed: Vec::new(),
             seeds: GroupSeeds::default(),
             longest: 0,
             deepest: 0,
@@ -342,7 +394,7 @@ impl MaterialSolver<'_> {
                     continue;
                 }
                 (distance, rule) => (
-                    self.fixed_code(distance, x, &mut out),
+                    self.fixed_code(distance, x, settled, &mut out),
                     self.fixed_rule(rule, x, &mut out.seeds),
                 ),
             };
@@ -361,7 +413,7 @@ impl MaterialSolver<'_> {
     }
 
     /// The distance code of a position its seed decides, its seed noted.
-    fn fixed_code(&self, seed: Seed, x: u64, out: &mut SeededRange) -> u16 {
+    fn fixed_code(&self, seed: Seed, x: u64, settled: bool, out: &mut SeededRange) -> u16 {
         let dtw = match seed {
             Seed::Won(l) => {
                 out.longest = out.longest.max(l);
@@ -373,7 +425,12 @@ impl MaterialSolver<'_> {
                 out.seeds.push(Propagated::Distances, l, false, x);
                 Dtw::Loss(l)
             }
-            Seed::Settled => Dtw::Draw,
+            Seed::Settled => {
+                if settled {
+                    out.seeds.push(Propagated::Settled, 0, false, x);
+                }
+                Dtw::Draw
+            }
             seed => unreachable_seed(seed),
         };
         distance_code(dtw)
