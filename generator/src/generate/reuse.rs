@@ -1,0 +1,334 @@
+//! Which materials a run solves, which it reuses, and whose values it keeps readable: a
+//! material's finished tables are reused with the counts kept beside them, its values kept
+//! packed, adopted from the raw work file of a run stopped after its tables, or read back from
+//! the tables.
+
+use rafle_probe::{PositionIndex, Tables, WorkFiles};
+
+use super::found::{kept_counts, table_sizes, Found};
+use super::{remove, remove_finished_work, Done};
+use crate::load::{load_existing, LoadError};
+use crate::packed::{self, PackedValues};
+use crate::plan::{MaterialPlan, Plan};
+use crate::solve::{band_checksum, bands};
+use crate::store::Store;
+use crate::summary::{Counts, SummaryFile};
+use crate::values::{Journal, ValuesFile};
+use crate::{GenerateError, Progress, UNITS_PER_POSITION};
+
+/// What a run does with each material of its plan.
+pub(super) struct WorkToDo {
+    /// Solved (its tables are missing, damaged or of other limits).
+    pub(super) solved: Vec<bool>,
+    /// Its values must be readable once it is done: a material solved after it, or one whose
+    /// values are rebuilt from its tables, reads them.
+    pub(super) needed: Vec<bool>,
+    /// Needed, not solved, and its values already packed (checked block by block) or packed
+    /// from the raw work file a stopped run left complete.
+    pub(super) kept: Vec<bool>,
+    /// Reads the values of the materials its moves reach: solved, or needed and rebuilt from
+    /// its tables (which reads the materials below for the positions they leave out).
+    pub(super) reads_values: Vec<bool>,
+    /// The counts kept with its finished tables ([`kept_counts`]).
+    pub(super) counts: Vec<Option<Counts>>,
+}
+
+/// Which materials are solved, and which materials' values must be readable after they are
+/// done. A material with only its win/draw/loss table is solved again when its values are
+/// needed. A unit of work's own values are needed. A material with finished tables reads
+/// nothing if its counts are kept ([`kept_counts`]) and its values either not needed or kept
+/// ([`values_kept`], asked only of those): a resumed run does not rebuild the values of the
+/// materials below it. Otherwise it is read back from its tables, which reads the materials
+/// below.
+///
+/// # Errors
+///
+/// The first error of [`values_kept`].
+pub(super) fn work_to_do(
+    plan: &Plan,
+    found: &[Found],
+    from_parts: bool,
+    progress: &dyn Progress,
+) -> Result<WorkToDo, GenerateError> {
+    let n = plan.materials.len();
+    let mut work = WorkToDo {
+        solved: vec![false; n],
+        needed: vec![false; n],
+        kept: vec![false; n],
+        reads_values: vec![false; n],
+        counts: vec![None; n],
+    };
+    if plan.unit.is_some() {
+        // The units that read a unit run on their own: its values stay packed for them (a
+        // whole run over the directory removes them once nothing is left to solve).
+        work.needed[n - 1] = true;
+    }
+    for j in (0..n).rev() {
+        let m = &plan.materials[j];
+        work.solved[j] = match found[j] {
+            Found::Complete | Found::Legacy => false,
+            Found::WdlOnly => work.needed[j],
+            Found::RulesOnly(_) | Found::Incomplete(_) => true,
+        };
+        let complete = matches!(found[j], Found::Complete);
+        if complete {
+            work.counts[j] = kept_counts(plan, m);
+        }
+        let counted = work.counts[j].is_some();
+        if work.needed[j] && counted {
+            work.kept[j] = values_kept(plan, m, progress)?;
+        }
+        let legacy = matches!(found[j], Found::Legacy);
+        work.reads_values[j] =
+            work.solved[j] || legacy || (complete && !counted) || (work.needed[j] && !work.kept[j]);
+        // A unit solved from its seed parts reads their files, not the materials they read.
+        let from_parts = from_parts && j + 1 == n;
+        if work.reads_values[j] && !from_parts {
+            for &d in &m.reads {
+                work.needed[d] = true;
+            }
+        }
+    }
+    Ok(work)
+}
+
+/// For each material, the last one (by position in the plan) that reads its values, if any.
+pub(super) fn last_readers(plan: &Plan, reads_values: &[bool]) -> Vec<Option<usize>> {
+    let mut last = vec![None; plan.materials.len()];
+    for (k, m) in plan.materials.iter().enumerate() {
+        if reads_values[k] {
+            for &d in &m.reads {
+                last[d] = Some(k);
+            }
+        }
+    }
+    last
+}
+
+/// What a reused material's values need.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Values {
+    /// Nothing later reads them.
+    NotNeeded,
+    /// Read later, and already packed.
+    Kept,
+    /// Read later, and rebuilt from its tables.
+    Rebuilt,
+}
+
+/// Why a material's tables are not reused.
+pub(super) enum NotReused {
+    /// The material is solved again (why, if there is something to say).
+    Solve(Option<String>),
+    /// The values of a material it reads cannot be read back: the run stops.
+    Failed(GenerateError),
+}
+
+/// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts kept
+/// with them (`counts`, read by [`kept_counts`] when the run was planned; else counted again),
+/// and its packed values rebuilt if a later material reads them and they are gone or damaged
+/// ([`Values::Rebuilt`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn reuse(
+    plan: &Plan,
+    m: &MaterialPlan,
+    found: &Found,
+    index: &PositionIndex,
+    mut counts: Option<Counts>,
+    values: Values,
+    paths: &WorkFiles,
+    store: &Store,
+    progress: &dyn Progress,
+) -> Result<Done, NotReused> {
+    let solve = |why: String| NotReused::Solve(Some(why));
+    progress.advance(m.positions);
+    if matches!(found, Found::WdlOnly) {
+        // Checked by `Found::look`, and not needed: nothing reads its values.
+        let summary = SummaryFile::new(plan, m, Tables::Wdl);
+        let written = table_sizes(m, Tables::Wdl).map_err(solve)?;
+        let counts = summary.read().ok_or(NotReused::Solve(None))?;
+        progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+        return Ok(Done {
+            counts,
+            written,
+            reused: true,
+            rebuilt_because: None,
+            draw_rules_seconds: 0.0,
+            rules_solved: false,
+            converted: false,
+        });
+    }
+    if matches!(found, Found::Legacy) {
+        progress.converting(plan.variant, m.material, m.positions);
+        let loaded = match load_existing(m, index, store, progress, true) {
+            Ok(loaded) => loaded,
+            Err(LoadError::Table(why)) => return Err(solve(why)),
+            Err(LoadError::Work(e)) => return Err(NotReused::Failed(e)),
+        };
+        if let Err(why) = &loaded.rules {
+            return Err(NotReused::Solve(why.clone()));
+        }
+        let (written, counts) =
+            crate::convert::write_converted(plan, m, &loaded).map_err(NotReused::Failed)?;
+        if values != Values::NotNeeded {
+            loaded
+                .pack(&paths.packed, &plan.packed_identity(m))
+                .map_err(|e| solve(e.to_string()))?;
+        }
+        progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+        return Ok(Done {
+            counts,
+            written,
+            reused: true,
+            rebuilt_because: None,
+            draw_rules_seconds: 0.0,
+            rules_solved: true,
+            converted: true,
+        });
+    }
+    let written = table_sizes(m, Tables::All).map_err(solve)?;
+    let summary = SummaryFile::new(plan, m, Tables::All);
+    let have_values = values != Values::Rebuilt;
+    // Written only when counted again: rewriting a summary that holds these counts would
+    // truncate it under the units reading it beside this one.
+    let counted_again = counts.is_none();
+    if counted_again || !have_values {
+        // Read whole: past the budget, a whole run solves it again (within the budget), a
+        // unit stops (another unit may be reading or solving it).
+        let needed = plan.repack_bytes(m);
+        if plan.budget.is_some() && needed > plan.planned_bytes() {
+            if plan.unit.is_none() {
+                return Err(solve(format!(
+                    "reading its values back from its tables would need {}, more than the \
+                     budget",
+                    crate::human_bytes(needed)
+                )));
+            }
+            return Err(NotReused::Failed(GenerateError::ReadBackPastBudget {
+                variant: plan.variant,
+                material: m.material,
+                needed,
+                budget: plan.planned_bytes(),
+            }));
+        }
+        let loaded = match load_existing(m, index, store, progress, false) {
+            Ok(loaded) => loaded,
+            Err(LoadError::Table(why)) => return Err(solve(why)),
+            Err(LoadError::Work(e)) => return Err(NotReused::Failed(e)),
+        };
+        counts = Some(Counts::of_loaded(&loaded));
+        if !have_values {
+            loaded
+                .pack(&paths.packed, &plan.packed_identity(m))
+                .map_err(|e| solve(e.to_string()))?;
+        }
+    }
+    let counts = counts.unwrap_or_default();
+    if counted_again {
+        let _ = summary.write(&counts);
+    }
+    progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+    Ok(Done {
+        counts,
+        written,
+        reused: true,
+        rebuilt_because: None,
+        draw_rules_seconds: 0.0,
+        rules_solved: true,
+        converted: false,
+    })
+}
+
+/// Whether a material's values are kept for this run: its packed work file, every block
+/// checked, or the raw work file a run stopped after writing its tables left complete, packed
+/// now.
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if that raw work file cannot be packed.
+fn values_kept(
+    plan: &Plan,
+    m: &MaterialPlan,
+    progress: &dyn Progress,
+) -> Result<bool, GenerateError> {
+    let paths = plan.layout().work_files(m.material, plan.tables);
+    let identity = plan.packed_identity(m);
+    // A unit does not remove a packed file it finds unusable: another unit may have just
+    // put a good one in its place. Rebuilding it replaces it by a rename all the same.
+    let removes = plan.unit.is_none();
+    Ok(usable_packed(&paths, &identity, m.positions, removes)
+        || adopt_finished(plan, m, &paths, &identity, progress)?)
+}
+
+/// Whether a packed file an earlier run left holds this run's values of the material, every
+/// block checked (it was written whole, but may have been damaged since). One that does not
+/// is removed if `removes`.
+fn usable_packed(paths: &WorkFiles, identity: &str, positions: u64, removes: bool) -> bool {
+    if !paths.packed.exists() {
+        return false;
+    }
+    let usable = PackedValues::open(&paths.packed, identity, positions)
+        .and_then(|packed| packed.check())
+        .is_ok();
+    if !usable && removes {
+        remove(&paths.packed);
+    }
+    usable
+}
+
+/// A raw work file left complete by a run stopped after writing the tables: every band checked
+/// against its checksum in the journal, then packed, it becomes the material's values. Returns
+/// whether there was one. One that does not match is removed, with a notice: the values are
+/// then read back from the tables.
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if it cannot be packed.
+fn adopt_finished(
+    plan: &Plan,
+    m: &MaterialPlan,
+    paths: &WorkFiles,
+    identity: &str,
+    progress: &dyn Progress,
+) -> Result<bool, GenerateError> {
+    if !paths.journal.exists() || !paths.partial.exists() {
+        return Ok(false);
+    }
+    let index = PositionIndex::new(plan.variant, m.material);
+    let Ok((journal, true)) = Journal::open(
+        &paths.journal,
+        plan.variant,
+        m.material,
+        m.positions,
+        m.limits,
+    ) else {
+        return Ok(false);
+    };
+    let bands = bands(&index);
+    if journal.bands.len() != bands.len() {
+        return Ok(false);
+    }
+    let Ok(values) = ValuesFile::open(&paths.partial, m.positions, false) else {
+        return Ok(false);
+    };
+    let damaged = (journal.bands.iter().zip(&bands))
+        .position(|(done, band)| band_checksum(&index, &values, band) != done.checksum);
+    if let Some(b) = damaged {
+        progress.damaged_work_file(
+            &paths.partial,
+            &format!(
+                "band {b} does not match its checksum in {}: its values are read back from \
+                 the tables instead",
+                paths.journal.display()
+            ),
+        );
+        drop(values);
+        remove(&paths.journal);
+        remove(&paths.partial);
+        return Ok(false);
+    }
+    packed::pack(&values, &paths.packed, identity)?;
+    drop(values);
+    remove_finished_work(paths, m);
+    Ok(true)
+}
