@@ -248,6 +248,19 @@ struct Done {
 }
 
 impl Done {
+    /// What reusing finished tables did (their values read, converted or neither).
+    fn reused(counts: Counts, written: Written, rules_solved: bool, converted: bool) -> Done {
+        Done {
+            counts,
+            written,
+            reused: true,
+            rebuilt_because: None,
+            draw_rules_seconds: 0.0,
+            rules_solved,
+            converted,
+        }
+    }
+
     fn summary(self, plan: &Plan, m: &MaterialPlan, seconds: f64) -> MaterialSummary {
         let c = self.counts;
         MaterialSummary {

@@ -7,7 +7,7 @@ use rafle_probe::{PositionIndex, Tables, WorkFiles};
 
 use super::found::{kept_counts, table_sizes, Found};
 use super::{remove, remove_finished_work, Done};
-use crate::load::{load_existing, LoadError};
+use crate::load::{load_existing, LoadError, Loaded};
 use crate::packed::{self, PackedValues};
 use crate::plan::{MaterialPlan, Plan};
 use crate::solve::{band_checksum, bands};
@@ -148,23 +148,11 @@ pub(super) fn reuse(
         let written = table_sizes(m, Tables::Wdl).map_err(solve)?;
         let counts = summary.read().ok_or(NotReused::Solve(None))?;
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
-        return Ok(Done {
-            counts,
-            written,
-            reused: true,
-            rebuilt_because: None,
-            draw_rules_seconds: 0.0,
-            rules_solved: false,
-            converted: false,
-        });
+        return Ok(Done::reused(counts, written, false, false));
     }
     if matches!(found, Found::Legacy) {
         progress.converting(plan.variant, m.material, m.positions);
-        let loaded = match load_existing(m, index, store, progress, true) {
-            Ok(loaded) => loaded,
-            Err(LoadError::Table(why)) => return Err(solve(why)),
-            Err(LoadError::Work(e)) => return Err(NotReused::Failed(e)),
-        };
+        let loaded = read_back(m, index, store, progress, true)?;
         if let Err(why) = &loaded.rules {
             return Err(NotReused::Solve(why.clone()));
         }
@@ -176,15 +164,7 @@ pub(super) fn reuse(
                 .map_err(|e| solve(e.to_string()))?;
         }
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
-        return Ok(Done {
-            counts,
-            written,
-            reused: true,
-            rebuilt_because: None,
-            draw_rules_seconds: 0.0,
-            rules_solved: true,
-            converted: true,
-        });
+        return Ok(Done::reused(counts, written, true, true));
     }
     let written = table_sizes(m, Tables::All).map_err(solve)?;
     let summary = SummaryFile::new(plan, m, Tables::All);
@@ -211,11 +191,7 @@ pub(super) fn reuse(
                 budget: plan.planned_bytes(),
             }));
         }
-        let loaded = match load_existing(m, index, store, progress, false) {
-            Ok(loaded) => loaded,
-            Err(LoadError::Table(why)) => return Err(solve(why)),
-            Err(LoadError::Work(e)) => return Err(NotReused::Failed(e)),
-        };
+        let loaded = read_back(m, index, store, progress, false)?;
         counts = Some(Counts::of_loaded(&loaded));
         if !have_values {
             loaded
@@ -228,14 +204,21 @@ pub(super) fn reuse(
         let _ = summary.write(&counts);
     }
     progress.advance((UNITS_PER_POSITION - 1) * m.positions);
-    Ok(Done {
-        counts,
-        written,
-        reused: true,
-        rebuilt_because: None,
-        draw_rules_seconds: 0.0,
-        rules_solved: true,
-        converted: false,
+    Ok(Done::reused(counts, written, true, false))
+}
+
+/// A material's values read back from its tables (of the previous format if `legacy`): one
+/// damaged is solved again; one whose captures reach values that cannot be read stops the run.
+fn read_back(
+    m: &MaterialPlan,
+    index: &PositionIndex,
+    store: &Store,
+    progress: &dyn Progress,
+    legacy: bool,
+) -> Result<Loaded, NotReused> {
+    load_existing(m, index, store, progress, legacy).map_err(|e| match e {
+        LoadError::Table(why) => NotReused::Solve(Some(why)),
+        LoadError::Work(e) => NotReused::Failed(e),
     })
 }
 
