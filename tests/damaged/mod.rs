@@ -147,7 +147,8 @@ impl Reference {
 }
 
 /// Whether an error is one damaged table files may give: the table is corrupted, truncated,
-/// or says it holds another table; forged rule-table headers may also disagree on the limits.
+/// or says it holds another table; forged headers (their checksum made again) may also
+/// disagree on the rule limits, or name the previous format version, which is refused as such.
 pub fn is_damage(e: &ProbeError) -> bool {
     matches!(
         e,
@@ -155,6 +156,7 @@ pub fn is_damage(e: &ProbeError) -> bool {
             | ProbeError::Truncated { .. }
             | ProbeError::WrongTable { .. }
             | ProbeError::MixedLimits { .. }
+            | ProbeError::OldFormat { .. }
     )
 }
 
