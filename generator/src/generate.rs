@@ -380,10 +380,8 @@ fn solve_material(
         progress.advance(UNITS_PER_POSITION * 2 * kings * band.len() as u64);
     }
     let rules = plan.tables == Tables::All;
-    // Past this, the pages of the raw work file read are given back.
-    let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
-    let mut solver =
-        MaterialSolver::new(index, store, values, m.limits, rules).releasing_past(release_at);
+    let mut solver = MaterialSolver::new(index, store, values, m.limits, rules)
+        .releasing_past(plan.release_mark());
     if let Some(parts) = seed_parts {
         solver = solver.with_seed_parts(parts);
     }

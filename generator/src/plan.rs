@@ -462,6 +462,13 @@ impl Plan {
             .max(LEAST_CACHE_BYTES)
     }
 
+    /// Resident bytes past which a material being solved (or a seed part being seeded) gives
+    /// back the pages of the work files it read: the planned memory less the room
+    /// [`Plan::cache_bytes`] leaves them (half the least memory).
+    pub(crate) fn release_mark(&self) -> u64 {
+        self.planned_bytes().saturating_sub(self.least_bytes / 2)
+    }
+
     /// The same plan with other draw-rule limits for the rule tables.
     pub fn with_limits(mut self, limits: Limits) -> Plan {
         self.limits = limits;

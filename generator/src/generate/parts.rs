@@ -62,8 +62,7 @@ fn seeding_solver<'a>(
     store: &'a Store,
 ) -> MaterialSolver<'a> {
     let rules = plan.tables == Tables::All;
-    let release_at = plan.planned_bytes().saturating_sub(plan.least_bytes / 2);
-    MaterialSolver::for_seed_part(index, store, m.limits, rules).releasing_past(release_at)
+    MaterialSolver::for_seed_part(index, store, m.limits, rules).releasing_past(plan.release_mark())
 }
 
 /// Seeds part `part` of material `j` (the unit's) into its file, unless the file is already
