@@ -746,3 +746,59 @@ fn a_lost_summary_is_counted_again_from_the_tables() {
         .join("brazilian/.rafle-work/KKvK.summary")
         .is_file());
 }
+
+/// The work files of `dir`'s Brazilian set with extension `extension`, by name.
+fn work_files(dir: &Path, extension: &str) -> HashMap<String, Vec<u8>> {
+    fs::read_dir(dir.join("brazilian/.rafle-work"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// A material too large to read back whole within a unit's memory is read back block by block
+/// (`RAFLE_READ_BACK=streamed` makes every material so): the same packed values, the same
+/// counts, the same tables as reading it whole.
+#[test]
+fn a_material_read_back_block_by_block_is_the_one_read_whole() {
+    let (reference, _, _) = generate("brazilian", 4, &[]);
+    let (whole, _, _) = generate("brazilian", 4, &[]);
+    let (streamed, _, _) = generate("brazilian", 4, &[]);
+    for dir in [&whole, &streamed] {
+        for kind in ["wdl", "dtw", "rules"] {
+            fs::remove_file(dir.path().join(format!("brazilian/KMvKM.{kind}"))).unwrap();
+        }
+        // Counted again as they are read back.
+        for material in ["KKvKM", "KMvK"] {
+            let summary = format!("brazilian/.rafle-work/{material}.summary");
+            fs::remove_file(dir.path().join(summary)).unwrap();
+        }
+    }
+    let unit = |dir: &TempDir, how: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rafle"))
+            .args(["generate", "--unit", "brazilian/KMvKM", "--data", data(dir)])
+            .env("RAFLE_READ_BACK", how)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    };
+    unit(&whole, "whole");
+    unit(&streamed, "streamed");
+    let packed = work_files(whole.path(), "packed");
+    // KMvKM's own values, and those of the nine materials below it that it or they read.
+    assert_eq!(packed.len(), 10, "{:?}", packed.keys());
+    assert!(packed == work_files(streamed.path(), "packed"));
+    let summaries = work_files(whole.path(), "summary");
+    assert!(summaries.contains_key("KKvKM.summary"));
+    assert!(summaries == work_files(streamed.path(), "summary"));
+    for dir in [&whole, &streamed] {
+        assert_eq!(
+            assert_same_tables(reference.path(), dir.path(), "brazilian"),
+            69
+        );
+    }
+}

@@ -58,18 +58,6 @@ pub enum GenerateError {
         /// What the value is.
         detail: String,
     },
-    /// A unit must read a finished material's values back from its tables (their packed
-    /// file is gone), which takes more memory than its budget.
-    ReadBackPastBudget {
-        /// The board.
-        variant: Variant,
-        /// The material read back.
-        material: Material,
-        /// Bytes reading it back needs.
-        needed: u64,
-        /// The unit's memory.
-        budget: u64,
-    },
     /// A unit named a seed part its material does not have.
     NoSuchSeedPart {
         /// The board.
@@ -166,16 +154,6 @@ impl fmt::Display for GenerateError {
                 "{variant} {material}: a value that cannot be right ({detail}) in {}: a file was \
                  changed after it was written",
                 path.display()
-            ),
-            GenerateError::ReadBackPastBudget { variant, material, needed, budget } => write!(
-                f,
-                "{variant} {material}: reading its values back from its tables (its packed \
-                 values are gone: a whole run removes them) needs {}, more than this unit's {}: \
-                 run it with --memory {} or more, or rebuild {variant}/{material}'s packed \
-                 values with that much memory ('rafle generate --unit {variant}/{material}')",
-                crate::human_bytes(*needed),
-                crate::human_bytes(*budget),
-                crate::human_bytes(*needed)
             ),
             GenerateError::NoSuchSeedPart { variant, material, part, parts: 0 } => write!(
                 f,

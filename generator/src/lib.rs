@@ -41,6 +41,7 @@ mod seed_file;
 mod seed_part;
 mod solve;
 mod store;
+mod streamed;
 mod summary;
 mod values;
 mod verify;

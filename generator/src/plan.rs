@@ -12,13 +12,14 @@ use rafle_probe::layout::parse_table_name;
 use rafle_probe::{DataDir, Limits, Material, PositionIndex, Table, Tables, Variant, VariantDir};
 
 use crate::packed::PackedValues;
+use crate::streamed::STREAMED_BYTES;
 use crate::values::{packed_identity, BYTES_PER_POSITION};
 use crate::GenerateError;
 pub use bytes::parse_memory;
 pub(crate) use bytes::LEAST_CACHE_BYTES;
 use bytes::{
-    cached_bytes, part_least_bytes, seed_part_size, seed_parts, slice_bytes, slices_bytes,
-    Placements, OVERHEAD, REPACK_BYTES_PER_POSITION,
+    cached_bytes, part_least_bytes, read_back_streamed_always, seed_part_size, seed_parts,
+    slice_bytes, slices_bytes, Placements, OVERHEAD, REPACK_BYTES_PER_POSITION,
 };
 
 /// The most pieces rafle generates (the index handles more; memory does not).
@@ -361,9 +362,26 @@ impl Plan {
     }
 
     /// Bytes reading material `m`'s values back from its finished tables holds (its packed
-    /// values gone: see [`UnitState::Repack`]); the material is read whole.
+    /// values gone: see [`UnitState::Repack`]): the material held whole if that fits the
+    /// plan's memory ([`Plan::reads_back_whole`]), else what reading it block by block holds.
     pub fn repack_bytes(&self, m: &MaterialPlan) -> u64 {
-        m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD
+        if self.reads_back_whole(m) {
+            m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD
+        } else {
+            STREAMED_BYTES + OVERHEAD
+        }
+    }
+
+    /// Whether material `m`, read back from its finished tables, is held whole (3 bytes a
+    /// position, the faster way): without a budget, or when that fits [`Plan::planned_bytes`].
+    /// Otherwise it is read block by block, in bounded memory. `RAFLE_READ_BACK=streamed`
+    /// reads every material block by block (the tests read small materials so).
+    pub fn reads_back_whole(&self, m: &MaterialPlan) -> bool {
+        if read_back_streamed_always() {
+            return false;
+        }
+        self.budget.is_none()
+            || m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD <= self.planned_bytes()
     }
 
     /// The memory a unit of work on material `j` holds, given where the plan's materials
@@ -653,37 +671,43 @@ mod tests {
 
     #[test]
     fn a_unit_reading_a_material_back_from_its_tables_counts_it() {
-        let plan = Plan::new(Variant::International, 7, Path::new("data"))
-            .unwrap()
-            .with_budget(8 << 30);
-        let at = |m: &str| {
+        let at = |plan: &Plan, m: &str| {
             let m: Material = m.parse().unwrap();
             plan.materials.iter().position(|p| p.material == m).unwrap()
         };
-        let (reader, read) = (at("KKKKvKKM"), at("KKKKvKKK"));
+        let unbudgeted = Plan::new(Variant::International, 7, Path::new("data")).unwrap();
+        let plan = unbudgeted.clone().with_budget(8 << 30);
+        let (reader, read) = (at(&plan, "KKKKvKKM"), at(&plan, "KKKKvKKK"));
         assert!(plan.materials[reader].reads.contains(&read));
         let mut states = vec![UnitState::Finished; plan.materials.len()];
         states[reader] = UnitState::ToDo;
         assert_eq!(plan.unit_bytes_in(reader, &states, false), 8 << 30);
         states[read] = UnitState::Repack;
-        // 6,991,908,000 positions at 3 bytes, and the overhead.
+        // Without a budget, read whole: 6,991,908,000 positions at 3 bytes, and the overhead.
+        assert!(unbudgeted.reads_back_whole(&unbudgeted.materials[read]));
         assert_eq!(
-            plan.unit_bytes_in(reader, &states, false),
+            unbudgeted.repack_bytes(&unbudgeted.materials[read]),
             6_991_908_000 * 3 + (256 << 20)
         );
-        // Reading back a material of 6.4 × 10⁸ positions fits 8 GiB.
-        let small = at("KKKvKKK");
+        // Within 8 GiB, block by block: the unit's own memory is enough.
+        assert!(!plan.reads_back_whole(&plan.materials[read]));
+        assert_eq!(
+            plan.repack_bytes(&plan.materials[read]),
+            STREAMED_BYTES + OVERHEAD
+        );
+        assert_eq!(plan.unit_bytes_in(reader, &states, false), 8 << 30);
+        // A material of 6.4 × 10⁸ positions is read back whole within 8 GiB.
+        let small = at(&plan, "KKKvKKK");
         states[read] = UnitState::Finished;
         states[small] = UnitState::Repack;
+        assert!(plan.reads_back_whole(&plan.materials[small]));
         let reader = (0..plan.materials.len())
             .find(|&j| plan.materials[j].reads.contains(&small))
             .unwrap();
         assert_eq!(
             plan.unit_bytes_in(reader, &states, false),
-            plan.unit_bytes(reader)
-                .max(plan.repack_bytes(&plan.materials[small]))
+            plan.unit_bytes(reader).max(635_628_000 * 3 + (256 << 20))
         );
-        assert!(plan.repack_bytes(&plan.materials[small]) < 8 << 30);
     }
 
     #[test]

@@ -100,7 +100,6 @@ pub fn failure(err: GenerateError) -> Failure {
         | GenerateError::NoSuchMaterial { .. }
         | GenerateError::MissingTables { .. }
         | GenerateError::NoSuchSeedPart { .. }
-        | GenerateError::ReadBackPastBudget { .. }
         | GenerateError::LimitsWouldMix { .. } => input(err),
         err => other(err),
     }

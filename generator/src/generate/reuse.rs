@@ -12,6 +12,7 @@ use crate::packed::{self, PackedValues};
 use crate::plan::{MaterialPlan, Plan};
 use crate::solve::{band_checksum, bands};
 use crate::store::Store;
+use crate::streamed::read_back_streamed;
 use crate::summary::{Counts, SummaryFile};
 use crate::values::{Journal, ValuesFile};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
@@ -172,38 +173,36 @@ pub(super) fn reuse(
     // Written only when counted again: rewriting a summary that holds these counts would
     // truncate it under the units reading it beside this one.
     let counted_again = counts.is_none();
+    // Counted by the read-back as it goes when it reads block by block.
+    let mut advanced = false;
     if counted_again || !have_values {
-        // Read whole: past the budget, a whole run solves it again (within the budget), a
-        // unit stops (another unit may be reading or solving it).
-        let needed = plan.repack_bytes(m);
-        if plan.budget.is_some() && needed > plan.planned_bytes() {
-            if plan.unit.is_none() {
-                return Err(solve(format!(
-                    "reading its values back from its tables would need {}, more than the \
-                     budget",
-                    crate::human_bytes(needed)
-                )));
+        let identity = plan.packed_identity(m);
+        if plan.reads_back_whole(m) {
+            let loaded = read_back(m, index, store, progress, false)?;
+            counts = Some(Counts::of_loaded(&loaded));
+            if !have_values {
+                loaded
+                    .pack(&paths.packed, &identity)
+                    .map_err(|e| solve(e.to_string()))?;
             }
-            return Err(NotReused::Failed(GenerateError::ReadBackPastBudget {
-                variant: plan.variant,
-                material: m.material,
-                needed,
-                budget: plan.planned_bytes(),
-            }));
-        }
-        let loaded = read_back(m, index, store, progress, false)?;
-        counts = Some(Counts::of_loaded(&loaded));
-        if !have_values {
-            loaded
-                .pack(&paths.packed, &plan.packed_identity(m))
-                .map_err(|e| solve(e.to_string()))?;
+        } else {
+            let pack = (!have_values).then_some((paths.packed.as_path(), identity.as_str()));
+            let advance = |n| progress.advance((UNITS_PER_POSITION - 1) * n);
+            let read = read_back_streamed(&plan.dir, m, index, store, pack, &advance);
+            counts = Some(read.map_err(|e| match e {
+                LoadError::Table(why) => NotReused::Solve(Some(why)),
+                LoadError::Work(e) => NotReused::Failed(e),
+            })?);
+            advanced = true;
         }
     }
     let counts = counts.unwrap_or_default();
     if counted_again {
         let _ = summary.write(&counts);
     }
-    progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+    if !advanced {
+        progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+    }
     Ok(Done::reused(counts, written, true, false))
 }
 

@@ -99,6 +99,12 @@ pub(super) fn seed_part_size() -> u64 {
         .map_or(SEED_PART_POSITIONS, |n| n.max(1).div_ceil(chunk) * chunk)
 }
 
+/// Whether every material read back from its tables is read block by block, however small:
+/// `RAFLE_READ_BACK=streamed` (the tests read small materials so).
+pub(super) fn read_back_streamed_always() -> bool {
+    std::env::var("RAFLE_READ_BACK").is_ok_and(|v| v == "streamed")
+}
+
 /// Positions of a seed part: the seeding of a part is the longest unit of a kings-only
 /// material's split, about half its work, so parts of 2³⁰ positions give international
 /// KKKKvKKK seven units that several nodes seed at once.
