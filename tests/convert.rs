@@ -126,6 +126,43 @@ fn generate_converts_a_version_2_set_into_the_tables_a_fresh_run_writes() {
     assert_eq!(tables(dir.path()), converted);
 }
 
+/// A version-2 table is read whole to be converted: a material for which that would pass the
+/// memory budget (here every one, as `RAFLE_READ_BACK=streamed` makes them) is solved again
+/// within the budget instead, with the reason in its row.
+#[test]
+fn a_version_2_material_too_large_to_read_whole_is_solved_again() {
+    let dir = version_2_set();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args([
+            "generate",
+            "--variant",
+            "brazilian",
+            "--pieces",
+            "3",
+            "--memory",
+            "1G",
+        ])
+        .arg("--data")
+        .arg(dir.path())
+        .env("RAFLE_READ_BACK", "streamed")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        !stdout.contains("converted from format version 2"),
+        "{stdout}"
+    );
+    let row = stdout.lines().find(|l| l.contains(" KMvK ")).unwrap();
+    assert!(
+        row.contains("rebuilt") && row.contains("more than the memory budget"),
+        "{row}"
+    );
+    let fresh = tempfile::tempdir().unwrap();
+    generate(fresh.path());
+    assert_eq!(tables(dir.path()), tables(fresh.path()));
+}
+
 #[test]
 fn a_damaged_version_2_table_is_solved_again_not_converted() {
     let dir = version_2_set();

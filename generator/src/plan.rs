@@ -366,7 +366,7 @@ impl Plan {
     /// plan's memory ([`Plan::reads_back_whole`]), else what reading it block by block holds.
     pub fn repack_bytes(&self, m: &MaterialPlan) -> u64 {
         if self.reads_back_whole(m) {
-            m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD
+            self.whole_read_back_bytes(m)
         } else {
             STREAMED_BYTES + OVERHEAD
         }
@@ -380,8 +380,12 @@ impl Plan {
         if read_back_streamed_always() {
             return false;
         }
-        self.budget.is_none()
-            || m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD <= self.planned_bytes()
+        self.budget.is_none() || self.whole_read_back_bytes(m) <= self.planned_bytes()
+    }
+
+    /// Bytes reading material `m` back whole from its tables holds.
+    pub(crate) fn whole_read_back_bytes(&self, m: &MaterialPlan) -> u64 {
+        m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD
     }
 
     /// The memory a unit of work on material `j` holds, given where the plan's materials

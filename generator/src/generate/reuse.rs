@@ -152,6 +152,15 @@ pub(super) fn reuse(
         return Ok(Done::reused(counts, written, false, false));
     }
     if matches!(found, Found::Legacy) {
+        // The tables of the previous format are read whole; past the budget, the material
+        // is solved again within it instead.
+        if !plan.reads_back_whole(m) {
+            return Err(solve(format!(
+                "converting it from format version 2 would hold it whole, {}, more than the \
+                 memory budget",
+                crate::human_bytes(plan.whole_read_back_bytes(m))
+            )));
+        }
         progress.converting(plan.variant, m.material, m.positions);
         let loaded = read_back(m, index, store, progress, true)?;
         if let Err(why) = &loaded.rules {
