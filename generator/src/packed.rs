@@ -106,7 +106,7 @@ thread_local! {
 }
 
 /// The positions of block `block` of a file of `positions` positions.
-fn block_len(positions: u64, block: u64) -> usize {
+pub(crate) fn block_len(positions: u64, block: u64) -> usize {
     (positions - block * BLOCK_POSITIONS).min(BLOCK_POSITIONS) as usize
 }
 

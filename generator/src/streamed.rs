@@ -63,13 +63,13 @@ pub(crate) fn read_back_streamed(
     let reader = Reader::new(&tables, store, m, index)?;
     let counts = Mutex::new(Counts::default());
     let positions = index.size();
-    let block = |b: u64, len: usize, out: &mut Vec<u8>| -> Result<(), LoadError> {
+    // A block's codes, its counts added to the material's.
+    let block = |b: u64, len: usize| -> Result<(Vec<u16>, Vec<u8>), LoadError> {
         let (distances, rules, block_counts) = reader.block(b * BLOCK_POSITIONS, len)?;
-        packed::raw_block(&distances, &rules, out);
         let mut counts = counts.lock().unwrap_or_else(|e| e.into_inner());
         *counts = counts.merge(block_counts);
         advance(len as u64);
-        Ok(())
+        Ok((distances, rules))
     };
     match pack {
         Some((path, identity)) => {
@@ -77,7 +77,7 @@ pub(crate) fn read_back_streamed(
             // aside, so that a damaged table is told apart from a failure to write.
             let failed = Mutex::new(None);
             let written = packed::write(path, identity, positions, |b, len, out| {
-                block(b, len, out).map_err(|e| {
+                let (distances, rules) = block(b, len).map_err(|e| {
                     let message = match &e {
                         LoadError::Table(why) => why.clone(),
                         LoadError::Work(e) => e.to_string(),
@@ -87,7 +87,9 @@ pub(crate) fn read_back_streamed(
                         path: path.to_path_buf(),
                         source: std::io::Error::other(message),
                     }
-                })
+                })?;
+                packed::raw_block(&distances, &rules, out);
+                Ok(())
             });
             if let Err(e) = written {
                 let kept = failed.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -96,10 +98,7 @@ pub(crate) fn read_back_streamed(
         }
         None => (0..positions.div_ceil(BLOCK_POSITIONS))
             .into_par_iter()
-            .try_for_each(|b| {
-                let len = (positions - b * BLOCK_POSITIONS).min(BLOCK_POSITIONS) as usize;
-                block(b, len, &mut Vec::new())
-            })?,
+            .try_for_each(|b| block(b, packed::block_len(positions, b)).map(drop))?,
     }
     Ok(counts.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

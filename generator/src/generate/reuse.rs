@@ -125,6 +125,17 @@ pub(super) enum NotReused {
     Failed(GenerateError),
 }
 
+impl From<LoadError> for NotReused {
+    /// A material whose tables could not be read back is solved again; one whose captures
+    /// reach values that cannot be read stops the run.
+    fn from(e: LoadError) -> NotReused {
+        match e {
+            LoadError::Table(why) => NotReused::Solve(Some(why)),
+            LoadError::Work(e) => NotReused::Failed(e),
+        }
+    }
+}
+
 /// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts kept
 /// with them (`counts`, read by [`kept_counts`] when the run was planned; else counted again),
 /// and its packed values rebuilt if a later material reads them and they are gone or damaged
@@ -198,10 +209,7 @@ pub(super) fn reuse(
             let pack = (!have_values).then_some((paths.packed.as_path(), identity.as_str()));
             let advance = |n| progress.advance((UNITS_PER_POSITION - 1) * n);
             let read = read_back_streamed(&plan.dir, m, index, store, pack, &advance);
-            counts = Some(read.map_err(|e| match e {
-                LoadError::Table(why) => NotReused::Solve(Some(why)),
-                LoadError::Work(e) => NotReused::Failed(e),
-            })?);
+            counts = Some(read?);
             advanced = true;
         }
     }
@@ -224,10 +232,7 @@ fn read_back(
     progress: &dyn Progress,
     legacy: bool,
 ) -> Result<Loaded, NotReused> {
-    load_existing(m, index, store, progress, legacy).map_err(|e| match e {
-        LoadError::Table(why) => NotReused::Solve(Some(why)),
-        LoadError::Work(e) => NotReused::Failed(e),
-    })
+    Ok(load_existing(m, index, store, progress, legacy)?)
 }
 
 /// Whether a material's values are kept for this run: its packed work file, every block
