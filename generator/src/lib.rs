@@ -37,6 +37,7 @@ mod memory;
 mod packed;
 mod plan;
 mod progress;
+mod resolve;
 mod seed_file;
 mod seed_part;
 mod solve;

@@ -4,6 +4,7 @@
 //! bounds.
 
 mod bytes;
+mod units;
 
 use std::path::{Path, PathBuf};
 
@@ -11,15 +12,12 @@ use rafle_probe::format::TableKind;
 use rafle_probe::layout::parse_table_name;
 use rafle_probe::{DataDir, Limits, Material, PositionIndex, Table, Tables, Variant, VariantDir};
 
-use crate::packed::PackedValues;
-use crate::streamed::STREAMED_BYTES;
-use crate::values::{packed_identity, BYTES_PER_POSITION};
+use crate::values::BYTES_PER_POSITION;
 use crate::GenerateError;
 pub use bytes::parse_memory;
 pub(crate) use bytes::LEAST_CACHE_BYTES;
 use bytes::{
-    cached_bytes, part_least_bytes, read_back_streamed_always, seed_part_size, seed_parts,
-    slice_bytes, slices_bytes, Placements, OVERHEAD, REPACK_BYTES_PER_POSITION,
+    cached_bytes, part_least_bytes, seed_parts, slice_bytes, slices_bytes, Placements, OVERHEAD,
 };
 
 /// The most pieces rafle generates (the index handles more; memory does not).
@@ -300,179 +298,6 @@ impl Plan {
         })
     }
 
-    /// Where each material of the plan stands, in plan order. A material is finished when
-    /// each table the plan writes for it opens (header, block index and length checked, not
-    /// every block) with the plan's limits, and, if a material of the plan that reads its
-    /// values is not finished, its packed work file of this request is there (its index
-    /// checked): the unit that reads it then does not rebuild its values from its tables.
-    /// `generate` checks every block before it reuses them.
-    pub fn unit_states(&self) -> Vec<UnitState> {
-        let kinds = self.tables.kinds();
-        let n = self.materials.len();
-        let mut states = vec![UnitState::ToDo; n];
-        // Whether a material is read by one not finished: readers come later in the plan.
-        let mut read_by_unfinished = vec![false; n];
-        for j in (0..n).rev() {
-            let m = &self.materials[j];
-            let tables = kinds.iter().all(|&kind| {
-                let path = self.layout().table(m.material, kind);
-                Table::open(&path, kind, self.variant, m.material).is_ok_and(|table| {
-                    kind != TableKind::DrawRules || table.header().limits == Some(self.limits)
-                })
-            });
-            states[j] = match (tables, read_by_unfinished[j]) {
-                (false, _) => UnitState::ToDo,
-                (true, false) => UnitState::Finished,
-                (true, true) if self.has_packed_values(m) => UnitState::Finished,
-                (true, true) => UnitState::Repack,
-            };
-            if states[j] != UnitState::Finished {
-                for &d in &m.reads {
-                    read_by_unfinished[d] = true;
-                }
-            }
-        }
-        states
-    }
-
-    /// Whether the packed work file of `m`'s values in this request is there.
-    fn has_packed_values(&self, m: &MaterialPlan) -> bool {
-        let paths = self.layout().work_files(m.material, self.tables);
-        PackedValues::open(&paths.packed, &self.packed_identity(m), m.positions).is_ok()
-    }
-
-    /// What the packed values of material `m` are of in this request (see
-    /// [`packed_identity`]).
-    pub(crate) fn packed_identity(&self, m: &MaterialPlan) -> String {
-        packed_identity(self.variant, m.material, m.positions, m.limits, self.tables)
-    }
-
-    /// The memory a unit of work solving material `j` of the plan alone holds: its peak, or
-    /// the budget if that is smaller, never below what its largest slice needs. The materials
-    /// it reads are finished: read, not solved, so their slices do not count.
-    ///
-    /// # Panics
-    ///
-    /// If `j` is not a material of the plan.
-    pub fn unit_bytes(&self, j: usize) -> u64 {
-        let placements = Placements::of(self.variant, self.materials[j].material);
-        let least = slice_bytes(placements) + LEAST_CACHE_BYTES + OVERHEAD;
-        let solve = self.materials[j].solve_bytes;
-        self.budget.map_or(solve, |b| b.min(solve)).max(least)
-    }
-
-    /// Bytes reading material `m`'s values back from its finished tables holds (its packed
-    /// values gone: see [`UnitState::Repack`]): the material held whole if that fits the
-    /// plan's memory ([`Plan::reads_back_whole`]), else what reading it block by block holds.
-    pub fn repack_bytes(&self, m: &MaterialPlan) -> u64 {
-        if self.reads_back_whole(m) {
-            self.whole_read_back_bytes(m)
-        } else {
-            STREAMED_BYTES + OVERHEAD
-        }
-    }
-
-    /// Whether material `m`, read back from its finished tables, is held whole (3 bytes a
-    /// position, the faster way): without a budget, or when that fits [`Plan::planned_bytes`].
-    /// Otherwise it is read block by block, in bounded memory. `RAFLE_READ_BACK=streamed`
-    /// reads every material block by block (the tests read small materials so).
-    pub fn reads_back_whole(&self, m: &MaterialPlan) -> bool {
-        if read_back_streamed_always() {
-            return false;
-        }
-        self.budget.is_none() || self.whole_read_back_bytes(m) <= self.planned_bytes()
-    }
-
-    /// Bytes reading material `m` back whole from its tables holds.
-    pub(crate) fn whole_read_back_bytes(&self, m: &MaterialPlan) -> u64 {
-        m.positions * REPACK_BYTES_PER_POSITION + OVERHEAD
-    }
-
-    /// The memory a unit of work on material `j` holds, given where the plan's materials
-    /// stand (`states`, from [`Plan::unit_states`]): its own ([`Plan::unit_bytes`] or, for a
-    /// seed part, [`Plan::seed_part_bytes`]), or more if it must read a material back from its
-    /// tables ([`Plan::repack_bytes`]): one it reads, or its own when it is to repack.
-    pub fn unit_bytes_in(&self, j: usize, states: &[UnitState], seed_part: bool) -> u64 {
-        let own = if seed_part {
-            self.seed_part_bytes(j)
-        } else {
-            self.unit_bytes(j)
-        };
-        let own = match states[j] {
-            UnitState::Repack if !seed_part => own.max(self.repack_bytes(&self.materials[j])),
-            _ => own,
-        };
-        self.materials[j]
-            .reads
-            .iter()
-            .filter(|&&d| states[d] == UnitState::Repack)
-            .map(|&d| self.repack_bytes(&self.materials[d]))
-            .fold(own, u64::max)
-    }
-
-    /// The memory a seed part of material `j` of the plan holds (as [`Plan::unit_bytes`]):
-    /// the seeds and codes of one group of positions, and the cache of the materials it
-    /// reads; it holds nothing the size of the material.
-    ///
-    /// # Panics
-    ///
-    /// If `j` is not a material of the plan.
-    pub fn seed_part_bytes(&self, j: usize) -> u64 {
-        let peak = self.part_peak_bytes(j);
-        self.budget
-            .map_or(peak, |b| b.min(peak))
-            .max(part_least_bytes())
-    }
-
-    fn part_peak_bytes(&self, j: usize) -> u64 {
-        let cached: u64 = self.materials[j]
-            .reads
-            .iter()
-            .map(|&d| cached_bytes(self.materials[d].positions))
-            .sum();
-        crate::solve::seed_group_bytes() + cached + OVERHEAD
-    }
-
-    /// The positions of seed part `part` (from 1) of material `m`: its first, and how many.
-    pub fn seed_part_positions(&self, m: &MaterialPlan, part: u32) -> (u64, u64) {
-        let size = seed_part_size();
-        let start = u64::from(part - 1) * size;
-        (start, size.min(m.positions - start))
-    }
-
-    /// What the file of seed part `part` of material `m` must hold.
-    pub(crate) fn part_id(&self, m: &MaterialPlan, part: u32) -> crate::seed_part::PartId {
-        let (start, len) = self.seed_part_positions(m, part);
-        crate::seed_part::PartId {
-            identity: self.packed_identity(m),
-            part,
-            parts: m.seed_parts,
-            start,
-            len,
-        }
-    }
-
-    /// Whether each seed part of material `j` is finished: its material's tables are (see
-    /// [`Plan::unit_states`], whose states `states` are), or its file is there, whole for
-    /// what its index says (its blocks are checked when read).
-    pub fn seed_part_states(&self, j: usize, states: &[UnitState]) -> Vec<UnitState> {
-        let m = &self.materials[j];
-        let paths = self.layout().work_files(m.material, self.tables);
-        (1..=m.seed_parts)
-            .map(|part| {
-                let open = crate::seed_part::PartFile::open(
-                    &paths.seed_part(part),
-                    &self.part_id(m, part),
-                );
-                if states[j] != UnitState::ToDo || open.is_ok() {
-                    UnitState::Finished
-                } else {
-                    UnitState::ToDo
-                }
-            })
-            .collect()
-    }
-
     /// Bytes the cache of decompressed blocks may hold while the material of `index` is
     /// solved: what the planned memory leaves after the state of its slices, the overhead,
     /// and room for the pages of its own raw work file (up to half the least memory, past
@@ -671,47 +496,6 @@ mod tests {
             m.pieces() == 8 && m.men() == 1
         };
         assert!(plan.check_slices(|j| !refused(j)).is_ok());
-    }
-
-    #[test]
-    fn a_unit_reading_a_material_back_from_its_tables_counts_it() {
-        let at = |plan: &Plan, m: &str| {
-            let m: Material = m.parse().unwrap();
-            plan.materials.iter().position(|p| p.material == m).unwrap()
-        };
-        let unbudgeted = Plan::new(Variant::International, 7, Path::new("data")).unwrap();
-        let plan = unbudgeted.clone().with_budget(8 << 30);
-        let (reader, read) = (at(&plan, "KKKKvKKM"), at(&plan, "KKKKvKKK"));
-        assert!(plan.materials[reader].reads.contains(&read));
-        let mut states = vec![UnitState::Finished; plan.materials.len()];
-        states[reader] = UnitState::ToDo;
-        assert_eq!(plan.unit_bytes_in(reader, &states, false), 8 << 30);
-        states[read] = UnitState::Repack;
-        // Without a budget, read whole: 6,991,908,000 positions at 3 bytes, and the overhead.
-        assert!(unbudgeted.reads_back_whole(&unbudgeted.materials[read]));
-        assert_eq!(
-            unbudgeted.repack_bytes(&unbudgeted.materials[read]),
-            6_991_908_000 * 3 + (256 << 20)
-        );
-        // Within 8 GiB, block by block: the unit's own memory is enough.
-        assert!(!plan.reads_back_whole(&plan.materials[read]));
-        assert_eq!(
-            plan.repack_bytes(&plan.materials[read]),
-            STREAMED_BYTES + OVERHEAD
-        );
-        assert_eq!(plan.unit_bytes_in(reader, &states, false), 8 << 30);
-        // A material of 6.4 × 10⁸ positions is read back whole within 8 GiB.
-        let small = at(&plan, "KKKvKKK");
-        states[read] = UnitState::Finished;
-        states[small] = UnitState::Repack;
-        assert!(plan.reads_back_whole(&plan.materials[small]));
-        let reader = (0..plan.materials.len())
-            .find(|&j| plan.materials[j].reads.contains(&small))
-            .unwrap();
-        assert_eq!(
-            plan.unit_bytes_in(reader, &states, false),
-            plan.unit_bytes(reader).max(635_628_000 * 3 + (256 << 20))
-        );
     }
 
     #[test]

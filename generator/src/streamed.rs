@@ -15,16 +15,14 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec};
 use rafle_probe::format::TableKind;
-use rafle_probe::{
-    resets_counter, Category, Dtw, Material, Position, PositionIndex, RuleValue, Tablebase, Wdl,
-};
+use rafle_probe::{Category, Dtw, Material, Position, PositionIndex, RuleValue, Tablebase};
 use rayon::prelude::*;
 
 use crate::load::LoadError;
 use crate::packed::{self, BLOCK_POSITIONS};
 use crate::plan::MaterialPlan;
+use crate::resolve::{self, Values};
 use crate::store::Store;
 use crate::summary::Counts;
 use crate::values::{distance_code, CAPTURE, MAX_DISTANCE};
@@ -188,40 +186,28 @@ impl<'a> Reader<'a> {
     /// The distance and rule values of `pos`, a position of the material whose side to move
     /// must capture if `capture`.
     fn values(&self, pos: &Position, capture: bool) -> Result<(Dtw, RuleValue), LoadError> {
-        if capture || !self.tables.stores_side_to_move(TableKind::Dtw, pos)? {
-            return self.through_moves(pos);
-        }
-        if self.tables.stored_wdl(pos)? == Wdl::Draw {
-            return Ok((Dtw::Draw, RuleValue::DRAW));
-        }
-        Ok((
-            self.tables.stored_dtw(pos)?,
-            self.tables.stored_draw_rules(pos)?,
-        ))
+        let values = match resolve::stored(self.tables, pos, capture)? {
+            Some(values) => values,
+            None => resolve::through_moves(pos, self.limit, |next| self.successor(next))?,
+        };
+        Ok((values.dtw, values.rule))
     }
 
-    /// The values of `pos` from its successors'.
-    fn through_moves(&self, pos: &Position) -> Result<(Dtw, RuleValue), LoadError> {
-        let moves = pos.legal_moves();
-        let mut successors = Vec::with_capacity(moves.len());
-        for mv in &moves {
-            let next = pos.play(mv);
-            let value = if next.side_pieces(next.turn()).is_empty() {
-                (DtwCodec::NO_PIECE, DrawRulesCodec::NO_PIECE)
-            } else if Material::of(&next) == self.material {
-                // The other side to move: stored, or captures that leave the material.
-                self.values(&next, next.must_capture())?
-            } else {
-                self.store.value(&next).map_err(LoadError::Work)?
-            };
-            successors.push((value, resets_counter(pos, mv, &next)));
+    /// The values of `next`, a position a move of the material reaches.
+    fn successor(&self, next: &Position) -> Result<Values, LoadError> {
+        if next.side_pieces(next.turn()).is_empty() {
+            return Ok(Values::NO_PIECE);
         }
-        Ok((
-            DtwCodec::from_successors(self.limit, successors.iter().map(|&((d, _), r)| (d, r))),
-            DrawRulesCodec::from_successors(
-                self.limit,
-                successors.iter().map(|&((_, v), r)| (v, r)),
-            ),
-        ))
+        let (dtw, rule) = if Material::of(next) == self.material {
+            // The other side to move: stored, or captures that leave the material.
+            self.values(next, next.must_capture())?
+        } else {
+            self.store.value(next).map_err(LoadError::Work)?
+        };
+        Ok(Values {
+            wdl: dtw.wdl(),
+            dtw,
+            rule,
+        })
     }
 }

@@ -16,10 +16,11 @@ use rafle_probe::{
 
 use super::outside::{Local, Outside};
 use super::pages::Cache;
-use super::part::{Codes, Part, Successor, Values};
+use super::part::{Codes, Part, Successor};
 use super::rank::Pieces;
 use super::walker::Walker;
 use crate::memory::Trimmer;
+use crate::resolve::Values;
 
 /// Where a move leaving the material leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,13 +12,9 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
-use rafle_probe::format::TableKind;
-use rafle_probe::{
-    resets_counter, Category, Dtw, Limits, Position, ProbeError, RuleValue, Tablebase, Wdl,
-};
+use rafle_probe::{Category, Dtw, Limits, Position, ProbeError, RuleValue, Tablebase, Wdl};
 
-use super::part::Values;
+use crate::resolve::{self, Values};
 
 /// Answers remembered per thread: a power of two.
 const REMEMBERED: usize = 1 << 16;
@@ -105,49 +101,11 @@ impl<'a> Outside<'a> {
 
     /// The values of `pos`, whose sides both have pieces, from its tables and successors.
     fn resolve(&self, pos: &Position, local: &mut Local) -> Result<Values, ProbeError> {
-        // The three tables of a material store the same side to move, in the same orientation.
-        if pos.must_capture() || !self.tables.stores_side_to_move(TableKind::Dtw, pos)? {
-            return self.through_moves(pos, local, true);
+        if let Some(values) = resolve::stored(self.tables, pos, pos.must_capture())? {
+            return Ok(values);
         }
-        let wdl = self.tables.stored_wdl(pos)?;
-        if wdl == Wdl::Draw {
-            return Ok(Values::DRAW);
-        }
-        Ok(Values {
-            wdl,
-            dtw: self.tables.stored_dtw(pos)?,
-            rule: self.tables.stored_draw_rules(pos)?,
-        })
-    }
-
-    /// The values of `pos` from all its successors', under the limit of its category; the
-    /// win/draw/loss value from them too only when `all`.
-    fn through_moves(
-        &self,
-        pos: &Position,
-        local: &mut Local,
-        all: bool,
-    ) -> Result<Values, ProbeError> {
         let limit = self.limits.of(Category::of_position(pos));
-        let moves = pos.legal_moves();
-        let mut successors: Vec<(Values, bool)> = Vec::with_capacity(moves.len());
-        for mv in &moves {
-            let next = pos.play(mv);
-            successors.push((self.values(&next, local)?, resets_counter(pos, mv, &next)));
-        }
-        let wdl = if all {
-            WdlCodec::from_successors(limit, successors.iter().map(|&(v, r)| (v.wdl, r)))
-        } else {
-            Wdl::Draw
-        };
-        Ok(Values {
-            wdl,
-            dtw: DtwCodec::from_successors(limit, successors.iter().map(|&(v, r)| (v.dtw, r))),
-            rule: DrawRulesCodec::from_successors(
-                limit,
-                successors.iter().map(|&(v, r)| (v.rule, r)),
-            ),
-        })
+        resolve::through_moves(pos, limit, |next| self.values(next, local))
     }
 }
 

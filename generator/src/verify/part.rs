@@ -12,6 +12,7 @@ use rafle_probe::{
 use super::pages::Layout;
 use super::rank::Ranker;
 use super::walker::Walker;
+use crate::resolve::Values;
 
 /// The code of a drawn position in the 16-bit distance codes kept in memory.
 pub(super) const DTW_DRAW: u16 = u16::MAX;
@@ -89,33 +90,6 @@ pub(super) fn widen_dtw(code: u16, bits: u8) -> u16 {
     } else {
         code
     }
-}
-
-/// A position's value in each table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Values {
-    /// Win, draw or loss.
-    pub wdl: Wdl,
-    /// Distance to win.
-    pub dtw: Dtw,
-    /// Class and count under the draw rules.
-    pub rule: RuleValue,
-}
-
-impl Values {
-    /// A drawn position's values.
-    pub const DRAW: Values = Values {
-        wdl: Wdl::Draw,
-        dtw: Dtw::Draw,
-        rule: RuleValue::DRAW,
-    };
-
-    /// The values of a position whose side to move has no piece: lost at once.
-    pub const NO_PIECE: Values = Values {
-        wdl: Wdl::Loss,
-        dtw: Dtw::Loss(0),
-        rule: RuleValue::NO_MOVE,
-    };
 }
 
 /// A successor's codes and whether the move to it resets the draw-rule counter.
