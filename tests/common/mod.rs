@@ -256,3 +256,38 @@ pub fn refused(args: &[&str], path: &Path, what: &str) {
     let last = err.lines().last().unwrap_or_default();
     assert!(last.starts_with("rafle: "), "rafle {args:?}: {err}");
 }
+
+/// Asserts two directories hold the same table files, byte for byte; their number.
+pub fn assert_same_tables(a: &Path, b: &Path, variant: &str) -> usize {
+    let (a, b) = (table_files(a, variant), table_files(b, variant));
+    let mut names: Vec<&String> = a.keys().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        {
+            let mut n: Vec<&String> = b.keys().collect();
+            n.sort();
+            n
+        },
+        "the same files"
+    );
+    for name in names {
+        assert!(a[name] == b[name], "{name} differs");
+    }
+    a.len()
+}
+
+/// The packed work files of Brazilian materials in `dir`.
+pub fn packed_files(dir: &Path) -> usize {
+    fs::read_dir(dir.join("brazilian/.rafle-work")).map_or(0, |entries| {
+        entries
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "packed")
+            })
+            .count()
+    })
+}
