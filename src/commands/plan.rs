@@ -262,13 +262,71 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
             u.status,
         )?;
     }
+    if let Some(note) = past_budget(plan, units) {
+        writeln!(out, "{note}")?;
+    }
     Ok(())
+}
+
+/// The line saying which units need more than `--memory` (the largest slice of their material
+/// does not fit in it, so no budget brings them lower), if any: such a unit needs a node with
+/// the memory listed, and `rafle generate` refuses it within the budget.
+fn past_budget(plan: &Plan, units: &[Unit]) -> Option<String> {
+    let budget = plan.budget?;
+    let mut past: Vec<&Unit> = units.iter().filter(|u| u.memory_bytes > budget).collect();
+    if past.is_empty() {
+        return None;
+    }
+    past.sort_by_key(|u| std::cmp::Reverse(u.memory_bytes));
+    const LISTED: usize = 4;
+    let listed: Vec<String> = past
+        .iter()
+        .take(LISTED)
+        .map(|u| format!("{} {}", u.name, human_bytes(u.memory_bytes)))
+        .collect();
+    let more = match past.len().saturating_sub(LISTED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "{} units need more than --memory {} whatever the budget (one slice of theirs needs \
+         it alone): {}{more}; run them on nodes with that much memory",
+        past.len(),
+        human_bytes(budget),
+        listed.join(", "),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rafle_probe::Variant;
+
+    /// International up to 8 within 8 GiB: the units whose largest slice passes the budget
+    /// are named, largest first; up to 7 pieces every unit fits, and nothing is said.
+    #[test]
+    fn units_past_the_budget_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let within = |pieces| {
+            let plan = Plan::new(Variant::International, pieces, dir.path())
+                .unwrap()
+                .with_budget(8 << 30);
+            past_budget(&plan, &units(&plan))
+        };
+        assert_eq!(within(7), None);
+        let note = within(8).unwrap();
+        assert!(
+            note.contains("need more than --memory 8.0 GiB")
+                && note.contains(": international/KKKKvKKKM 62.6 GiB, "),
+            "{note}"
+        );
+        let plan = Plan::new(Variant::International, 8, dir.path()).unwrap();
+        assert_eq!(
+            past_budget(&plan, &units(&plan)),
+            None,
+            "no budget, no note"
+        );
+    }
 
     #[test]
     fn levels_follow_the_needs() {
