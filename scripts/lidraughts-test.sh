@@ -22,4 +22,5 @@ if [ ! -x "$tsc" ]; then
 fi
 "$tsc" --version
 
-RAFLE_TSC=$tsc cargo test --locked "$@" --test lidraughts -- --ignored --nocapture
+# --workspace, as the test command builds: the same features, so nothing is compiled again.
+RAFLE_TSC=$tsc cargo test --workspace --locked "$@" --test lidraughts -- --ignored --nocapture
