@@ -327,6 +327,12 @@ pub(crate) fn io(path: &Path, source: std::io::Error) -> GenerateError {
     }
 }
 
+/// An `io::Error` like `e`, which cannot be cloned (the error of a per-thread zstd context's
+/// creation, reported by every block that needed it).
+pub(crate) fn clone_error(e: &std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), e.to_string())
+}
+
 /// [`io`] for `map_err`: the error of an I/O failure on `path`.
 pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
     move |source| io(path, source)

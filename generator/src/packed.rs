@@ -20,7 +20,7 @@
 
 use std::cell::RefCell;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::files::io_error;
+use crate::files::{clone_error, io_error};
 use crate::values::{ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::cache::{block_key, BlockCache, BlockKey};
@@ -208,11 +208,6 @@ fn write_at(
         .map_err(&io)?;
     file.sync_all().map_err(&io)?;
     Ok(offset)
-}
-
-/// An `io::Error` like `e`, which cannot be cloned.
-fn clone_error(e: &io::Error) -> io::Error {
-    io::Error::new(e.kind(), e.to_string())
 }
 
 /// Packs a finished raw work file into a packed file at `path`. Returns the packed size.

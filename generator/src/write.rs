@@ -14,6 +14,7 @@ use rafle_probe::format::{
 use rafle_probe::{Dtw, Limits, Material, RuleValue, Table, Variant};
 use rayon::prelude::*;
 
+use crate::files::{clone_error, io_error};
 use crate::plan::{MaterialPlan, Plan};
 use crate::summary::Counts;
 use crate::values::{distance, rule_value, ValuesFile, CAPTURE};
@@ -361,10 +362,7 @@ fn compress_blocks(
     header: &Header,
     pack: impl Fn(u32) -> Result<Reuse, GenerateError> + Sync,
 ) -> Result<Compressed, GenerateError> {
-    let io = |source| GenerateError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = io_error(path);
     (0..header.blocks)
         .into_par_iter()
         .map_init(
@@ -378,10 +376,8 @@ fn compress_blocks(
                         return Ok((crc32fast::hash(&vec![0; len]), Vec::new()));
                     }
                 };
-                let compressor = compressor
-                    .as_mut()
-                    .map_err(|e| io(std::io::Error::new(e.kind(), e.to_string())))?;
-                let mut compressed = compressor.compress(&packed).map_err(io)?;
+                let compressor = compressor.as_mut().map_err(|e| io(clone_error(e)))?;
+                let mut compressed = compressor.compress(&packed).map_err(&io)?;
                 // The buffer was sized for the worst case, the whole block; every block of the
                 // table is held until the file is written, so the spare room would add up to
                 // gigabytes for the largest materials.
@@ -479,25 +475,19 @@ fn write_file<'a>(
     index: &[u8],
     blocks: impl Iterator<Item = &'a Vec<u8>>,
 ) -> Result<(), GenerateError> {
-    let io = |source| GenerateError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = io_error(path);
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|source| GenerateError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        fs::create_dir_all(dir).map_err(io_error(dir))?;
     }
-    let file = crate::create_temporary(path).map_err(io)?;
+    let file = crate::create_temporary(path).map_err(&io)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    out.write_all(header).map_err(io)?;
-    out.write_all(index).map_err(io)?;
+    out.write_all(header).map_err(&io)?;
+    out.write_all(index).map_err(&io)?;
     for block in blocks {
-        out.write_all(block).map_err(io)?;
+        out.write_all(block).map_err(&io)?;
     }
     let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-    file.sync_all().map_err(io)
+    file.sync_all().map_err(&io)
 }
 
 fn check_file(
