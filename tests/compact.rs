@@ -120,3 +120,62 @@ fn compact_win_draw_loss_tables_answer_as_the_full_ones() {
         }
     }
 }
+
+#[test]
+fn a_run_says_which_tables_keep_the_other_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let generate = |pieces: &str, compact: bool| {
+        let mut args = vec![
+            "generate",
+            "--variant",
+            "brazilian",
+            "--pieces",
+            pieces,
+            "--data",
+            data,
+        ];
+        if compact {
+            args.push("--compact");
+        }
+        let out = rafle(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let (_, stderr) = generate("3", false);
+    assert!(!stderr.contains("kept"), "{stderr}");
+    let wdl = dir.path().join("brazilian/KKvK.wdl");
+    let before = std::fs::read(&wdl).unwrap();
+    // The nine materials up to 3 pieces are kept as they are, and said to be.
+    let (stdout, stderr) = generate("3", true);
+    assert_eq!(
+        stdout.matches("reused (not compact)").count(),
+        9,
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("--compact was asked, but 9 materials kept their tables of both sides"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&wdl).unwrap(), before);
+    // The new 4-piece materials are compact; run again without --compact, they are the ones
+    // said to keep the other form.
+    let (stdout, _) = generate("4", true);
+    let new = stdout
+        .lines()
+        .filter(|l| l.starts_with("brazilian ") && !l.contains(" total ") && !l.contains("reused"))
+        .count();
+    assert!(new > 0, "{stdout}");
+    assert_ne!(stored_half(&dir.path().join("brazilian/KKKvK.wdl")), 3);
+    let (stdout, stderr) = generate("4", false);
+    assert_eq!(stdout.matches("reused (compact)").count(), new, "{stdout}");
+    assert_eq!(
+        stdout.matches("reused (not compact)").count(),
+        0,
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("{new} materials kept their compact tables")),
+        "{stderr}"
+    );
+}

@@ -77,6 +77,10 @@ pub struct MaterialSummary {
     /// part (its positions; no counts, no tables), `reused` when its file was already there
     /// or the material finished.
     pub seed_part: Option<(u32, u32)>,
+    /// Whether the material's tables store one side to move (`--compact`), as found on disk
+    /// after the run: a reused table keeps the form it was written in, whatever the plan
+    /// asks. `false` for a seed part.
+    pub compact: bool,
 }
 
 /// Generates (or reuses) every table of `plan`, reporting to `progress`. Runs on the current
@@ -224,7 +228,8 @@ pub fn generate(
                 }
             }
         }
-        let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
+        let mut summary = done.summary(plan, m, started.elapsed().as_secs_f64());
+        summary.compact = found::is_compact(plan, m);
         progress.material_finished(&summary);
         summaries.push(summary);
     }
@@ -283,6 +288,7 @@ impl Done {
             rules_solved: self.rules_solved,
             converted: self.converted,
             seed_part: None,
+            compact: plan.compact,
         }
     }
 }

@@ -174,8 +174,11 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         if i > 0 {
             writeln!(out)?;
         }
-        write_summary(&mut out, &summaries)?;
+        write_summary(&mut out, &summaries, plan.compact)?;
         out.flush()?;
+        if let Some(line) = other_form_note(&summaries, plan.compact) {
+            note(&line);
+        }
     }
     Ok(())
 }
@@ -207,6 +210,8 @@ struct Bars {
     finished_units: AtomicU64,
     /// Whether the conversion of tables of the previous format version was announced.
     converting: std::sync::atomic::AtomicBool,
+    /// Whether the run asked for compact tables.
+    compact: bool,
 }
 
 impl Bars {
@@ -228,6 +233,7 @@ impl Bars {
             material,
             finished_units: AtomicU64::new(0),
             converting: std::sync::atomic::AtomicBool::new(false),
+            compact: plan.compact,
         }
     }
 }
@@ -311,7 +317,7 @@ impl Progress for Bars {
             let how = if summary.converted {
                 "converted".to_string()
             } else if summary.reused {
-                "reused".to_string()
+                reused(summary, self.compact).to_string()
             } else {
                 format!(
                     "{:.1} s, {:.2} M positions/s",
@@ -357,7 +363,11 @@ const RIGHT_ALIGNED: [bool; COLUMNS] = [
 const COLUMNS: usize = 14;
 
 /// Writes one row per material and a total row, in aligned columns.
-fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Result<()> {
+fn write_summary(
+    out: &mut impl Write,
+    summaries: &[MaterialSummary],
+    compact: bool,
+) -> io::Result<()> {
     let mut rows: Vec<[String; COLUMNS]> = vec![[
         "variant",
         "material",
@@ -375,20 +385,20 @@ fn write_summary(out: &mut impl Write, summaries: &[MaterialSummary]) -> io::Res
         "note",
     ]
     .map(String::from)];
-    rows.extend(summaries.iter().map(summary_row));
+    rows.extend(summaries.iter().map(|s| summary_row(s, compact)));
     rows.push(total_row(summaries));
     write_table(out, &rows, &RIGHT_ALIGNED)
 }
 
-/// The row of one material.
-fn summary_row(s: &MaterialSummary) -> [String; COLUMNS] {
+/// The row of one material, in a run that asked for compact tables or not.
+fn summary_row(s: &MaterialSummary, compact: bool) -> [String; COLUMNS] {
     let note = if let Some((part, parts)) = s.seed_part {
         let done = if s.reused { "already seeded" } else { "seeded" };
         format!("seed part {part} of {parts} {done}")
     } else if s.converted {
         "converted from format version 2".to_string()
     } else if s.reused {
-        "reused".to_string()
+        reused(s, compact).to_string()
     } else if let Some(reason) = &s.rebuilt_because {
         format!("rebuilt: {reason}")
     } else {
@@ -410,6 +420,46 @@ fn summary_row(s: &MaterialSummary) -> [String; COLUMNS] {
         s.draw_rules_bytes.to_string(),
         note,
     ]
+}
+
+/// How a reused material is noted: with the form its tables keep when it is not the one the
+/// run asked for (`compact`), since tables already valid are not written again.
+fn reused(s: &MaterialSummary, compact: bool) -> &'static str {
+    match (s.compact, compact) {
+        (true, false) => "reused (compact)",
+        (false, true) => "reused (not compact)",
+        _ => "reused",
+    }
+}
+
+/// The line that tells how many materials kept tables of the other form than the run asked
+/// for (`compact`), and how to change them; `None` if none did.
+fn other_form_note(summaries: &[MaterialSummary], compact: bool) -> Option<String> {
+    let kept = summaries
+        .iter()
+        .filter(|s| s.seed_part.is_none() && s.reused && !s.converted && s.compact != compact)
+        .count();
+    if kept == 0 {
+        return None;
+    }
+    let (materials, their) = if kept == 1 {
+        ("material", "its")
+    } else {
+        ("materials", "their")
+    };
+    Some(if compact {
+        format!(
+            "rafle: --compact was asked, but {kept} {materials} kept {their} tables of both sides \
+             to move (valid tables are not written again); to make them compact, remove \
+             {their} .wdl, .dtw and .rules files and run generate again"
+        )
+    } else {
+        format!(
+            "rafle: {kept} {materials} kept {their} compact tables (valid tables are not written \
+             again; without --compact new ones are made for probing fast); to change them, \
+             remove {their} .wdl, .dtw and .rules files and run generate again"
+        )
+    })
 }
 
 /// A count that only the distances and the draw rules give, or `-` when a material was solved

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rafle_probe::format::TableKind;
+use rafle_probe::format::{StoredHalf, TableKind};
 use rafle_probe::{Table, Tables};
 use rayon::prelude::*;
 
@@ -114,6 +114,14 @@ pub(super) fn check_table(
         .try_for_each(|b| table.read_block(b).map(drop))
         .map_err(|e| e.to_string())?;
     Ok(table.file_len())
+}
+
+/// Whether a material's win/draw/loss table on disk stores one side to move (written with
+/// `--compact`) rather than both; the plan's choice if it cannot be read (it was just checked
+/// or written).
+pub(super) fn is_compact(plan: &Plan, m: &MaterialPlan) -> bool {
+    Table::open(&m.path, TableKind::Wdl, plan.variant, m.material)
+        .map_or(plan.compact, |t| t.header().stored != StoredHalf::Both)
 }
 
 /// The sizes of a material's tables, those of `tables`.

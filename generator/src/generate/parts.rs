@@ -114,5 +114,6 @@ pub(super) fn seed_part(
         rebuilt_because: None,
         converted: false,
         seed_part: Some((part, m.seed_parts)),
+        compact: false,
     })
 }
