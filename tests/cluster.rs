@@ -398,3 +398,53 @@ fn a_material_read_back_block_by_block_is_the_one_read_whole() {
         );
     }
 }
+
+#[test]
+fn the_plan_says_the_disk_a_run_fills() {
+    let empty = TempDir::new().unwrap();
+    let plan = plan_json(data(&empty), 4);
+    let peak = plan["disk_peak_bytes"].as_u64().unwrap();
+    let tables = plan["tables_bytes"].as_u64().unwrap();
+    let largest = plan["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["positions"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    // The raw work file of the largest material, 3 bytes a position, is on disk at once.
+    assert!(
+        peak >= 3 * largest,
+        "{peak} bytes, largest material {largest}"
+    );
+    assert!(peak >= tables);
+    let text = ok(&[
+        "plan",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "4",
+        "--data",
+        data(&empty),
+    ]);
+    assert!(
+        text.contains("disk: a whole run fills about") && text.contains("solving KMvKM"),
+        "{text}"
+    );
+    // The tables written stay within the estimate, and the run says the estimate up front.
+    let (dir, _, stderr) = generate("brazilian", 4, &[]);
+    assert!(
+        stderr.lines().next().unwrap().contains(", disk about "),
+        "{stderr}"
+    );
+    let written: u64 = fs::read_dir(dir.path().join("brazilian"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| fs::metadata(p).unwrap().len())
+        .sum();
+    assert!(
+        written > tables / 4 && written <= tables,
+        "{written} bytes written, {tables} estimated"
+    );
+}

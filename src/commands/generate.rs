@@ -149,14 +149,25 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
                 plan.positions()
             ),
         };
+        let disk = plan.disk_estimate();
         note(&format!(
-            "{}: {what}, peak memory {}{}, rules {}",
+            "{}: {what}, peak memory {}{}, disk about {}, rules {}",
             plan.variant,
             human_bytes(plan.planned_bytes()),
             plan.budget
                 .map_or(String::new(), |b| format!(" (budget {})", human_bytes(b))),
+            human_bytes(disk.peak_bytes),
             plan.limits
         ));
+        if let Some(free) = free_disk(&plan.dir).filter(|&free| free < disk.peak_bytes) {
+            note(&format!(
+                "rafle: warning: {} has {} free, and this run may fill about {} at its peak \
+                 (estimated as if every material were solved; see 'rafle plan')",
+                plan.dir.display(),
+                human_bytes(free),
+                human_bytes(disk.peak_bytes)
+            ));
+        }
     }
     // 0 lets rayon pick one thread per core (or RAYON_NUM_THREADS).
     let threads = args.threads.map_or(0, |t| t as usize);
@@ -192,6 +203,23 @@ const UNOPTIMIZED: &str = "rafle: warning: this rafle is built without optimizat
 /// `--release`), as the build script tells.
 fn built_unoptimized() -> bool {
     env!("RAFLE_OPT_LEVEL") == "0"
+}
+
+/// Bytes an unprivileged writer has free on the filesystem of `dir`, or of its nearest
+/// ancestor that exists (the run creates the rest); `None` if it cannot be told.
+fn free_disk(dir: &std::path::Path) -> Option<u64> {
+    let at = dir
+        .ancestors()
+        .map(|a| {
+            if a.as_os_str().is_empty() {
+                std::path::Path::new(".")
+            } else {
+                a
+            }
+        })
+        .find(|a| a.exists())?;
+    let stat = rustix::fs::statvfs(at).ok()?;
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
 /// A line on stderr for the person watching; a closed stderr is no reason to stop generating.
@@ -565,4 +593,22 @@ pub fn write_table<const N: usize>(
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_disk_is_read_where_the_directory_will_be() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = free_disk(dir.path()).unwrap();
+        assert!(here > 0);
+        // A directory the run has yet to create: the filesystem of its nearest ancestor.
+        let later = free_disk(&dir.path().join("data/international")).unwrap();
+        let ratio = later as f64 / here as f64;
+        assert!((0.9..1.1).contains(&ratio), "{here} then {later}");
+        // A relative path: the working directory's filesystem.
+        assert!(free_disk(std::path::Path::new("no-such-dir/data")).is_some());
+    }
 }

@@ -106,6 +106,10 @@ struct JsonPlan<'a> {
     limits: String,
     tables: &'static str,
     positions: u64,
+    /// The disk a whole run fills at its peak, estimated ([`Plan::disk_estimate`]).
+    disk_peak_bytes: u64,
+    /// The tables' bytes, estimated.
+    tables_bytes: u64,
     units: &'a [Unit],
 }
 
@@ -199,6 +203,8 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
                 limits: plan.limits.to_string(),
                 tables: plan.tables.name(),
                 positions: plan.positions(),
+                disk_peak_bytes: plan.disk_estimate().peak_bytes,
+                tables_bytes: plan.disk_estimate().tables_bytes,
                 units: &units,
             };
             serde_json::to_writer(&mut out, &json).map_err(io::Error::from)?;
@@ -262,6 +268,17 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
             u.status,
         )?;
     }
+    let disk = plan.disk_estimate();
+    writeln!(
+        out,
+        "disk: a whole run fills about {} at its peak{} (the raw work file under way, 3 bytes a \
+         position, the packed values still to be read, the tables so far), of which about {} \
+         tables at the end; units on a cluster keep every packed file (docs/cluster.md)",
+        human_bytes(disk.peak_bytes),
+        disk.peak_at
+            .map_or(String::new(), |m| format!(", solving {m}")),
+        human_bytes(disk.tables_bytes)
+    )?;
     if let Some(note) = past_budget(plan, units) {
         writeln!(out, "{note}")?;
     }

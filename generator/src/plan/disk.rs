@@ -1,0 +1,143 @@
+//! The disk a generation fills at its peak, estimated before it starts: the raw work file of
+//! the material under way (reserved whole when it starts), the packed values of the materials
+//! solved before it that a later one still reads, and the tables written so far.
+
+use super::Plan;
+use crate::values::BYTES_PER_POSITION;
+use rafle_probe::{Material, Tables};
+
+/// Packed values a position, about: measured 0.56 bytes on the Brazilian work files up to 5
+/// pieces and 0.48 on those of international up to 6 (see `packed.rs`); the larger is used.
+const PACKED_BYTES_PER_POSITION: f64 = 0.56;
+
+/// Table bits a position, at most about, by what is written: measured 0.59 to 0.84 for all
+/// three kinds on the sets of 5 and 6 pieces (docs/performance.md) and 0.91 on Brazilian up to
+/// 4, whose small tables carry more of header and index; 0.15 to 0.26 for the win/draw/loss
+/// tables alone. `--compact` tables are smaller.
+fn table_bits(tables: Tables) -> f64 {
+    match tables {
+        Tables::All => 1.0,
+        Tables::Wdl => 0.26,
+    }
+}
+
+/// Seed scratch a position of a kings-only material solved in bits, at most: 1.03 bytes
+/// measured on an unsplit material (docs/history.md); its seeds wait on disk by level.
+const SEED_SCRATCH_BYTES_PER_POSITION: f64 = 1.1;
+
+/// What a generation is expected to fill on disk ([`Plan::disk_estimate`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DiskEstimate {
+    /// Bytes on disk at the peak of the run, tables included.
+    pub peak_bytes: u64,
+    /// The material under way at the peak.
+    pub peak_at: Option<Material>,
+    /// Bytes of all the tables the plan writes.
+    pub tables_bytes: u64,
+}
+
+impl Plan {
+    /// The disk this plan fills at its peak if every material is solved, estimated from the
+    /// measured sizes above (a resumed run, or one that reuses tables, needs less). A whole
+    /// run removes a material's packed values after the last material that reads them; the
+    /// raw work file of the material under way goes when its tables are written.
+    /// A unit of work counts its own material only (the others are finished, their packed
+    /// values kept), and a seed part the file it writes.
+    pub fn disk_estimate(&self) -> DiskEstimate {
+        let bits = table_bits(self.tables);
+        let in_bits_above = crate::solve::kings_in_bits_above();
+        let last = self.materials.len().saturating_sub(1);
+        if let (Some(part), Some(m)) = (self.part, self.materials.last()) {
+            let positions = self.seed_part_positions(m, part).1 as f64;
+            return DiskEstimate {
+                peak_bytes: (SEED_SCRATCH_BYTES_PER_POSITION * positions) as u64,
+                peak_at: Some(m.material),
+                tables_bytes: 0,
+            };
+        }
+        let mut last_reader = vec![None; self.materials.len()];
+        for (j, m) in self.materials.iter().enumerate() {
+            for &d in &m.reads {
+                last_reader[d] = Some(j);
+            }
+        }
+        let (mut packed, mut tables, mut peak, mut peak_at) = (0.0, 0.0, 0.0, None);
+        for (j, m) in self.materials.iter().enumerate() {
+            if self.unit.is_some() && j != last {
+                continue;
+            }
+            let n = m.positions as f64;
+            let scratch = if m.material.men() == 0 && m.positions > in_bits_above {
+                SEED_SCRATCH_BYTES_PER_POSITION * n
+            } else {
+                0.0
+            };
+            let now = packed + tables + BYTES_PER_POSITION as f64 * n + scratch;
+            if now > peak {
+                (peak, peak_at) = (now, Some(m.material));
+            }
+            tables += bits * n / 8.0;
+            if last_reader[j].is_some() {
+                packed += PACKED_BYTES_PER_POSITION * n;
+            }
+            for (d, reader) in last_reader.iter().enumerate() {
+                if *reader == Some(j) {
+                    packed -= PACKED_BYTES_PER_POSITION * self.materials[d].positions as f64;
+                }
+            }
+        }
+        DiskEstimate {
+            peak_bytes: peak.max(tables) as u64,
+            peak_at,
+            tables_bytes: tables as u64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rafle_probe::Variant;
+
+    #[test]
+    fn the_peak_is_the_largest_raw_file_with_what_waits_beside_it() {
+        let dir = std::path::Path::new("/nonexistent");
+        let plan = Plan::new(Variant::Brazilian, 3, dir).unwrap();
+        let estimate = plan.disk_estimate();
+        let positions = plan.positions() as f64;
+        let largest = plan.materials.iter().map(|m| m.positions).max().unwrap();
+        // At least the largest raw work file, at most every raw file, packed file and table.
+        assert!(estimate.peak_bytes >= largest * BYTES_PER_POSITION);
+        let bound = positions * (BYTES_PER_POSITION as f64 + PACKED_BYTES_PER_POSITION + 0.2);
+        assert!((estimate.peak_bytes as f64) < bound, "{estimate:?}");
+        assert_eq!(estimate.tables_bytes, (positions / 8.0) as u64);
+        assert!(estimate.peak_at.is_some());
+        // The win/draw/loss tables alone take less.
+        let wdl = plan.clone().with_tables(Tables::Wdl).disk_estimate();
+        assert!(wdl.tables_bytes < estimate.tables_bytes);
+        assert!(wdl.peak_bytes <= estimate.peak_bytes);
+        // A unit of work: its own raw work file and tables.
+        let unit = Plan::for_material(Variant::Brazilian, "KKvK".parse().unwrap(), dir)
+            .unwrap()
+            .disk_estimate();
+        let n = 29_760.0;
+        assert_eq!(unit.tables_bytes, (n / 8.0) as u64);
+        assert_eq!(unit.peak_bytes, 3 * 29_760);
+    }
+
+    #[test]
+    fn brazilian_up_to_8_peaks_at_its_largest_material() {
+        // KKMMvKKMM: 30,875,644,800 positions, a raw work file of 92.6 GB, beside the packed
+        // values still to be read and the tables written before it.
+        let plan = Plan::new(Variant::Brazilian, 8, std::path::Path::new("/nonexistent")).unwrap();
+        let estimate = plan.disk_estimate();
+        assert_eq!(
+            estimate.peak_at.map(|m| m.to_string()).as_deref(),
+            Some("KKMMvKKMM")
+        );
+        let gb = estimate.peak_bytes as f64 / 1e9;
+        assert!((150.0..250.0).contains(&gb), "{gb} GB");
+        let tables = estimate.tables_bytes as f64 / 1e9;
+        assert!((55.0..65.0).contains(&tables), "{tables} GB");
+    }
+}
