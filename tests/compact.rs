@@ -7,26 +7,32 @@ use std::path::Path;
 
 use common::{ok, rafle, text};
 
-/// Builds the Brazilian tables up to 3 pieces and the international up to 3 in `dir`.
-fn build(dir: &Path, compact: bool) -> String {
+/// Runs `rafle generate` of `variant` up to `pieces` in `dir`, with `--compact` or not, and
+/// asserts it succeeded: its stdout (the summary) and stderr.
+fn generate(dir: &Path, variant: &str, pieces: &str, compact: bool) -> (String, String) {
     let data = dir.to_str().unwrap();
-    let mut out = String::new();
-    for (variant, pieces) in [("brazilian", "3"), ("international", "3")] {
-        let mut args = vec![
-            "generate",
-            "--variant",
-            variant,
-            "--pieces",
-            pieces,
-            "--data",
-            data,
-        ];
-        if compact {
-            args.push("--compact");
-        }
-        out += &ok(&args);
+    let mut args = vec![
+        "generate",
+        "--variant",
+        variant,
+        "--pieces",
+        pieces,
+        "--data",
+        data,
+    ];
+    if compact {
+        args.push("--compact");
     }
-    out
+    let out = rafle(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    (text(&out.stdout), text(&out.stderr))
+}
+
+/// Builds the Brazilian tables up to 3 pieces and the international up to 3 in `dir`.
+fn build(dir: &Path, compact: bool) {
+    for variant in ["brazilian", "international"] {
+        generate(dir, variant, "3", compact);
+    }
 }
 
 /// The tables of a directory with the extension `ext`.
@@ -124,24 +130,7 @@ fn compact_win_draw_loss_tables_answer_as_the_full_ones() {
 #[test]
 fn a_run_says_which_tables_keep_the_other_form() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().to_str().unwrap();
-    let generate = |pieces: &str, compact: bool| {
-        let mut args = vec![
-            "generate",
-            "--variant",
-            "brazilian",
-            "--pieces",
-            pieces,
-            "--data",
-            data,
-        ];
-        if compact {
-            args.push("--compact");
-        }
-        let out = rafle(&args);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        (text(&out.stdout), text(&out.stderr))
-    };
+    let generate = |pieces, compact| generate(dir.path(), "brazilian", pieces, compact);
     let (_, stderr) = generate("3", false);
     assert!(!stderr.contains("kept"), "{stderr}");
     let wdl = dir.path().join("brazilian/KKvK.wdl");
