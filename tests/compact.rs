@@ -5,33 +5,18 @@ mod common;
 
 use std::path::Path;
 
-use common::{ok, rafle, text};
+use common::{generate_in, ok, rafle, text};
 
-/// Runs `rafle generate` of `variant` up to `pieces` in `dir`, with `--compact` or not, and
-/// asserts it succeeded: its stdout (the summary) and stderr.
-fn generate(dir: &Path, variant: &str, pieces: &str, compact: bool) -> (String, String) {
-    let data = dir.to_str().unwrap();
-    let mut args = vec![
-        "generate",
-        "--variant",
-        variant,
-        "--pieces",
-        pieces,
-        "--data",
-        data,
-    ];
-    if compact {
-        args.push("--compact");
-    }
-    let out = rafle(&args);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    (text(&out.stdout), text(&out.stderr))
+/// `rafle generate` of `variant` up to `pieces` in `dir`, compact or not: stdout and stderr.
+fn generate(dir: &Path, variant: &str, pieces: u32, compact: bool) -> (String, String) {
+    let extra: &[&str] = if compact { &["--compact"] } else { &[] };
+    generate_in(dir, variant, pieces, extra)
 }
 
 /// Builds the Brazilian tables up to 3 pieces and the international up to 3 in `dir`.
 fn build(dir: &Path, compact: bool) {
     for variant in ["brazilian", "international"] {
-        generate(dir, variant, "3", compact);
+        generate(dir, variant, 3, compact);
     }
 }
 
@@ -131,12 +116,12 @@ fn compact_win_draw_loss_tables_answer_as_the_full_ones() {
 fn a_run_says_which_tables_keep_the_other_form() {
     let dir = tempfile::tempdir().unwrap();
     let generate = |pieces, compact| generate(dir.path(), "brazilian", pieces, compact);
-    let (_, stderr) = generate("3", false);
+    let (_, stderr) = generate(3, false);
     assert!(!stderr.contains("kept"), "{stderr}");
     let wdl = dir.path().join("brazilian/KKvK.wdl");
     let before = std::fs::read(&wdl).unwrap();
     // The nine materials up to 3 pieces are kept as they are, and said to be.
-    let (stdout, stderr) = generate("3", true);
+    let (stdout, stderr) = generate(3, true);
     assert_eq!(
         stdout.matches("reused (not compact)").count(),
         9,
@@ -149,14 +134,14 @@ fn a_run_says_which_tables_keep_the_other_form() {
     assert_eq!(std::fs::read(&wdl).unwrap(), before);
     // The new 4-piece materials are compact; run again without --compact, they are the ones
     // said to keep the other form.
-    let (stdout, _) = generate("4", true);
+    let (stdout, _) = generate(4, true);
     let new = stdout
         .lines()
         .filter(|l| l.starts_with("brazilian ") && !l.contains(" total ") && !l.contains("reused"))
         .count();
     assert!(new > 0, "{stdout}");
     assert_ne!(stored_half(&dir.path().join("brazilian/KKKvK.wdl")), 3);
-    let (stdout, stderr) = generate("4", false);
+    let (stdout, stderr) = generate(4, false);
     assert_eq!(stdout.matches("reused (compact)").count(), new, "{stdout}");
     assert_eq!(
         stdout.matches("reused (not compact)").count(),

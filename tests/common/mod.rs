@@ -85,6 +85,13 @@ pub fn data(dir: &TempDir) -> &str {
 /// directory and asserts it succeeded; returns the directory, stdout (the summary) and stderr.
 pub fn generate(variant: &str, pieces: u32, extra: &[&str]) -> (TempDir, String, String) {
     let dir = TempDir::new().unwrap();
+    let (stdout, stderr) = generate_in(dir.path(), variant, pieces, extra);
+    (dir, stdout, stderr)
+}
+
+/// Runs `rafle generate --variant VARIANT --pieces PIECES --data DIR EXTRA…` into `dir` and
+/// asserts it succeeded; returns stdout (the summary) and stderr.
+pub fn generate_in(dir: &Path, variant: &str, pieces: u32, extra: &[&str]) -> (String, String) {
     let pieces = pieces.to_string();
     let mut args = vec![
         "generate",
@@ -93,13 +100,13 @@ pub fn generate(variant: &str, pieces: u32, extra: &[&str]) -> (TempDir, String,
         "--pieces",
         &pieces,
         "--data",
-        data(&dir),
+        dir.to_str().expect("temporary paths are UTF-8"),
     ];
     args.extend_from_slice(extra);
     let out = rafle(&args);
     let err = text(&out.stderr);
     assert!(out.status.success(), "rafle {args:?} failed: {err}");
-    (dir, text(&out.stdout), err)
+    (text(&out.stdout), err)
 }
 
 /// `rafle probe --json --variant VARIANT --data DIR EXTRA… FEN`: the one JSON object.
