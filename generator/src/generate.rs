@@ -26,7 +26,7 @@ use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
 use found::Found;
 use parts::{ready_seed_parts, seed_part, seed_parts_here};
-use reuse::{last_readers, reuse, work_to_do, NotReused, Values};
+use reuse::{reuse, work_to_do, NotReused, Values};
 
 /// What was done for one material.
 #[derive(Debug, Clone)]
@@ -160,7 +160,7 @@ pub fn generate(
     let work = work_to_do(plan, &found, ready_parts.is_some(), progress)?;
     let (solved, needed) = (&work.solved, &work.needed);
     plan.check_slices(|j| solved[j])?;
-    let last_reader = last_readers(plan, &work.reads_values);
+    let last_reader = plan.last_readers(|k| work.reads_values[k]);
     let mut store = Store::new(LEAST_CACHE_BYTES);
     let mut summaries = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
@@ -228,8 +228,7 @@ pub fn generate(
                 }
             }
         }
-        let mut summary = done.summary(plan, m, started.elapsed().as_secs_f64());
-        summary.compact = found::is_compact(plan, m);
+        let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
         progress.material_finished(&summary);
         summaries.push(summary);
     }
@@ -250,11 +249,19 @@ struct Done {
     draw_rules_seconds: f64,
     rules_solved: bool,
     converted: bool,
+    /// Whether the tables on disk store one side to move ([`MaterialSummary::compact`]).
+    compact: bool,
 }
 
 impl Done {
     /// What reusing finished tables did (their values read, converted or neither).
-    fn reused(counts: Counts, written: Written, rules_solved: bool, converted: bool) -> Done {
+    fn reused(
+        counts: Counts,
+        written: Written,
+        rules_solved: bool,
+        converted: bool,
+        compact: bool,
+    ) -> Done {
         Done {
             counts,
             written,
@@ -263,6 +270,7 @@ impl Done {
             draw_rules_seconds: 0.0,
             rules_solved,
             converted,
+            compact,
         }
     }
 
@@ -288,7 +296,7 @@ impl Done {
             rules_solved: self.rules_solved,
             converted: self.converted,
             seed_part: None,
-            compact: plan.compact,
+            compact: self.compact,
         }
     }
 }
@@ -429,5 +437,11 @@ fn solve_material(
             0.0
         },
         rules_solved: rules,
+        // A rule table solved again beside kept tables takes their form.
+        compact: if rules_only {
+            found::is_compact(plan, m)
+        } else {
+            plan.compact
+        },
     })
 }

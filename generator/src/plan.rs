@@ -332,6 +332,20 @@ impl Plan {
         self.materials.iter().map(|m| m.positions).sum()
     }
 
+    /// For each material, the last one (by position in the plan) that reads its values, of
+    /// those for which `reads` holds: after it, the material's packed values can go.
+    pub(crate) fn last_readers(&self, reads: impl Fn(usize) -> bool) -> Vec<Option<usize>> {
+        let mut last = vec![None; self.materials.len()];
+        for (k, m) in self.materials.iter().enumerate() {
+            if reads(k) {
+                for &d in &m.reads {
+                    last[d] = Some(k);
+                }
+            }
+        }
+        last
+    }
+
     /// Refuses a run that would leave its directory with rule tables of two sets of limits:
     /// the rule tables of materials beyond the plan stay as they are, so they must already
     /// have the plan's limits (the prober refuses a directory that mixes them). A unit of

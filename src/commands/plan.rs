@@ -197,14 +197,15 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
     for (i, plan) in plans.iter().enumerate() {
         let units = units(plan);
         if args.json {
+            let disk = plan.disk_estimate();
             let json = JsonPlan {
                 variant: plan.variant.name(),
                 max_pieces: plan.max_pieces,
                 limits: plan.limits.to_string(),
                 tables: plan.tables.name(),
                 positions: plan.positions(),
-                disk_peak_bytes: plan.disk_estimate().peak_bytes,
-                tables_bytes: plan.disk_estimate().tables_bytes,
+                disk_peak_bytes: disk.peak_bytes,
+                tables_bytes: disk.tables_bytes,
                 units: &units,
             };
             serde_json::to_writer(&mut out, &json).map_err(io::Error::from)?;

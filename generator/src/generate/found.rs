@@ -117,8 +117,8 @@ pub(super) fn check_table(
 }
 
 /// Whether a material's win/draw/loss table on disk stores one side to move (written with
-/// `--compact`) rather than both; the plan's choice if it cannot be read (it was just checked
-/// or written).
+/// `--compact`) rather than both: asked of tables kept rather than written, whose header was
+/// checked when the run was planned; the plan's choice if it cannot be read.
 pub(super) fn is_compact(plan: &Plan, m: &MaterialPlan) -> bool {
     Table::open(&m.path, TableKind::Wdl, plan.variant, m.material)
         .map_or(plan.compact, |t| t.header().stored != StoredHalf::Both)

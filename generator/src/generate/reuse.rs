@@ -5,7 +5,7 @@
 
 use rafle_probe::{PositionIndex, Tables, WorkFiles};
 
-use super::found::{kept_counts, table_sizes, Found};
+use super::found::{is_compact, kept_counts, table_sizes, Found};
 use super::{remove, remove_finished_work, Done};
 use crate::load::{load_existing, LoadError, Loaded};
 use crate::packed::{self, PackedValues};
@@ -93,19 +93,6 @@ pub(super) fn work_to_do(
     Ok(work)
 }
 
-/// For each material, the last one (by position in the plan) that reads its values, if any.
-pub(super) fn last_readers(plan: &Plan, reads_values: &[bool]) -> Vec<Option<usize>> {
-    let mut last = vec![None; plan.materials.len()];
-    for (k, m) in plan.materials.iter().enumerate() {
-        if reads_values[k] {
-            for &d in &m.reads {
-                last[d] = Some(k);
-            }
-        }
-    }
-    last
-}
-
 /// What a reused material's values need.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Values {
@@ -160,7 +147,13 @@ pub(super) fn reuse(
         let written = table_sizes(m, Tables::Wdl).map_err(solve)?;
         let counts = summary.read().ok_or(NotReused::Solve(None))?;
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
-        return Ok(Done::reused(counts, written, false, false));
+        return Ok(Done::reused(
+            counts,
+            written,
+            false,
+            false,
+            is_compact(plan, m),
+        ));
     }
     if matches!(found, Found::Legacy) {
         // The tables of the previous format are read whole; past the budget, the material
@@ -185,7 +178,8 @@ pub(super) fn reuse(
                 .map_err(|e| solve(e.to_string()))?;
         }
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
-        return Ok(Done::reused(counts, written, true, true));
+        // Written in the plan's form.
+        return Ok(Done::reused(counts, written, true, true, plan.compact));
     }
     let written = table_sizes(m, Tables::All).map_err(solve)?;
     let summary = SummaryFile::new(plan, m, Tables::All);
@@ -220,7 +214,13 @@ pub(super) fn reuse(
     if !advanced {
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
     }
-    Ok(Done::reused(counts, written, true, false))
+    Ok(Done::reused(
+        counts,
+        written,
+        true,
+        false,
+        is_compact(plan, m),
+    ))
 }
 
 /// A material's values read back from its tables (of the previous format if `legacy`): one

@@ -55,10 +55,12 @@ impl Plan {
                 tables_bytes: 0,
             };
         }
-        let mut last_reader = vec![None; self.materials.len()];
-        for (j, m) in self.materials.iter().enumerate() {
-            for &d in &m.reads {
-                last_reader[d] = Some(j);
+        let last_reader = self.last_readers(|_| true);
+        // The materials whose packed values go once each material is done.
+        let mut released = vec![Vec::new(); self.materials.len()];
+        for (d, reader) in last_reader.iter().enumerate() {
+            if let Some(j) = reader {
+                released[*j].push(d);
             }
         }
         let (mut packed, mut tables, mut peak, mut peak_at) = (0.0, 0.0, 0.0, None);
@@ -80,10 +82,8 @@ impl Plan {
             if last_reader[j].is_some() {
                 packed += PACKED_BYTES_PER_POSITION * n;
             }
-            for (d, reader) in last_reader.iter().enumerate() {
-                if *reader == Some(j) {
-                    packed -= PACKED_BYTES_PER_POSITION * self.materials[d].positions as f64;
-                }
+            for &d in &released[j] {
+                packed -= PACKED_BYTES_PER_POSITION * self.materials[d].positions as f64;
             }
         }
         DiskEstimate {
