@@ -23,7 +23,7 @@
 //! [`super::outside::Outside`] otherwise (its material, of as many pieces, is not made for it).
 
 use rafle_probe::format::StoredHalf;
-use rafle_probe::{Position, ProbeError, Wdl};
+use rafle_probe::{MoveList, Position, ProbeError, Wdl};
 use rayon::prelude::*;
 
 use super::context::Context;
@@ -446,6 +446,7 @@ impl Walk<'_, '_> {
                 let mut local = ctx.outside.local();
                 let mut outcome = Outcome::default();
                 let mut successors = Vec::new();
+                let mut moves = MoveList::new();
                 batch.for_each(main, |walker, pos| {
                     let i = walker.index();
                     let (page, offset) = main.locate(i);
@@ -459,7 +460,7 @@ impl Walk<'_, '_> {
                         return Ok(());
                     }
                     let stored = page.codes[offset];
-                    let moves = pos.legal_moves();
+                    pos.legal_moves_into(&mut moves);
                     let full = main.holds(i, stored.wdl());
                     let complete = ctx.quiet(
                         main,
@@ -539,6 +540,7 @@ fn fill_chunk(
     let mut local = ctx.outside.local();
     let mut outcome = Outcome::default();
     let mut successors = Vec::new();
+    let mut moves = MoveList::new();
     // Walked position by position while every one waits (the first time), else jumped to.
     let dense = waiting.iter().all(|&w| w == !0);
     let mut walker = Walker::new(&part.ranker, first);
@@ -564,6 +566,7 @@ fn fill_chunk(
             &pos,
             codes[offset],
             &mut local,
+            &mut moves,
             &mut successors,
             &mut outcome.missing,
         )?;
@@ -636,6 +639,7 @@ fn fill(
     pos: &Position,
     codes: Codes,
     local: &mut Local,
+    moves: &mut MoveList,
     successors: &mut Vec<Successor>,
     missing: &mut Vec<u32>,
 ) -> Result<Filled, ProbeError> {
@@ -644,7 +648,7 @@ fn fill(
         let drawn = codes.wdl == Wdl::Draw.code();
         return Ok(Filled::Done(if drawn { Codes::DRAW } else { codes }, None));
     }
-    let moves = pos.legal_moves();
+    pos.legal_moves_into(moves);
     if moves.first().is_some_and(|m| m.is_capture()) {
         if !ctx.captures(part, walker, pos, &moves, cache, local, missing, successors)? {
             return Ok(Filled::Waiting);
