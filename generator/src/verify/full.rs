@@ -650,13 +650,13 @@ fn fill(
     }
     pos.legal_moves_into(moves);
     if moves.first().is_some_and(|m| m.is_capture()) {
-        if !ctx.captures(part, walker, pos, &moves, cache, local, missing, successors)? {
+        if !ctx.captures(part, walker, pos, moves, cache, local, missing, successors)? {
             return Ok(Filled::Waiting);
         }
         return Ok(Filled::Capture(Codes::of(part.combine(successors, true))));
     }
     if !ctx.quiet(
-        part, walker, pos, &moves, true, cache, local, missing, successors,
+        part, walker, pos, moves, true, cache, local, missing, successors,
     )? {
         return Ok(Filled::Waiting);
     }
