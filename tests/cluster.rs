@@ -418,6 +418,19 @@ fn the_plan_says_the_disk_a_run_fills() {
         "{peak} bytes, largest material {largest}"
     );
     assert!(peak >= tables);
+    // What fills it at the peak: the parts add up, the raw file is that of the material named.
+    assert_eq!(plan["disk_peak_at"], "KMvKM");
+    let parts = &plan["disk_at_peak"];
+    let part = |name: &str| parts[name].as_u64().unwrap();
+    assert_eq!(
+        part("raw_bytes") + part("scratch_bytes") + part("packed_bytes") + part("tables_bytes"),
+        peak
+    );
+    assert_eq!(part("raw_bytes"), 3 * largest);
+    assert!(
+        part("packed_bytes") > 0 && part("tables_bytes") > 0,
+        "{parts}"
+    );
     let text = ok(&[
         "plan",
         "--variant",
@@ -428,7 +441,9 @@ fn the_plan_says_the_disk_a_run_fills() {
         data(&empty),
     ]);
     assert!(
-        text.contains("disk: a whole run fills about") && text.contains("solving KMvKM"),
+        text.contains("disk: a whole run fills about")
+            && text.contains("solving KMvKM (its raw work file ")
+            && text.contains(", packed values still to be read "),
         "{text}"
     );
     // The tables written stay within the estimate, and the run says the estimate up front.

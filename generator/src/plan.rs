@@ -20,7 +20,7 @@ pub(crate) use bytes::LEAST_CACHE_BYTES;
 use bytes::{
     cached_bytes, part_least_bytes, seed_parts, slice_bytes, slices_bytes, Placements, OVERHEAD,
 };
-pub use disk::DiskEstimate;
+pub use disk::{DiskEstimate, DiskParts};
 
 /// The most pieces rafle generates (the index handles more; memory does not).
 pub const MAX_PIECES: u32 = 8;

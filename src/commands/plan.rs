@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use rafle_generator::{human_bytes, parse_memory, Plan};
+use rafle_generator::{human_bytes, parse_memory, DiskParts, Plan};
 use rafle_probe::Material;
 use serde::Serialize;
 
@@ -108,9 +108,33 @@ struct JsonPlan<'a> {
     positions: u64,
     /// The disk a whole run fills at its peak, estimated ([`Plan::disk_estimate`]).
     disk_peak_bytes: u64,
+    /// The material under way at that peak (none when the finished tables are the peak).
+    disk_peak_at: Option<String>,
+    /// What fills the disk at that peak.
+    disk_at_peak: JsonDiskParts,
     /// The tables' bytes, estimated.
     tables_bytes: u64,
     units: &'a [Unit],
+}
+
+/// [`DiskParts`] as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct JsonDiskParts {
+    raw_bytes: u64,
+    scratch_bytes: u64,
+    packed_bytes: u64,
+    tables_bytes: u64,
+}
+
+impl From<DiskParts> for JsonDiskParts {
+    fn from(p: DiskParts) -> JsonDiskParts {
+        JsonDiskParts {
+            raw_bytes: p.raw_bytes,
+            scratch_bytes: p.scratch_bytes,
+            packed_bytes: p.packed_bytes,
+            tables_bytes: p.tables_bytes,
+        }
+    }
 }
 
 /// The plans of the chosen variants, as `plan` and `slurm submit` make them.
@@ -205,6 +229,8 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
                 tables: plan.tables.name(),
                 positions: plan.positions(),
                 disk_peak_bytes: disk.peak_bytes,
+                disk_peak_at: disk.peak_at.map(|m| m.to_string()),
+                disk_at_peak: disk.at_peak.into(),
                 tables_bytes: disk.tables_bytes,
                 units: &units,
             };
@@ -272,18 +298,36 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
     let disk = plan.disk_estimate();
     writeln!(
         out,
-        "disk: a whole run fills about {} at its peak{} (the raw work file under way, 3 bytes a \
-         position, the packed values still to be read, the tables so far), of which about {} \
-         tables at the end; units on a cluster keep every packed file (docs/cluster.md)",
+        "disk: a whole run fills about {} at its peak{}; about {} of tables at the end; units \
+         on a cluster keep every packed file (docs/cluster.md)",
         human_bytes(disk.peak_bytes),
-        disk.peak_at
-            .map_or(String::new(), |m| format!(", solving {m}")),
+        disk.peak_at.map_or(String::new(), |m| format!(
+            ", solving {m} ({})",
+            disk_parts(&disk.at_peak)
+        )),
         human_bytes(disk.tables_bytes)
     )?;
     if let Some(note) = past_budget(plan, units) {
         writeln!(out, "{note}")?;
     }
     Ok(())
+}
+
+/// What fills the disk at a point of the run, the parts there are.
+fn disk_parts(parts: &DiskParts) -> String {
+    let mut said = vec![format!(
+        "its raw work file {}, 3 bytes a position",
+        human_bytes(parts.raw_bytes)
+    )];
+    if parts.scratch_bytes > 0 {
+        said.push(format!("its seeds {}", human_bytes(parts.scratch_bytes)));
+    }
+    said.push(format!(
+        "packed values still to be read {}",
+        human_bytes(parts.packed_bytes)
+    ));
+    said.push(format!("tables so far {}", human_bytes(parts.tables_bytes)));
+    said.join(", ")
 }
 
 /// The line saying which units need more than `--memory` (the largest slice of their material

@@ -32,8 +32,31 @@ pub struct DiskEstimate {
     pub peak_bytes: u64,
     /// The material under way at the peak.
     pub peak_at: Option<Material>,
+    /// What fills the disk at the peak (its parts add up to `peak_bytes`, or to the tables of
+    /// the whole run when they alone are the peak).
+    pub at_peak: DiskParts,
     /// Bytes of all the tables the plan writes.
     pub tables_bytes: u64,
+}
+
+/// The parts of what a run holds on disk at one point ([`DiskEstimate::at_peak`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DiskParts {
+    /// The raw work file of the material under way, 3 bytes a position.
+    pub raw_bytes: u64,
+    /// The seeds of a kings-only material solved in bits, waiting by level.
+    pub scratch_bytes: u64,
+    /// The packed values of the materials solved before, which a later one still reads.
+    pub packed_bytes: u64,
+    /// The tables written so far.
+    pub tables_bytes: u64,
+}
+
+impl DiskParts {
+    /// All the parts together.
+    pub fn total(&self) -> u64 {
+        self.raw_bytes + self.scratch_bytes + self.packed_bytes + self.tables_bytes
+    }
 }
 
 impl Plan {
@@ -49,9 +72,14 @@ impl Plan {
         let last = self.materials.len().saturating_sub(1);
         if let (Some(part), Some(m)) = (self.part, self.materials.last()) {
             let positions = self.seed_part_positions(m, part).1 as f64;
+            let scratch = (SEED_SCRATCH_BYTES_PER_POSITION * positions) as u64;
             return DiskEstimate {
-                peak_bytes: (SEED_SCRATCH_BYTES_PER_POSITION * positions) as u64,
+                peak_bytes: scratch,
                 peak_at: Some(m.material),
+                at_peak: DiskParts {
+                    scratch_bytes: scratch,
+                    ..DiskParts::default()
+                },
                 tables_bytes: 0,
             };
         }
@@ -63,7 +91,8 @@ impl Plan {
                 released[*j].push(d);
             }
         }
-        let (mut packed, mut tables, mut peak, mut peak_at) = (0.0, 0.0, 0.0, None);
+        let (mut packed, mut tables, mut peak_at) = (0.0, 0.0, None);
+        let mut at_peak = DiskParts::default();
         for (j, m) in self.materials.iter().enumerate() {
             if self.unit.is_some() && j != last {
                 continue;
@@ -74,9 +103,14 @@ impl Plan {
             } else {
                 0.0
             };
-            let now = packed + tables + BYTES_PER_POSITION as f64 * n + scratch;
-            if now > peak {
-                (peak, peak_at) = (now, Some(m.material));
+            let now = DiskParts {
+                raw_bytes: BYTES_PER_POSITION * m.positions,
+                scratch_bytes: scratch as u64,
+                packed_bytes: packed as u64,
+                tables_bytes: tables as u64,
+            };
+            if now.total() > at_peak.total() {
+                (at_peak, peak_at) = (now, Some(m.material));
             }
             tables += bits * n / 8.0;
             if last_reader[j].is_some() {
@@ -86,10 +120,20 @@ impl Plan {
                 packed -= PACKED_BYTES_PER_POSITION * self.materials[d].positions as f64;
             }
         }
+        let tables = tables as u64;
+        if tables > at_peak.total() {
+            // Nothing but the finished tables: the run's end is its peak.
+            at_peak = DiskParts {
+                tables_bytes: tables,
+                ..DiskParts::default()
+            };
+            peak_at = None;
+        }
         DiskEstimate {
-            peak_bytes: peak.max(tables) as u64,
+            peak_bytes: at_peak.total(),
             peak_at,
-            tables_bytes: tables as u64,
+            at_peak,
+            tables_bytes: tables,
         }
     }
 }
@@ -112,6 +156,7 @@ mod tests {
         assert!((estimate.peak_bytes as f64) < bound, "{estimate:?}");
         assert_eq!(estimate.tables_bytes, (positions / 8.0) as u64);
         assert!(estimate.peak_at.is_some());
+        assert_eq!(estimate.at_peak.total(), estimate.peak_bytes);
         // The win/draw/loss tables alone take less.
         let wdl = plan.clone().with_tables(Tables::Wdl).disk_estimate();
         assert!(wdl.tables_bytes < estimate.tables_bytes);
@@ -123,6 +168,7 @@ mod tests {
         let n = 29_760.0;
         assert_eq!(unit.tables_bytes, (n / 8.0) as u64);
         assert_eq!(unit.peak_bytes, 3 * 29_760);
+        assert_eq!(unit.at_peak.raw_bytes, 3 * 29_760);
     }
 
     #[test]
@@ -137,6 +183,15 @@ mod tests {
         );
         let gb = estimate.peak_bytes as f64 / 1e9;
         assert!((150.0..250.0).contains(&gb), "{gb} GB");
+        // Its parts: the raw work file is under half of it, the packed values kept for the
+        // materials after it nearly as much (so packing the raw file alone would not bring the
+        // peak under 100 GB).
+        let parts = estimate.at_peak;
+        assert_eq!(parts.total(), estimate.peak_bytes);
+        assert_eq!(parts.raw_bytes, 3 * 30_875_644_800);
+        assert_eq!(parts.scratch_bytes, 0);
+        let rest = (parts.packed_bytes + parts.tables_bytes) as f64 / 1e9;
+        assert!((100.0..120.0).contains(&rest), "{rest} GB");
         let tables = estimate.tables_bytes as f64 / 1e9;
         assert!((55.0..65.0).contains(&tables), "{tables} GB");
     }
