@@ -8,7 +8,9 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use rafle_generator::{MaterialSummary, Plan, Progress, MAX_PIECES, UNITS_PER_POSITION};
+use rafle_generator::{
+    MaterialSummary, Plan, Progress, Tables, MAX_PIECES, UNITS_PER_POSITION,
+};
 use rafle_probe::{Material, Variant};
 
 use crate::{detached, errors, variant};
@@ -16,7 +18,7 @@ use crate::{detached, errors, variant};
 /// One finished material: material, positions, wins, draws, losses, longest win in plies,
 /// seconds, the bytes of its `.wdl`, `.dtw` and `.rules` tables, whether existing tables were
 /// reused.
-pub type SummaryTuple = (String, u64, u64, u64, u64, u16, f64, u64, u64, u64, bool);
+pub type SummaryTuple = (String, u64, u64, u64, u64, u16, f64, u64, u64, u64, bool, bool);
 
 /// What the callback receives: the event (`"started"`, `"material_started"`, `"advance"`,
 /// `"material_finished"`), the material (none for `"started"`), its positions, the units of
@@ -119,6 +121,7 @@ fn summary_tuple(s: &MaterialSummary) -> SummaryTuple {
         s.dtw_bytes,
         s.draw_rules_bytes,
         s.reused,
+        s.compact,
     )
 }
 
@@ -126,9 +129,13 @@ fn summary_tuple(s: &MaterialSummary) -> SummaryTuple {
 /// `rafle generate --variant V --pieces N --data DIR` does: tables already valid there are
 /// reused. `memory` is the budget in bytes (default: the memory free, less a tenth),
 /// `threads` the worker threads (default: one per core), `progress` a callable given an
-/// event tuple.
+/// event tuple, `tables` `"all"` or `"wdl"` (`--tables`), `compact` as `--compact`.
 #[pyfunction]
-#[pyo3(signature = (directory, variant_name, pieces, memory=None, threads=None, progress=None))]
+#[pyo3(signature = (
+    directory, variant_name, pieces, memory=None, threads=None, progress=None, tables="all",
+    compact=false
+))]
+#[allow(clippy::too_many_arguments)]
 pub fn generate(
     py: Python<'_>,
     directory: PathBuf,
@@ -137,6 +144,8 @@ pub fn generate(
     memory: Option<u64>,
     threads: Option<usize>,
     progress: Option<Py<PyAny>>,
+    tables: &str,
+    compact: bool,
 ) -> PyResult<Vec<SummaryTuple>> {
     let variant = variant(py, variant_name)?;
     if !(2..=MAX_PIECES).contains(&pieces) {
@@ -147,8 +156,17 @@ pub fn generate(
     if threads == Some(0) {
         return Err(errors::value_error("threads must be at least 1"));
     }
-    let plan =
-        plan(&directory, variant, pieces, memory).map_err(|e| errors::generate_error(py, &e))?;
+    let tables = match tables {
+        "all" => Tables::All,
+        "wdl" => Tables::Wdl,
+        _ => {
+            return Err(errors::value_error(format!(
+                "tables must be \"all\" or \"wdl\", not {tables:?}"
+            )))
+        }
+    };
+    let plan = plan(&directory, variant, pieces, memory, tables, compact)
+        .map_err(|e| errors::generate_error(py, &e))?;
     let pool = rayon::ThreadPoolBuilder::new()
         // 0 lets rayon pick one thread per core (or RAYON_NUM_THREADS).
         .num_threads(threads.unwrap_or(0))
@@ -187,8 +205,12 @@ fn plan(
     variant: Variant,
     pieces: u32,
     memory: Option<u64>,
+    tables: Tables,
+    compact: bool,
 ) -> Result<Plan, rafle_generator::GenerateError> {
-    let plan = Plan::new(variant, pieces, dir)?;
+    let plan = Plan::new(variant, pieces, dir)?
+        .with_tables(tables)
+        .with_compact(compact);
     let plan = match memory.or_else(rafle_generator::default_budget) {
         Some(budget) => plan.with_budget(budget),
         None => plan,

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+import positions
 import rafle
 from conftest import random_fens
 
@@ -124,3 +125,27 @@ def test_generate_default_progress_and_errors(tmp_path, capsys):
         rafle.generate(tmp_path, "frisian", 2)
     with pytest.raises(ValueError):
         rafle.generate(tmp_path, "brazilian", 2, memory="lots")
+
+
+def test_generate_writes_win_draw_loss_tables_alone_and_compact_ones(tmp_path, tables):
+    summaries = rafle.generate(tmp_path, "brazilian", 3, tables="wdl", compact=True,
+                               progress=False)
+    assert len(summaries) == 9
+    assert all(s.compact and not s.reused for s in summaries)
+    assert all(s.wdl_bytes > 0 and s.dtw_bytes == s.rules_bytes == 0 for s in summaries)
+    written = sorted(p.suffix for p in (tmp_path / "brazilian").iterdir() if p.is_file())
+    assert written == [".wdl"] * 9, written
+    # The same values as the default tables of the command line, on either side to move.
+    full = {s.material: s for s in rafle.generate(tmp_path / "full", "brazilian", 3,
+                                                  progress=False)}
+    assert all(not s.compact for s in full.values())
+    assert all(full[s.material].wdl_bytes > s.wdl_bytes for s in summaries
+               if s.positions > 10_000), "one side to move takes less"
+    with rafle.open_tablebase(tmp_path) as ours, rafle.open_tablebase(tables) as theirs:
+        for fen in positions.random_fens(7, "brazilian", 300, 3):
+            assert ours.probe_wdl(fen, "brazilian") == theirs.probe_wdl(fen, "brazilian"), fen
+    # A default run over them keeps them, and says which form they have.
+    again = rafle.generate(tmp_path, "brazilian", 3, tables="wdl", progress=False)
+    assert all(s.reused and s.compact for s in again)
+    with pytest.raises(ValueError, match="tables"):
+        rafle.generate(tmp_path, "brazilian", 3, tables="dtw")

@@ -42,7 +42,8 @@ class GenerateProgress:
 class MaterialSummary:
     """A material :func:`generate` built (or found built and valid, ``reused``): its
     positions, how many the side to move wins, draws and loses (both sides to move counted),
-    the longest win in plies, the seconds it took and the bytes of its three tables."""
+    the longest win in plies, the seconds it took, the bytes of its tables (0 for those not
+    written) and whether they store one side to move (``compact``), as found on disk."""
 
     material: str
     positions: int
@@ -55,6 +56,7 @@ class MaterialSummary:
     dtw_bytes: int
     rules_bytes: int
     reused: bool
+    compact: bool = False
 
 
 class StderrProgress:
@@ -89,12 +91,19 @@ def generate(
     memory: Union[None, int, str] = None,
     threads: Optional[int] = None,
     progress: ProgressArg = None,
+    tables: str = "all",
+    compact: bool = False,
 ) -> List[MaterialSummary]:
     """Builds every table of ``variant`` up to ``pieces`` pieces into ``directory``
     (``<directory>/<variant>/``), as ``rafle generate --variant V --pieces N --data DIR``:
     win/draw/loss, distance to win and draw-rule tables under the FMJD limits. Tables already
     there and valid are checked and reused. Returns each material's summary, in the order
     built.
+
+    ``tables="wdl"`` writes the win/draw/loss tables alone (``--tables wdl``); ``compact=True``
+    writes tables that store one side to move, smaller and slower to probe where the other
+    side is asked (``--compact``). Tables already valid in the other form are kept as they
+    are: ``compact`` in each summary says which form is on disk.
 
     ``memory`` is the budget, in bytes or as ``"512M"``, ``"8G"`` (default: the memory
     available, less a tenth); a budget below what the largest material needs raises
@@ -125,6 +134,10 @@ def generate(
         raise ValueError(f"threads must be an int >= 1, not {threads!r}")
     if pieces < 2:
         raise ValueError(f"pieces must be at least 2, not {pieces}")
+    if tables not in ("all", "wdl"):
+        raise ValueError(f"tables must be 'all' or 'wdl', not {tables!r}")
+    if not isinstance(compact, bool):
+        raise TypeError(f"compact must be a bool, not {type(compact).__name__}")
     if progress is None or progress is True:
         callback: Optional[Callable[[GenerateProgress], object]] = StderrProgress()
     elif progress is False:
@@ -142,5 +155,7 @@ def generate(
             kind, material, positions, done, total = event
             user(GenerateProgress(kind, name, material, positions, done, total))
 
-    summaries = _native.generate(os.fspath(directory), name, pieces, memory, threads, report)
+    summaries = _native.generate(
+        os.fspath(directory), name, pieces, memory, threads, report, tables, compact
+    )
     return [MaterialSummary(*s) for s in summaries]

@@ -28,7 +28,7 @@ EndTuple = Tuple[str, Optional[str], Optional[str], Optional[int], Optional[int]
 EventTuple = Tuple[str, Optional[str], Optional[int], int, int]
 # material, positions, wins, draws, losses, longest win, seconds, .wdl, .dtw, .rules bytes,
 # reused.
-SummaryTuple = Tuple[str, int, int, int, int, int, float, int, int, int, bool]
+SummaryTuple = Tuple[str, int, int, int, int, int, float, int, int, int, bool, bool]
 
 class Tablebase:
     def __new__(
@@ -62,6 +62,8 @@ def generate(
     memory: Optional[int] = None,
     threads: Optional[int] = None,
     progress: Optional[Callable[[EventTuple], object]] = None,
+    tables: str = "all",
+    compact: bool = False,
 ) -> List[SummaryTuple]: ...
 def parse_memory(text: str) -> int: ...
 def normalize_fen(variant: str, fen: str) -> str: ...
