@@ -8,17 +8,28 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use rafle_generator::{
-    MaterialSummary, Plan, Progress, Tables, MAX_PIECES, UNITS_PER_POSITION,
-};
+use rafle_generator::{MaterialSummary, Plan, Progress, Tables, MAX_PIECES, UNITS_PER_POSITION};
 use rafle_probe::{Material, Variant};
 
 use crate::{detached, errors, variant};
 
 /// One finished material: material, positions, wins, draws, losses, longest win in plies,
 /// seconds, the bytes of its `.wdl`, `.dtw` and `.rules` tables, whether existing tables were
-/// reused.
-pub type SummaryTuple = (String, u64, u64, u64, u64, u16, f64, u64, u64, u64, bool, bool);
+/// reused, whether its tables store one side to move (compact).
+pub type SummaryTuple = (
+    String,
+    u64,
+    u64,
+    u64,
+    u64,
+    u16,
+    f64,
+    u64,
+    u64,
+    u64,
+    bool,
+    bool,
+);
 
 /// What the callback receives: the event (`"started"`, `"material_started"`, `"advance"`,
 /// `"material_finished"`), the material (none for `"started"`), its positions, the units of
