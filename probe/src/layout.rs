@@ -231,6 +231,13 @@ impl Tables {
             Tables::Wdl => "wdl",
         }
     }
+
+    /// The choice [`Tables::name`] names, `None` for any other text.
+    pub fn from_name(name: &str) -> Option<Tables> {
+        [Tables::All, Tables::Wdl]
+            .into_iter()
+            .find(|tables| tables.name() == name)
+    }
 }
 
 /// The paths of a material's work files ([`VariantDir::work_files`]).
@@ -262,6 +269,16 @@ impl WorkFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_choice_of_tables_is_read_back_from_its_name_alone() {
+        for tables in [Tables::All, Tables::Wdl] {
+            assert_eq!(Tables::from_name(tables.name()), Some(tables));
+        }
+        for other in ["", "dtw", "WDL", "all "] {
+            assert_eq!(Tables::from_name(other), None, "{other:?}");
+        }
+    }
 
     /// The names are the on-disk contract of docs/format.md and docs/guarantees.md.
     #[test]

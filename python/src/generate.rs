@@ -167,15 +167,9 @@ pub fn generate(
     if threads == Some(0) {
         return Err(errors::value_error("threads must be at least 1"));
     }
-    let tables = match tables {
-        "all" => Tables::All,
-        "wdl" => Tables::Wdl,
-        _ => {
-            return Err(errors::value_error(format!(
-                "tables must be \"all\" or \"wdl\", not {tables:?}"
-            )))
-        }
-    };
+    let tables = Tables::from_name(tables).ok_or_else(|| {
+        errors::value_error(format!("tables must be \"all\" or \"wdl\", not {tables:?}"))
+    })?;
     let plan = plan(&directory, variant, pieces, memory, tables, compact)
         .map_err(|e| errors::generate_error(py, &e))?;
     let pool = rayon::ThreadPoolBuilder::new()

@@ -9,11 +9,7 @@ use crate::output::{input, other, Failure};
 
 /// Reads `--tables`: `all` or `wdl`.
 pub fn parse_tables(text: &str) -> Result<Tables, String> {
-    match text {
-        "all" => Ok(Tables::All),
-        "wdl" => Ok(Tables::Wdl),
-        _ => Err(format!("expected all or wdl, not {text:?}")),
-    }
+    Tables::from_name(text).ok_or_else(|| format!("expected all or wdl, not {text:?}"))
 }
 
 /// The draw-rule limits of `variant` that `--limits` gives (`text`), the FMJD ones without it.

@@ -32,8 +32,7 @@ pub struct DiskEstimate {
     pub peak_bytes: u64,
     /// The material under way at the peak.
     pub peak_at: Option<Material>,
-    /// What fills the disk at the peak (its parts add up to `peak_bytes`, or to the tables of
-    /// the whole run when they alone are the peak).
+    /// What fills the disk at the peak; its parts add up to `peak_bytes`.
     pub at_peak: DiskParts,
     /// Bytes of all the tables the plan writes.
     pub tables_bytes: u64,

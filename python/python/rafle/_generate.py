@@ -134,8 +134,6 @@ def generate(
         raise ValueError(f"threads must be an int >= 1, not {threads!r}")
     if pieces < 2:
         raise ValueError(f"pieces must be at least 2, not {pieces}")
-    if tables not in ("all", "wdl"):
-        raise ValueError(f"tables must be 'all' or 'wdl', not {tables!r}")
     if not isinstance(compact, bool):
         raise TypeError(f"compact must be a bool, not {type(compact).__name__}")
     if progress is None or progress is True:
