@@ -293,8 +293,18 @@ impl Tablebase {
             .map(|&kind| self.max_pieces_of(kind, variant))
             .max()
             .unwrap_or(0);
+        self.missing_tables_of(variant, Material::all_up_to(variant, most))
+    }
+
+    /// The tables of `materials` (as stored, White the stronger side) that this directory
+    /// lacks, by the rule of [`Tablebase::missing_tables`], in the order given.
+    pub fn missing_tables_of(
+        &self,
+        variant: Variant,
+        materials: impl IntoIterator<Item = Material>,
+    ) -> Vec<(Material, TableKind, PathBuf)> {
         let mut missing = Vec::new();
-        for material in Material::all_up_to(variant, most) {
+        for material in materials {
             for kind in TableKind::ALL {
                 let kept = &self.available[&(kind, variant)];
                 let expected = kind == TableKind::Wdl || !kept.is_empty();

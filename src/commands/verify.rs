@@ -1,18 +1,20 @@
 //! `rafle verify`: every table checked against its successors, independently of how it was
 //! generated.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
 use rafle_generator::{
-    check_block_checksums, parse_memory, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
+    check_block_checksums, parse_memory, Plan, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
 };
+use rafle_probe::format::TableKind;
 use rafle_probe::layout::VERIFY_RECORD;
 use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
 
+use super::request::failure;
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::{other, Failure};
 
@@ -43,6 +45,11 @@ pub struct VerifyArgs {
     /// check stopped at any point starts again at the first material not recorded.
     #[arg(long, conflicts_with = "sample")]
     resume: bool,
+    /// Only these materials, like KKKKKvKK,KKKKvKKK (either orientation): each is checked
+    /// against the tables of the materials its moves reach, which must be there but are not
+    /// checked themselves (a unit's tables, in a directory that holds only what it reads).
+    #[arg(long, value_name = "M,...", value_delimiter = ',')]
+    materials: Vec<Material>,
 }
 
 const AFTER_HELP: &str = "\
@@ -55,6 +62,11 @@ mismatches, with up to five examples; the exit code is 1 if any table fails.
 With --sample N, N positions of each material are drawn at random (--seed picks the draw) and
 checked the same way, reading only the blocks they need:
   brazilian KKvK 1000 of 29760 positions sampled, ok
+
+With --materials, only the materials named are checked, and only the tables they read are
+required: a directory holding the 7-piece material KKKKKvKK and the kings-only materials up
+to 6 pieces passes `rafle verify --materials KKKKKvKK`, where a check of the whole directory
+reports every other material up to 7 pieces as missing.
 
 With --resume, each material that passes is recorded as soon as it is done, with a fingerprint
 of its tables; run again, the command checks only the block checksums of the recorded materials
@@ -72,7 +84,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let tables = super::open_table_dir(&args.data, spending.probe_cache as usize)?;
     let mut work = Vec::with_capacity(chosen.len());
     for variant in chosen {
-        work.push(Work::of(&tables, variant, &args.data, args.resume)?);
+        let only = Selection::of(variant, &args.materials, &args.data)?;
+        work.push(Work::of(&tables, variant, &args.data, args.resume, only)?);
     }
     if args.sample.is_none() {
         // Every variant's budget checked before anything is said or checked, sized on the
@@ -98,12 +111,12 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
             stamps,
             before,
             todo: present,
+            missing: missing_tables,
         } = work;
         let verifier = Verifier::new(&tables, variant)
             .with_memory(spending.pages as usize)
             .releasing_past(spending.release_at);
-        // A set up to N pieces needs every material up to N: probes of a missing one fail.
-        for (material, _, path) in tables.missing_tables(variant) {
+        for (material, _, path) in missing_tables {
             let line = format!(
                 "{variant} {material} missing: {}\n",
                 rafle_probe::printable_path(&path)
@@ -214,26 +227,74 @@ struct Work {
     before: Vec<Material>,
     /// Materials to check, in order.
     todo: Vec<Material>,
+    /// The tables the check needs and the directory lacks, with where they were looked for.
+    missing: Vec<(Material, TableKind, PathBuf)>,
+}
+
+/// The materials `--materials` names in one variant (as stored) and those whose tables
+/// checking them reads.
+struct Selection {
+    named: HashSet<Material>,
+    /// In dependency order, the named ones among them.
+    needed: Vec<Material>,
+}
+
+impl Selection {
+    /// What `named` selects in `variant`; `None` when it is empty (every material).
+    fn of(variant: Variant, named: &[Material], dir: &Path) -> Result<Option<Selection>, Failure> {
+        if named.is_empty() {
+            return Ok(None);
+        }
+        let mut needed = Vec::new();
+        for &material in named {
+            let plan = Plan::for_material(variant, material, dir).map_err(failure)?;
+            needed.extend(plan.materials.iter().map(|m| m.material));
+        }
+        needed.sort_by_key(|m| (m.pieces(), m.men(), *m));
+        needed.dedup();
+        Ok(Some(Selection {
+            named: named.iter().map(|m| m.canonical()).collect(),
+            needed,
+        }))
+    }
 }
 
 impl Work {
-    /// The work in `variant` of the tables in `dir`, skipping recorded materials if `resume`.
-    fn of(tables: &Tablebase, variant: Variant, dir: &Path, resume: bool) -> Result<Work, Failure> {
+    /// The work in `variant` of the tables in `dir`, skipping recorded materials if `resume`,
+    /// on the materials `only` selects (all without it).
+    fn of(
+        tables: &Tablebase,
+        variant: Variant,
+        dir: &Path,
+        resume: bool,
+        only: Option<Selection>,
+    ) -> Result<Work, Failure> {
         let present = tables.materials(variant);
+        let chosen = |material: &Material| only.as_ref().is_none_or(|o| o.named.contains(material));
         let mut work = Work {
             variant,
             record: None,
             stamps: HashMap::new(),
             before: Vec::new(),
             todo: Vec::with_capacity(present.len()),
+            // A set up to N pieces needs every material up to N: probes of a missing one fail.
+            missing: match &only {
+                None => tables.missing_tables(variant),
+                Some(o) => tables.missing_tables_of(variant, o.needed.iter().copied()),
+            },
         };
         if !resume {
-            work.todo = present;
+            work.todo = present.into_iter().filter(chosen).collect();
             return Ok(work);
         }
         let record = VerifiedRecord::open(dir, variant).map_err(other)?;
+        // Stamped over every material present, as a whole check stamps them, so that either
+        // check honours the other's records.
         let all = VerifiedRecord::stamps(tables, variant, &present);
         for (material, stamp) in present.into_iter().zip(all) {
+            if !chosen(&material) {
+                continue;
+            }
             match stamp {
                 Some(stamp) if record.holds(material, &stamp) => work.before.push(material),
                 Some(stamp) => {
