@@ -26,6 +26,28 @@ use rayon::prelude::*;
 /// Words of a bitmap scanned per unit of parallel work.
 const WORDS_PER_CHUNK: usize = 1 << 12;
 
+/// Positions of a batch of [`Bits::par_for_each_batched`]: their codes in a work file (3 bytes
+/// a position) span 192 MiB.
+pub(crate) const POSITIONS_PER_BATCH: u64 = 1 << 26;
+
+/// Calls `f` with every position set in `words`, whose first word is word `first` of its set,
+/// in parallel chunks, each in order.
+fn for_each_in(words: &[AtomicU64], first: usize, f: &(impl Fn(u64) + Sync)) {
+    words
+        .par_chunks(WORDS_PER_CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            for (i, w) in chunk.iter().enumerate() {
+                let mut bits = w.load(Ordering::Relaxed);
+                let base = ((first + c * WORDS_PER_CHUNK + i) * 64) as u64;
+                while bits != 0 {
+                    f(base + u64::from(bits.trailing_zeros()));
+                    bits &= bits - 1;
+                }
+            }
+        });
+}
+
 /// The moves inside the set, walked backwards and forwards, positions numbered in `u64`.
 pub(crate) trait SetMoves: Sync {
     /// Calls `f` with every position from which a move inside the set leads to `x`.
@@ -86,19 +108,18 @@ impl Bits {
 
     /// Calls `f` with every position of the set, in parallel chunks, each in order.
     pub(crate) fn par_for_each(&self, f: impl Fn(u64) + Sync) {
-        self.0
-            .par_chunks(WORDS_PER_CHUNK)
-            .enumerate()
-            .for_each(|(c, words)| {
-                for (i, w) in words.iter().enumerate() {
-                    let mut bits = w.load(Ordering::Relaxed);
-                    let base = ((c * WORDS_PER_CHUNK + i) * 64) as u64;
-                    while bits != 0 {
-                        f(base + u64::from(bits.trailing_zeros()));
-                        bits &= bits - 1;
-                    }
-                }
-            });
+        for_each_in(&self.0, 0, &f);
+    }
+
+    /// As [`Bits::par_for_each`], a batch of [`POSITIONS_PER_BATCH`] positions after another,
+    /// calling `between` after each batch: what `f` touches of a file mapped by position is
+    /// then at most a batch's share of it when `between` gives pages back.
+    pub(crate) fn par_for_each_batched(&self, f: impl Fn(u64) + Sync, mut between: impl FnMut()) {
+        let words = (POSITIONS_PER_BATCH / 64) as usize;
+        for (b, batch) in self.0.chunks(words).enumerate() {
+            for_each_in(batch, b * words, &f);
+            between();
+        }
     }
 
     /// The positions of the set, in order.
@@ -234,6 +255,34 @@ impl BitLevels {
 mod tests {
     use super::*;
     use crate::engine::{Moves, Outcome, Propagation, Seed};
+
+    #[test]
+    fn a_batched_walk_meets_every_position_once_and_stops_after_each_batch() {
+        let len = 2 * POSITIONS_PER_BATCH + 100;
+        let set = Bits::new(len);
+        let members = [
+            0,
+            63,
+            64,
+            POSITIONS_PER_BATCH - 1,
+            POSITIONS_PER_BATCH,
+            2 * POSITIONS_PER_BATCH + 99,
+        ];
+        for x in members {
+            set.insert(x);
+        }
+        let met = std::sync::Mutex::new(Vec::new());
+        let mut batches = Vec::new();
+        set.par_for_each_batched(
+            |x| met.lock().unwrap().push(x),
+            || batches.push(met.lock().unwrap().len()),
+        );
+        let mut met = met.into_inner().unwrap();
+        met.sort_unstable();
+        assert_eq!(met, members);
+        // After each batch, the positions below its end, and none past it.
+        assert_eq!(batches, [4, 5, 6]);
+    }
 
     /// A position's seed, as the bit propagation takes it.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]

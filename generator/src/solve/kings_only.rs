@@ -37,6 +37,10 @@ use crate::{GenerateError, Progress};
 /// (up to 16 bytes a position) before they are appended to the seed file.
 const RANGES_PER_GROUP: usize = 1 << 10;
 
+/// Seeds written to the work file between two checks of the memory budget: scattered, they
+/// touch at most two pages each (512 MiB), and a check costs some microseconds.
+const SEEDS_BETWEEN_CHECKS: u64 = 1 << 16;
+
 /// Positions above which a kings-only material is solved in bits rather than by the engine:
 /// the engine is faster, and up to here holds at most about 3 GiB.
 pub(crate) const IN_BITS_ABOVE: u64 = 1 << 28;
@@ -233,6 +237,14 @@ impl MaterialSolver<'_> {
             })?;
             self.keep_within_budget();
         }
+        // A level's seeds can lie all over the part: pages given back as they are written.
+        let mut written = 0u64;
+        let mut written_one = || {
+            written += 1;
+            if written.is_multiple_of(SEEDS_BETWEEN_CHECKS) {
+                self.keep_within_budget();
+            }
+        };
         for level in 0..=part.last_level(Propagated::Distances).unwrap_or(0) {
             part.for_each(Propagated::Distances, level, &mut |x, won| {
                 let dtw = if won {
@@ -243,12 +255,13 @@ impl MaterialSolver<'_> {
                 let capture = if won || level > 0 { CAPTURE } else { 0 };
                 values.set_distance_code(at(x), distance_code(dtw) | capture);
                 fixed.insert(x);
+                written_one();
             })?;
-            self.keep_within_budget();
         }
         part.for_each(Propagated::Settled, 0, &mut |x, _| {
             values.set_distance_code(at(x), draw | CAPTURE);
             fixed.insert(x);
+            written_one();
         })?;
         self.keep_within_budget();
         if !self.rules {
@@ -270,9 +283,10 @@ impl MaterialSolver<'_> {
                     Outcome::Lost(level)
                 };
                 values.set_rule_code(at(x), rule_code(Some(outcome), values.distance_code(at(x))));
+                written_one();
             })?;
-            self.keep_within_budget();
         }
+        self.keep_within_budget();
         Ok(())
     }
 
@@ -304,19 +318,23 @@ impl MaterialSolver<'_> {
                 if level > MAX_DISTANCE {
                     return Err(self.past_longest(level));
                 }
-                decided.par_for_each(|x| {
-                    let dtw = if won.contains(x) {
-                        // Read first: one write a level, not one a position, to the shared line.
-                        if won_at.load(Ordering::Relaxed) < level {
-                            won_at.fetch_max(level, Ordering::Relaxed);
-                        }
-                        Dtw::Win(level)
-                    } else {
-                        Dtw::Loss(level)
-                    };
-                    values.set_distance_code(global(x), distance_code(dtw));
-                });
-                self.keep_within_budget();
+                // A level can touch most of the work file: pages given back batch by batch.
+                decided.par_for_each_batched(
+                    |x| {
+                        let dtw = if won.contains(x) {
+                            // Read first: one write a level, not one a position, to the shared
+                            // line.
+                            if won_at.load(Ordering::Relaxed) < level {
+                                won_at.fetch_max(level, Ordering::Relaxed);
+                            }
+                            Dtw::Win(level)
+                        } else {
+                            Dtw::Loss(level)
+                        };
+                        values.set_distance_code(global(x), distance_code(dtw));
+                    },
+                    || self.keep_within_budget(),
+                );
                 Ok(())
             },
         )?;
@@ -338,17 +356,19 @@ impl MaterialSolver<'_> {
                 seeds.last_level(Propagated::Rules),
                 |level, add| seeds.for_each(Propagated::Rules, level, &mut *add),
                 |level, decided, won| {
-                    decided.par_for_each(|x| {
-                        let outcome = if won.contains(x) {
-                            Outcome::Won(level)
-                        } else {
-                            Outcome::Lost(level)
-                        };
-                        let at = global(x);
-                        let code = rule_code(Some(outcome), values.distance_code(at));
-                        values.set_rule_code(at, code);
-                    });
-                    self.keep_within_budget();
+                    decided.par_for_each_batched(
+                        |x| {
+                            let outcome = if won.contains(x) {
+                                Outcome::Won(level)
+                            } else {
+                                Outcome::Lost(level)
+                            };
+                            let at = global(x);
+                            let code = rule_code(Some(outcome), values.distance_code(at));
+                            values.set_rule_code(at, code);
+                        },
+                        || self.keep_within_budget(),
+                    );
                     Ok(())
                 },
             )?;
