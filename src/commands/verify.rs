@@ -235,8 +235,8 @@ struct Work {
 /// checking them reads.
 struct Selection {
     named: HashSet<Material>,
-    /// In dependency order, the named ones among them.
-    needed: Vec<Material>,
+    /// The named ones among them.
+    needed: HashSet<Material>,
 }
 
 impl Selection {
@@ -245,13 +245,11 @@ impl Selection {
         if named.is_empty() {
             return Ok(None);
         }
-        let mut needed = Vec::new();
+        let mut needed = HashSet::new();
         for &material in named {
             let plan = Plan::for_material(variant, material, dir).map_err(failure)?;
             needed.extend(plan.materials.iter().map(|m| m.material));
         }
-        needed.sort_by_key(|m| (m.pieces(), m.men(), *m));
-        needed.dedup();
         Ok(Some(Selection {
             named: named.iter().map(|m| m.canonical()).collect(),
             needed,
@@ -280,7 +278,15 @@ impl Work {
             // A set up to N pieces needs every material up to N: probes of a missing one fail.
             missing: match &only {
                 None => tables.missing_tables(variant),
-                Some(o) => tables.missing_tables_of(variant, o.needed.iter().copied()),
+                // In the order of a whole check's list.
+                Some(o) => {
+                    let most = o.needed.iter().map(|m| m.pieces()).max().unwrap_or(0);
+                    let all = Material::all_up_to(variant, most);
+                    tables.missing_tables_of(
+                        variant,
+                        all.into_iter().filter(|m| o.needed.contains(m)),
+                    )
+                }
             },
         };
         if !resume {
