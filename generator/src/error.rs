@@ -263,7 +263,7 @@ impl fmt::Display for VerifyError {
                 budget,
             } => {
                 let what = match material.men() {
-                    0 => "is checked whole, with the materials its captures reach",
+                    0 => "is checked with its values held whole, and those of the materials its captures reach",
                     _ => "is checked a window at a time",
                 };
                 write!(

@@ -108,7 +108,12 @@ fn file(dir: &Path, material: Material, kind: TableKind) -> PathBuf {
 /// Changes the stored value of one decided position of KKvK in its table of `kind`; returns
 /// the position and its value before.
 fn damage_one(dir: &Path, kind: TableKind) -> (Position, Wdl) {
-    let material: Material = "KKvK".parse().unwrap();
+    damage("KKvK".parse().unwrap(), dir, kind)
+}
+
+/// Changes the stored value of one decided position of `material` in its table of `kind`;
+/// returns the position and its value before.
+fn damage(material: Material, dir: &Path, kind: TableKind) -> (Position, Wdl) {
     let tables = Tablebase::open(dir).unwrap();
     let (i, pos) = stored_decided(&tables, material);
     let before = tables.probe_wdl(&pos).unwrap();
@@ -166,6 +171,81 @@ fn a_changed_value_fails_the_check_whichever_table_holds_it() {
     }
 }
 
+/// A material of kings alone whose pages do not fit the budget is checked with its values held
+/// a byte or so a position, every value at once or in two passes, whichever half its tables
+/// store (White to move by default, here Black to move with compact tables): the same report
+/// as in pages, on sound tables and after a value of each kind was changed.
+#[test]
+fn kings_held_compactly_give_the_reports_of_pages() {
+    let material: Material = "KKKvK".parse().unwrap();
+    for compact in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::new(VARIANT, 4, dir.path())
+            .unwrap()
+            .with_compact(compact);
+        generate(&plan, &NoProgress).unwrap();
+        let black = Tablebase::open(dir.path())
+            .unwrap()
+            .table_of(TableKind::Dtw, VARIANT, material)
+            .unwrap()
+            .header()
+            .stored
+            == rafle_probe::format::StoredHalf::Black;
+        assert_eq!(black, compact);
+        for kind in [
+            None,
+            Some(TableKind::Wdl),
+            Some(TableKind::Dtw),
+            Some(TableKind::DrawRules),
+        ] {
+            // Each kind of damage alone, on a copy.
+            let copy = tempfile::tempdir().unwrap();
+            let (src, dst) = (
+                dir.path().join(VARIANT.name()),
+                copy.path().join(VARIANT.name()),
+            );
+            std::fs::create_dir_all(&dst).unwrap();
+            for m in Material::all_up_to(VARIANT, 4) {
+                for kind in TableKind::ALL {
+                    let name = format!("{m}.{}", kind.extension());
+                    std::fs::copy(src.join(&name), dst.join(&name)).unwrap();
+                }
+            }
+            if let Some(kind) = kind {
+                damage(material, copy.path(), kind);
+            }
+            let tables = Tablebase::open(copy.path()).unwrap();
+            let verifier = Verifier::new(&tables, VARIANT);
+            let pages = verifier.with_memory(1 << 30);
+            assert!(!pages.holds_compactly(material));
+            let report = pages.verify(material, &|_| {}).unwrap();
+            assert_eq!(
+                report.mismatches > 0,
+                kind.is_some(),
+                "{kind:?}: {report:?}"
+            );
+            assert_eq!(report.checked, report.positions);
+            // 3 pages of budget hold every value at once (2.25 bytes a position: 394 KB), one
+            // page a value at a time.
+            for memory in [1 << 20, 1] {
+                let compactly = verifier.with_memory(memory);
+                assert!(compactly.holds_compactly(material));
+                let done = std::sync::atomic::AtomicU64::new(0);
+                let advance = |n| {
+                    done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                };
+                let held = compactly.verify(material, &advance).unwrap();
+                assert_eq!(
+                    format!("{held:?}"),
+                    format!("{report:?}"),
+                    "compact {compact}, {kind:?}, {memory}"
+                );
+                assert_eq!(done.into_inner(), report.positions);
+            }
+        }
+    }
+}
+
 /// The same reports whatever the memory budget, alone or in a session, a damaged table
 /// included (the materials whose moves reach its damaged value may fail too, the same way).
 #[test]
@@ -190,6 +270,24 @@ fn reports_do_not_depend_on_the_budget_or_the_session() {
             tight.push((m, r.unwrap()));
             true
         });
+    // The materials of kings alone whose pages do not fit are held a byte or so a position:
+    // with a one-page budget, in two passes (one for the smallest); within 1 MiB (3 pages),
+    // every value at once, KvK (2 pages) in pages.
+    let compactly = |memory: usize| -> Vec<String> {
+        let verifier = verifier.with_memory(memory);
+        let held = materials.iter().filter(|&&m| verifier.holds_compactly(m));
+        held.map(|m| m.to_string()).collect()
+    };
+    assert_eq!(compactly(1), ["KvK", "KKvK", "KKvKK", "KKKvK"]);
+    assert_eq!(compactly(1 << 20), ["KKvK", "KKvKK", "KKKvK"]);
+    let mut compact = Vec::new();
+    verifier
+        .with_memory(1 << 20)
+        .verify_each(&materials, &|_| {}, &mut |m, r| {
+            compact.push((m, r.unwrap()));
+            true
+        });
+    assert_eq!(format!("{compact:?}"), format!("{tight:?}"));
     // Past its mark from the start (the mark is one byte), the check gives memory back before,
     // during and after every step and lowers the pages' budget to a single page, with the
     // same reports.

@@ -61,7 +61,8 @@ impl VerifyBudget {
     /// The line saying how the budget is spent on checking `materials` of the `variant`
     /// tables of `tables` (none if there are none to check), or why it is too small: a check
     /// holds at least the largest working set of its materials (a material of kings alone is
-    /// decoded whole, whatever the budget), with the rest. `before` materials were checked
+    /// held whole, whatever the budget: decoded, or a byte or so a position when that is less),
+    /// with the rest. `before` materials were checked
     /// before (`--resume`) and are not checked again.
     ///
     /// # Errors
@@ -89,6 +90,9 @@ impl VerifyBudget {
             }));
         };
         let working_set = match material.men() {
+            0 if (largest as usize) < verifier.decoded_whole(material) => {
+                format!("{material} held a byte or so a position")
+            }
             0 => format!("{material} decoded whole"),
             _ => "a window's".to_string(),
         };

@@ -138,7 +138,7 @@ pub(super) fn verify(
 
 /// Reads the blocks of the three tables that hold only positions of the derived half: the walk
 /// derives those values and never reads them, but their checksums are checked.
-fn check_derived_blocks(main: &Part) -> Result<(), ProbeError> {
+pub(super) fn check_derived_blocks(main: &Part) -> Result<(), ProbeError> {
     let tables = if main.wdl_both {
         vec![main.dtw, main.rules]
     } else {

@@ -5,7 +5,9 @@
 //! several materials in a row [`Verifier::verify_each`]) walks a material page by page
 //! (`full`, `pages`), with a bounded amount of decoded table in memory, the successors of a
 //! position found in pages by their index (`context`, `walker`, `rank`), or resolved through
-//! the probe's rules where no page holds them (`outside`). The sampled check
+//! the probe's rules where no page holds them (`outside`); a material of kings alone whose pages
+//! do not fit is held a byte or so a position instead (`kings`, its report's lines worked out
+//! as pages give them by `example`). The sampled check
 //! ([`Verifier::verify_sample`]) looks at a few random positions, their successors probed
 //! (`sample`). Both compare a position with its successors the same way (`part`). How a check
 //! spends its memory budget is [`VerifyBudget`] (`budget`); the record of materials checked
@@ -13,7 +15,9 @@
 
 mod budget;
 mod context;
+mod example;
 mod full;
+mod kings;
 mod outside;
 mod pages;
 mod part;
@@ -101,8 +105,14 @@ pub fn verify_table(
 /// with the same men as the window (those a king move reaches), with those a man move reaches,
 /// a few hundred pages for a material with men. A material of kings alone has a single
 /// placement of the men, so there it is the whole material with the materials its captures
-/// reach (2.7 GiB for international KKKvKKK), whatever the budget: [`Verifier::least_memory`]
-/// tells.
+/// reach (2.7 GiB for international KKKvKKK). When those pages do not fit the budget, such a
+/// material is checked with its values held a byte or so a position instead (its half with
+/// Black to move, both halves of the materials its captures reach; the half with White to move
+/// made a few rows at a time): 2.25 bytes a position if the budget holds them, else two passes,
+/// the win/draw/loss and distance (1.25 bytes) then the rule values (1 byte). The report is the
+/// same. International KKKKvKKK is so checked in 5.5 GiB rather than about 32 GiB of pages; a
+/// material whose distances need 16 bits is checked in pages, whatever the budget.
+/// [`Verifier::least_memory`] tells what a material needs at least.
 ///
 /// On top of that come the probe's block cache for the positions no page holds (the budget
 /// the tablebase was opened with), about 3 MiB per thread of positions resolved that way, and
@@ -166,14 +176,26 @@ impl<'a> Verifier<'a> {
     /// of one page: at most 137 pages, 36 MiB, on Brazilian up to 5 pieces).
     pub const WINDOW_MEMORY: usize = 128 << 20;
 
-    /// Bytes of decoded pages a full check of `material` holds at once, whatever the budget:
+    /// Bytes of decoded values a full check of `material` holds at once, whatever the budget:
     /// a material of kings alone is checked whole (its positions all share one placement of
-    /// the men), with the materials its captures reach that have tables; one with men a window
-    /// at a time, counted as [`Verifier::WINDOW_MEMORY`].
+    /// the men), with the materials its captures reach that have tables, in pages or, when that
+    /// is less, in two passes a byte or so a position (with the buffers of its units of work
+    /// and the 8 MiB of mismatches it remembers); one with men a window at a time, counted as
+    /// [`Verifier::WINDOW_MEMORY`].
     pub fn least_memory(&self, material: Material) -> usize {
         if material.men() > 0 {
             return Self::WINDOW_MEMORY;
         }
+        let whole = self.decoded_whole(material);
+        match kings::least_memory(self.tablebase, self.variant, material) {
+            Some(compact) => whole.min(usize::try_from(compact).unwrap_or(usize::MAX)),
+            None => whole,
+        }
+    }
+
+    /// Bytes of the pages of `material` and of the materials its captures reach, decoded
+    /// whole: what a check of a material of kings alone holds when its budget holds it.
+    pub fn decoded_whole(&self, material: Material) -> usize {
         context::reached(self.tablebase, self.variant, &[material])
             .iter()
             .map(|&m| {
@@ -181,6 +203,44 @@ impl<'a> Verifier<'a> {
                 layout.pages() as usize * pages::PAGE_BYTES
             })
             .sum()
+    }
+
+    /// Whether the check of `material` holds its values a byte or so a position rather than
+    /// in pages: a material of kings alone whose pages, with those its captures reach, do not
+    /// fit the budget, and whose distances fit a byte.
+    pub fn holds_compactly(&self, material: Material) -> bool {
+        material.men() == 0
+            && self.decoded_whole(material) > self.memory
+            && kings::held_positions(self.tablebase, self.variant, material).is_some()
+    }
+
+    /// Checks part `main` of `ctx`: in pages, or a material of kings alone whose pages do not
+    /// fit the cache's budget a byte or so a position ([`kings`]).
+    fn check(
+        &self,
+        ctx: &Context,
+        cache: &mut Cache,
+        main: usize,
+        advance: &(dyn Fn(u64) + Sync),
+    ) -> Result<Tally, ProbeError> {
+        let material = ctx.parts[main].material;
+        if material.men() == 0 {
+            let pages: u32 = ctx
+                .closure(main)
+                .iter()
+                .map(|&k| ctx.parts[k].layout.pages())
+                .sum();
+            let budget = cache.budget_pages() * pages::PAGE_BYTES;
+            if !cache.holds(pages) {
+                if let Some(held) = kings::held_positions(self.tablebase, self.variant, material) {
+                    cache.clear();
+                    ctx.trim();
+                    let passes = kings::passes(held, budget as u64);
+                    return kings::verify(ctx, main, &passes, advance);
+                }
+            }
+        }
+        full::verify(ctx, cache, main, advance)
     }
 
     /// Checks every block checksum of a material's win/draw/loss, distance-to-win and rule
@@ -217,7 +277,7 @@ impl<'a> Verifier<'a> {
             .part(material)
             .ok_or_else(|| missing(tablebase, variant, material))?;
         let mut cache = Cache::new(ctx.pages(), self.memory);
-        let tally = ctx.tended(|| full::verify(&ctx, &mut cache, main, advance))?;
+        let tally = ctx.tended(|| self.check(&ctx, &mut cache, main, advance))?;
         Ok(tally.report(ctx.parts[main].index.size()))
     }
 
@@ -254,7 +314,8 @@ impl<'a> Verifier<'a> {
         ctx.tended(|| {
             for &m in materials {
                 let result = match ctx.part(m) {
-                    Some(main) => full::verify(&ctx, &mut cache, main, advance)
+                    Some(main) => self
+                        .check(&ctx, &mut cache, main, advance)
                         .map(|tally| tally.report(ctx.parts[main].index.size())),
                     None => Err(match failed.iter().position(|&(f, _)| f == m) {
                         Some(k) => failed.swap_remove(k).1,

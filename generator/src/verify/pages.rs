@@ -292,6 +292,13 @@ impl Cache {
         }
     }
 
+    /// Drops every page.
+    pub fn clear(&mut self) {
+        for p in self.held.drain(..) {
+            self.pages[p as usize] = None;
+        }
+    }
+
     /// Bytes of the pages held.
     pub fn held_bytes(&self) -> u64 {
         (self.held.len() * PAGE_BYTES) as u64

@@ -1,0 +1,776 @@
+//! The check of a material of kings alone whose pages do not fit the budget: its values held a
+//! byte or so a position instead of the pages' four, one side to move whole and the other a few
+//! rows at a time.
+//!
+//! A material of kings alone has one placement of the men, so its index is the side to move,
+//! then White's kings, then Black's kings ranked last: the positions of one side to move with
+//! the same White kings (a *row*) are consecutive. A Black king move keeps the row, so the
+//! positions with Black to move of a row need only the same row with White to move; a White
+//! king move goes anywhere in the other half. Hence the half with Black to move is held whole
+//! and the half with White to move is made a few rows at a time:
+//! - when the tables store White to move, each row's values with White to move (stored codes,
+//!   captures resolved) give the derived values with Black to move of the same row; then each
+//!   stored position with White to move is checked against the half held whole;
+//! - when they store Black to move, that half is read whole (captures resolved); then each row
+//!   with White to move is derived from it, and the stored positions with Black to move of the
+//!   same row are checked against that row.
+//!
+//! The materials the captures reach are held whole, both sides to move, made the same way in
+//! dependency order. What is held is either every value at once ([`Lanes::ALL`]: 2.25 bytes a
+//! position) or, in two passes over the same positions, the win/draw/loss with the distance
+//! (1.25 bytes) and then the rule value (1 byte). Each position's values are those the pages
+//! of [`super::full`] give it, so the report is the same; a distance past 254 plies cannot be
+//! held in a byte, so only materials whose distance tables are 8 bits wide are checked so (a
+//! derived distance of 255 plies is reported as a corrupted distance table).
+
+use rafle_probe::codec::{Codec, DtwCodec, WdlCodec};
+use rafle_probe::format::{StoredHalf, TableKind};
+use rafle_probe::{
+    resets_counter, Dtw, Material, Move, MoveList, Position, PositionIndex, ProbeError, RuleValue,
+    Tablebase, Variant, Wdl,
+};
+use rayon::prelude::*;
+
+use super::context::{self, Context, Target};
+use super::outside::Local;
+use super::pages::read_codes;
+use super::part::{widen_dtw, Codes, Part, Successor, DTW_DRAW};
+use super::walker::Walker;
+use super::Tally;
+
+/// Positions made per unit of parallel work (at least a row).
+const CHUNK: u64 = 1 << 16;
+
+/// Units of parallel work per thread made between two writes into what is held.
+const CHUNKS_PER_THREAD: usize = 2;
+
+/// Mismatching positions of a pass remembered, to count a position that disagrees in both
+/// passes once: 8 MiB. Past it the count is a lower bound (the material fails either way).
+const MISMATCHES_KEPT: usize = 1 << 20;
+
+/// The byte of a drawn position's distance.
+const DIST_DRAW: u8 = u8::MAX;
+
+/// The values a pass holds of each position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Lanes {
+    /// The win/draw/loss (2 bits) and the distance (a byte).
+    pub distance: bool,
+    /// The rule value (a byte).
+    pub rule: bool,
+}
+
+impl Lanes {
+    /// Every value: one pass.
+    pub const ALL: Lanes = Lanes {
+        distance: true,
+        rule: true,
+    };
+    /// The first of two passes.
+    const DISTANCE: Lanes = Lanes {
+        distance: true,
+        rule: false,
+    };
+    /// The second of two passes.
+    const RULE: Lanes = Lanes {
+        distance: false,
+        rule: true,
+    };
+
+    /// Bytes `positions` positions take.
+    fn bytes(self, positions: u64) -> u64 {
+        let mut bytes = 0;
+        if self.distance {
+            bytes += positions + positions.div_ceil(4);
+        }
+        if self.rule {
+            bytes += positions;
+        }
+        bytes
+    }
+}
+
+/// Positions the check of `material` holds whole (its half with Black to move, both halves of
+/// the materials its captures reach), if it can be checked so: a material of kings alone whose
+/// tables and those of the materials its captures reach have 8-bit distances.
+pub(super) fn held_positions(
+    tables: &Tablebase,
+    variant: Variant,
+    material: Material,
+) -> Option<u64> {
+    if material.men() > 0 {
+        return None;
+    }
+    let mut held = 0;
+    for m in context::reached(tables, variant, &[material]) {
+        let dtw = tables.table_of(TableKind::Dtw, variant, m).ok()?;
+        if dtw.header().bits != 8 {
+            return None;
+        }
+        let positions = PositionIndex::count(variant, m);
+        held += if m == material {
+            positions / 2
+        } else {
+            positions
+        };
+    }
+    Some(held)
+}
+
+/// Memory a check holding `positions` positions with `lanes` takes: what it holds, the codes of
+/// the units of work made between two writes into it (both sides to move of a chunk of rows),
+/// and the mismatches it remembers.
+pub(super) fn memory(positions: u64, lanes: Lanes) -> u64 {
+    let work = (rayon::current_num_threads() * CHUNKS_PER_THREAD) as u64;
+    let codes = std::mem::size_of::<Codes>() as u64;
+    lanes.bytes(positions) + work * 2 * CHUNK * codes + (MISMATCHES_KEPT * 8) as u64
+}
+
+/// The passes a check holding `positions` positions makes when `budget` bytes are left to
+/// what it holds (as a budget of pages counts the pages alone): one if every value fits, else
+/// two.
+pub(super) fn passes(positions: u64, budget: u64) -> Vec<Lanes> {
+    if Lanes::ALL.bytes(positions) <= budget {
+        vec![Lanes::ALL]
+    } else {
+        vec![Lanes::DISTANCE, Lanes::RULE]
+    }
+}
+
+/// The least memory of the check of `material`, if it can be checked so (see
+/// [`held_positions`]): two passes.
+pub(super) fn least_memory(
+    tables: &Tablebase,
+    variant: Variant,
+    material: Material,
+) -> Option<u64> {
+    held_positions(tables, variant, material).map(|p| memory(p, Lanes::DISTANCE))
+}
+
+/// Checks every position of part `main` of `ctx`, a material of kings alone, in `passes`,
+/// calling `advance` with the number of positions done (the material's positions in all).
+pub(super) fn verify(
+    ctx: &Context,
+    main: usize,
+    passes: &[Lanes],
+    advance: &(dyn Fn(u64) + Sync),
+) -> Result<Tally, ProbeError> {
+    let mut deps: Vec<usize> = ctx
+        .closure(main)
+        .into_iter()
+        .filter(|&k| k != main)
+        .collect();
+    // Parts are in dependency order: a capture leads to an earlier one.
+    deps.sort_unstable();
+    let mut tally = Tally::default();
+    let mut mismatched: Vec<u64> = Vec::new();
+    for (p, &lanes) in passes.iter().enumerate() {
+        let share = |n: u64| {
+            let count = passes.len() as u64;
+            advance(n * (p as u64 + 1) / count - n * p as u64 / count);
+        };
+        let mut held: Vec<Option<Held>> = (0..ctx.parts.len()).map(|_| None).collect();
+        for &k in &deps {
+            held[k] = Some(hold_whole(ctx, k, &held, lanes)?);
+        }
+        let mut found = check_main(ctx, main, &held, lanes, &share)?;
+        drop(held);
+        found.indices.sort_unstable();
+        if p == 0 {
+            tally.checked = found.checked;
+            tally.captures = found.captures;
+            tally.mismatches = found.mismatches;
+            mismatched = found.indices;
+            if found.mismatches > MISMATCHES_KEPT as u64 {
+                break;
+            }
+        } else {
+            mismatched.extend(found.indices);
+            mismatched.sort_unstable();
+            mismatched.dedup();
+            tally.mismatches = (mismatched.len() as u64).max(found.mismatches);
+        }
+    }
+    let lowest = &mismatched[..mismatched.len().min(super::EXAMPLES)];
+    tally.examples = super::example::lines(ctx, main, lowest)?;
+    super::full::check_derived_blocks(&ctx.parts[main])?;
+    Ok(tally)
+}
+
+/// Values held of consecutive positions, each lane full length or empty.
+struct Held {
+    lanes: Lanes,
+    /// Win/draw/loss codes, 2 bits each.
+    wdl: Vec<u8>,
+    /// Distances in plies, [`DIST_DRAW`] for a draw.
+    dist: Vec<u8>,
+    /// Rule codes.
+    rule: Vec<u8>,
+}
+
+impl Held {
+    fn new(lanes: Lanes, len: u64) -> Held {
+        let len = len as usize;
+        let lane = |on: bool, n: usize| if on { vec![0u8; n] } else { Vec::new() };
+        Held {
+            lanes,
+            wdl: lane(lanes.distance, len.div_ceil(4)),
+            dist: lane(lanes.distance, len),
+            rule: lane(lanes.rule, len),
+        }
+    }
+
+    /// The codes of position `j`, those of the lanes not held a draw's.
+    #[inline]
+    fn get(&self, j: u64) -> Codes {
+        let j = j as usize;
+        let mut codes = Codes::DRAW;
+        if self.lanes.distance {
+            codes.wdl = self.wdl[j / 4] >> (2 * (j % 4)) & 3;
+            let d = self.dist[j];
+            codes.dtw = if d == DIST_DRAW {
+                DTW_DRAW
+            } else {
+                u16::from(d)
+            };
+        }
+        if self.lanes.rule {
+            codes.rule = self.rule[j];
+        }
+        codes
+    }
+
+    /// Keeps `codes` for the positions from `first`; a distance that does not fit a byte is
+    /// returned as an error.
+    fn put(&mut self, first: u64, codes: &[Codes]) -> Result<(), u16> {
+        let first = first as usize;
+        if self.lanes.distance {
+            for (k, c) in codes.iter().enumerate() {
+                let j = first + k;
+                self.dist[j] = if c.dtw == DTW_DRAW {
+                    DIST_DRAW
+                } else {
+                    u8::try_from(c.dtw)
+                        .ok()
+                        .filter(|&d| d != DIST_DRAW)
+                        .ok_or(c.dtw)?
+                };
+                let shift = 2 * (j % 4);
+                self.wdl[j / 4] = self.wdl[j / 4] & !(3 << shift) | (c.wdl & 3) << shift;
+            }
+        }
+        if self.lanes.rule {
+            for (k, c) in codes.iter().enumerate() {
+                self.rule[first + k] = c.rule;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What checking positions found.
+#[derive(Debug, Default)]
+struct Found {
+    checked: u64,
+    captures: u64,
+    mismatches: u64,
+    /// The mismatching positions, at most [`MISMATCHES_KEPT`].
+    indices: Vec<u64>,
+}
+
+impl Found {
+    fn mismatch(&mut self, i: u64) {
+        self.mismatches += 1;
+        if self.indices.len() < MISMATCHES_KEPT {
+            self.indices.push(i);
+        }
+    }
+
+    fn merge(&mut self, other: Found) {
+        self.checked += other.checked;
+        self.captures += other.captures;
+        self.mismatches += other.mismatches;
+        let room = MISMATCHES_KEPT - self.indices.len();
+        self.indices.extend(other.indices.into_iter().take(room));
+    }
+}
+
+/// `len` positions from `first` cut into ranges of `step` (the last shorter).
+fn ranges(first: u64, len: u64, step: u64) -> Vec<(u64, u64)> {
+    (0..len)
+        .step_by(step as usize)
+        .map(|k| (first + k, step.min(len - k)))
+        .collect()
+}
+
+/// Runs `work` on `ranges` in parallel, a few per thread at a time, handing each result in
+/// order to `keep`.
+fn in_batches<T: Send>(
+    ranges: &[(u64, u64)],
+    work: impl Fn(u64, u64) -> Result<T, ProbeError> + Sync,
+    mut keep: impl FnMut((u64, u64), T) -> Result<(), ProbeError>,
+) -> Result<(), ProbeError> {
+    let batch = (rayon::current_num_threads() * CHUNKS_PER_THREAD).max(1);
+    for group in ranges.chunks(batch) {
+        let results = group
+            .par_iter()
+            .map(|&(first, len)| work(first, len))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (&range, result) in group.iter().zip(results) {
+            keep(range, result)?;
+        }
+    }
+    Ok(())
+}
+
+/// Fills `held` (whose position 0 is position `base` of `part`) over `ranges` with the codes
+/// `work` makes of each, given what is held so far; returns what `work` found, merged in order.
+fn fill(
+    part: &Part,
+    held: &mut Held,
+    base: u64,
+    ranges: &[(u64, u64)],
+    work: impl Fn(&Held, u64, u64) -> Result<(Vec<Codes>, Found), ProbeError> + Sync,
+) -> Result<Found, ProbeError> {
+    let batch = (rayon::current_num_threads() * CHUNKS_PER_THREAD).max(1);
+    let mut found = Found::default();
+    for group in ranges.chunks(batch) {
+        let results = {
+            let held = &*held;
+            group
+                .par_iter()
+                .map(|&(first, len)| work(held, first, len))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        for (&(first, _), (codes, f)) in group.iter().zip(results) {
+            held.put(first - base, &codes)
+                .map_err(|plies| too_long(part, plies))?;
+            found.merge(f);
+        }
+    }
+    Ok(found)
+}
+
+/// The error for a distance no byte holds, in a material whose distance table is 8 bits wide.
+fn too_long(part: &Part, plies: u16) -> ProbeError {
+    ProbeError::Corrupted {
+        path: part.dtw.path().to_path_buf(),
+        reason: format!("its values give a distance of {plies} plies, more than its 8 bits hold"),
+    }
+}
+
+/// Part `k` held whole, both sides to move, from its tables and `held` (the materials its
+/// captures reach).
+fn hold_whole(
+    ctx: &Context,
+    k: usize,
+    held: &[Option<Held>],
+    lanes: Lanes,
+) -> Result<Held, ProbeError> {
+    let part = &ctx.parts[k];
+    let half = part.half;
+    let mut whole = Held::new(lanes, part.index.size());
+    let (stored, derived) = match part.stored {
+        StoredHalf::Black => (half, 0),
+        _ => (0, half),
+    };
+    fill(
+        part,
+        &mut whole,
+        0,
+        &ranges(stored, half, CHUNK),
+        |_, first, len| Ok((stored_values(ctx, k, first, len, held)?, Found::default())),
+    )?;
+    fill(
+        part,
+        &mut whole,
+        0,
+        &ranges(derived, half, CHUNK),
+        |own, first, len| {
+            let mut found = Found::default();
+            let codes = derived_values(
+                ctx,
+                k,
+                first,
+                len,
+                |j| Some(own.get(j)),
+                held,
+                false,
+                &mut found,
+            )?;
+            Ok((codes, found))
+        },
+    )?;
+    Ok(whole)
+}
+
+/// Checks part `main`: the half with Black to move held whole, the other made a chunk of rows
+/// at a time (see the module documentation).
+fn check_main(
+    ctx: &Context,
+    main: usize,
+    held: &[Option<Held>],
+    lanes: Lanes,
+    advance: &(dyn Fn(u64) + Sync),
+) -> Result<Found, ProbeError> {
+    let part = &ctx.parts[main];
+    let half = part.half;
+    let row = part.ranker.black_king_configs.max(1);
+    let rows = (CHUNK / row).max(1);
+    let chunks = ranges(0, half, rows * row);
+    let check_wdl = part.wdl_both && lanes.distance;
+    let mut black = Held::new(lanes, half);
+    let mut found = Found::default();
+    if part.stored == StoredHalf::Black {
+        fill(
+            part,
+            &mut black,
+            half,
+            &shifted(&chunks, half),
+            |_, first, len| {
+                let codes = stored_values(ctx, main, first, len, held)?;
+                advance(len);
+                Ok((codes, Found::default()))
+            },
+        )?;
+        let black = &black;
+        in_batches(
+            &chunks,
+            |first, len| {
+                let mut found = Found::default();
+                let white = derived_values(
+                    ctx,
+                    main,
+                    first,
+                    len,
+                    |j| Some(black.get(j.checked_sub(half)?)),
+                    held,
+                    check_wdl,
+                    &mut found,
+                )?;
+                let row_of = |j: u64| {
+                    white
+                        .get(usize::try_from(j.checked_sub(first)?).ok()?)
+                        .copied()
+                };
+                check_stored(ctx, main, half + first, len, row_of, lanes, &mut found)?;
+                advance(len);
+                Ok(found)
+            },
+            |_, f| {
+                found.merge(f);
+                Ok(())
+            },
+        )?;
+    } else {
+        found = fill(
+            part,
+            &mut black,
+            half,
+            &shifted(&chunks, half),
+            |_, first, len| {
+                let white_first = first - half;
+                let white = stored_values(ctx, main, white_first, len, held)?;
+                let row_of = |j: u64| {
+                    let offset = usize::try_from(j.checked_sub(white_first)?).ok()?;
+                    white.get(offset).copied()
+                };
+                let mut found = Found::default();
+                let codes =
+                    derived_values(ctx, main, first, len, row_of, held, check_wdl, &mut found)?;
+                advance(len);
+                Ok((codes, found))
+            },
+        )?;
+        let black = &black;
+        in_batches(
+            &chunks,
+            |first, len| {
+                let mut found = Found::default();
+                let lookup = |j: u64| Some(black.get(j.checked_sub(half)?));
+                check_stored(ctx, main, first, len, lookup, lanes, &mut found)?;
+                advance(len);
+                Ok(found)
+            },
+            |_, f| {
+                found.merge(f);
+                Ok(())
+            },
+        )?;
+    }
+    Ok(found)
+}
+
+/// `ranges` moved by `by`.
+fn shifted(ranges: &[(u64, u64)], by: u64) -> Vec<(u64, u64)> {
+    ranges
+        .iter()
+        .map(|&(first, len)| (first + by, len))
+        .collect()
+}
+
+/// The codes the tables store for the `len` positions of `part` from `first`: all three if
+/// `all`, else the win/draw/loss alone if the table stores both halves (else none).
+fn read_stored(part: &Part, first: u64, len: u64, all: bool) -> Result<Vec<Codes>, ProbeError> {
+    let len = len as usize;
+    let mut codes = vec![Codes::ZERO; len];
+    if all || part.wdl_both {
+        read_codes(part.wdl, first, len, |j, c| codes[j].wdl = c as u8)?;
+    }
+    if all {
+        let bits = part.dtw.header().bits;
+        read_codes(part.dtw, first, len, |j, c| {
+            codes[j].dtw = widen_dtw(c, bits)
+        })?;
+        read_codes(part.rules, first, len, |j, c| codes[j].rule = c as u8)?;
+    }
+    Ok(codes)
+}
+
+/// The values of the `len` positions of part `k` from `first`, of its stored half: those its
+/// tables store (a draw's for a draw), or through the captures for a position that must
+/// capture.
+fn stored_values(
+    ctx: &Context,
+    k: usize,
+    first: u64,
+    len: u64,
+    held: &[Option<Held>],
+) -> Result<Vec<Codes>, ProbeError> {
+    let part = &ctx.parts[k];
+    let mut codes = read_stored(part, first, len, true)?;
+    let mut local = ctx.outside.local();
+    let mut moves = MoveList::new();
+    let mut successors = Vec::new();
+    let mut walker = Walker::new(&part.ranker, first);
+    for (offset, c) in codes.iter_mut().enumerate() {
+        if offset > 0 {
+            walker.advance();
+        }
+        let pos = part.position(&walker)?;
+        if pos.must_capture() {
+            pos.legal_moves_into(&mut moves);
+            *c = captured(
+                ctx,
+                k,
+                &walker,
+                &pos,
+                &moves,
+                held,
+                &mut local,
+                &mut successors,
+            )?;
+        } else if c.wdl == Wdl::Draw.code() {
+            *c = Codes::DRAW;
+        }
+    }
+    Ok(codes)
+}
+
+/// The values of the `len` positions of part `k` from `first`, of its derived half, from their
+/// successors: `lookup` gives those of the other half of the same material, `held` those the
+/// captures reach. Each position is counted in `found`, and if `check_wdl` its stored
+/// win/draw/loss checked against its successors.
+#[allow(clippy::too_many_arguments)]
+fn derived_values(
+    ctx: &Context,
+    k: usize,
+    first: u64,
+    len: u64,
+    lookup: impl Fn(u64) -> Option<Codes>,
+    held: &[Option<Held>],
+    check_wdl: bool,
+    found: &mut Found,
+) -> Result<Vec<Codes>, ProbeError> {
+    let part = &ctx.parts[k];
+    let stored = if check_wdl {
+        read_stored(part, first, len, false)?
+    } else {
+        Vec::new()
+    };
+    let mut codes = vec![Codes::ZERO; len as usize];
+    let mut local = ctx.outside.local();
+    let mut moves = MoveList::new();
+    let mut successors = Vec::new();
+    let mut walker = Walker::new(&part.ranker, first);
+    for (offset, c) in codes.iter_mut().enumerate() {
+        if offset > 0 {
+            walker.advance();
+        }
+        let pos = part.position(&walker)?;
+        pos.legal_moves_into(&mut moves);
+        found.checked += 1;
+        if moves.first().is_some_and(|m| m.is_capture()) {
+            found.captures += 1;
+            *c = captured(
+                ctx,
+                k,
+                &walker,
+                &pos,
+                &moves,
+                held,
+                &mut local,
+                &mut successors,
+            )?;
+            continue;
+        }
+        quiet(part, &walker, &moves, &lookup, &mut successors)?;
+        *c = Codes::of(part.combine(&successors, true));
+        if check_wdl {
+            let i = first + offset as u64;
+            let stored = Codes {
+                wdl: stored[offset].wdl,
+                ..Codes::DRAW
+            };
+            if differs(part, i, stored, &successors, Lanes::DISTANCE)? {
+                found.mismatch(i);
+            }
+        }
+    }
+    Ok(codes)
+}
+
+/// Checks the `len` positions of part `main` from `first`, of its stored half, against their
+/// successors (`lookup` gives those of the other half), in the values of `lanes`.
+fn check_stored(
+    ctx: &Context,
+    main: usize,
+    first: u64,
+    len: u64,
+    lookup: impl Fn(u64) -> Option<Codes>,
+    lanes: Lanes,
+    found: &mut Found,
+) -> Result<(), ProbeError> {
+    let part = &ctx.parts[main];
+    let stored = read_stored(part, first, len, true)?;
+    let mut moves = MoveList::new();
+    let mut successors = Vec::new();
+    let mut walker = Walker::new(&part.ranker, first);
+    for (offset, &codes) in stored.iter().enumerate() {
+        if offset > 0 {
+            walker.advance();
+        }
+        let pos = part.position(&walker)?;
+        pos.legal_moves_into(&mut moves);
+        found.checked += 1;
+        if moves.first().is_some_and(|m| m.is_capture()) {
+            found.captures += 1;
+            continue;
+        }
+        quiet(part, &walker, &moves, &lookup, &mut successors)?;
+        let i = first + offset as u64;
+        if differs(part, i, codes, &successors, lanes)? {
+            found.mismatch(i);
+        }
+    }
+    Ok(())
+}
+
+/// The successors of the position at `walker` through its king `moves`, none a capture, into
+/// `out` (cleared first), their values from `lookup`.
+fn quiet(
+    part: &Part,
+    walker: &Walker,
+    moves: &[Move],
+    lookup: &impl Fn(u64) -> Option<Codes>,
+    out: &mut Vec<Successor>,
+) -> Result<(), ProbeError> {
+    out.clear();
+    for mv in moves {
+        let from = 1u64 << (mv.from().number() - 1);
+        let to = 1u64 << (mv.to().number() - 1);
+        let j = walker.successor(from, to, false);
+        let codes = lookup(j).ok_or_else(|| ProbeError::Corrupted {
+            path: part.wdl.path().to_path_buf(),
+            reason: format!(
+                "position {} reaches {j}, outside the positions held for it",
+                walker.index()
+            ),
+        })?;
+        out.push((codes, false));
+    }
+    Ok(())
+}
+
+/// The values of the position of part `k` at `walker`, `pos`, whose `moves` are captures: the
+/// best of them, each from what is held of the material it reaches (through the probe's rules
+/// for one not held).
+#[allow(clippy::too_many_arguments)]
+fn captured(
+    ctx: &Context,
+    k: usize,
+    walker: &Walker,
+    pos: &Position,
+    moves: &[Move],
+    held: &[Option<Held>],
+    local: &mut Local,
+    out: &mut Vec<Successor>,
+) -> Result<Codes, ProbeError> {
+    let part = &ctx.parts[k];
+    out.clear();
+    for mv in moves {
+        let from = 1u64 << (mv.from().number() - 1);
+        let to = 1u64 << (mv.to().number() - 1);
+        let taken = mv.captured().to_numbered_bits();
+        let successor = match ctx.leave(part, walker.pieces(), from, to, taken) {
+            Target::NoPiece => (Codes::NO_PIECE, true),
+            Target::At(t, j, resets) => match held.get(t).and_then(Option::as_ref) {
+                Some(values) => (values.get(j), resets),
+                None => elsewhere(ctx, pos, mv, local)?,
+            },
+            Target::Elsewhere => elsewhere(ctx, pos, mv, local)?,
+        };
+        out.push(successor);
+    }
+    Ok(Codes::of(part.combine(out, true)))
+}
+
+/// The successor of `pos` through `mv`, through the probe's rules.
+pub(super) fn elsewhere(
+    ctx: &Context,
+    pos: &Position,
+    mv: &Move,
+    local: &mut Local,
+) -> Result<Successor, ProbeError> {
+    let next = pos.play(mv);
+    let values = ctx.outside.values(&next, local)?;
+    Ok((Codes::of(values), resets_counter(pos, mv, &next)))
+}
+
+/// Whether position `i` of `part`, whose stored codes are `stored`, disagrees with its
+/// `successors` in the values of `lanes`, as [`Part::compare`] compares them.
+///
+/// # Errors
+///
+/// [`ProbeError::Corrupted`] for a stored code no table holds, as [`Part::compare`].
+fn differs(
+    part: &Part,
+    i: u64,
+    stored: Codes,
+    successors: &[Successor],
+    lanes: Lanes,
+) -> Result<bool, ProbeError> {
+    let wdl = WdlCodec::decode(u16::from(stored.wdl), 2).ok_or_else(|| {
+        ProbeError::invalid_code(TableKind::Wdl, part.wdl.path(), u16::from(stored.wdl))
+    })?;
+    let holds = part.holds(i, wdl);
+    let expected = part.combine(successors, holds);
+    let mut differs = false;
+    if lanes.distance {
+        differs |= expected.wdl != wdl;
+        if holds {
+            differs |= DtwCodec::decode(stored.dtw, 16).unwrap_or(Dtw::Draw) != expected.dtw;
+        }
+    }
+    if lanes.rule && holds {
+        let rule = RuleValue::from_code(stored.rule).ok_or_else(|| {
+            ProbeError::invalid_code(
+                TableKind::DrawRules,
+                part.rules.path(),
+                u16::from(stored.rule),
+            )
+        })?;
+        differs |= rule != expected.rule;
+    }
+    Ok(differs)
+}
