@@ -303,24 +303,24 @@ fn ranges(first: u64, len: u64, step: u64) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// Runs `work` on `ranges` in parallel, a few per thread at a time, handing each result in
-/// order to `keep`.
-fn in_batches<T: Send>(
+/// Runs `work` on `ranges` in parallel, a few per thread at a time; returns what it found,
+/// merged in order.
+fn in_batches(
     ranges: &[(u64, u64)],
-    work: impl Fn(u64, u64) -> Result<T, ProbeError> + Sync,
-    mut keep: impl FnMut((u64, u64), T) -> Result<(), ProbeError>,
-) -> Result<(), ProbeError> {
+    work: impl Fn(u64, u64) -> Result<Found, ProbeError> + Sync,
+) -> Result<Found, ProbeError> {
     let batch = (rayon::current_num_threads() * CHUNKS_PER_THREAD).max(1);
+    let mut found = Found::default();
     for group in ranges.chunks(batch) {
         let results = group
             .par_iter()
             .map(|&(first, len)| work(first, len))
             .collect::<Result<Vec<_>, _>>()?;
-        for (&range, result) in group.iter().zip(results) {
-            keep(range, result)?;
+        for f in results {
+            found.merge(f);
         }
     }
-    Ok(())
+    Ok(found)
 }
 
 /// Fills `held` (whose position 0 is position `base` of `part`) over `ranges` with the codes
@@ -374,12 +374,13 @@ fn hold_whole(
         StoredHalf::Black => (half, 0),
         _ => (0, half),
     };
+    let walk = || Walk::new(ctx, k, held);
     fill(
         part,
         &mut whole,
         0,
         &ranges(stored, half, CHUNK),
-        |_, first, len| Ok((stored_values(ctx, k, first, len, held)?, Found::default())),
+        |_, first, len| Ok((walk().stored_values(first, len)?, Found::default())),
     )?;
     fill(
         part,
@@ -388,16 +389,8 @@ fn hold_whole(
         &ranges(derived, half, CHUNK),
         |own, first, len| {
             let mut found = Found::default();
-            let codes = derived_values(
-                ctx,
-                k,
-                first,
-                len,
-                |j| Some(own.get(j)),
-                held,
-                false,
-                &mut found,
-            )?;
+            let lookup = |j| Some(own.get(j));
+            let codes = walk().derived_values(first, len, lookup, false, &mut found)?;
             Ok((codes, found))
         },
     )?;
@@ -419,8 +412,8 @@ fn check_main(
     let rows = (CHUNK / row).max(1);
     let chunks = ranges(0, half, rows * row);
     let check_wdl = part.wdl_both && lanes.distance;
+    let walk = || Walk::new(ctx, main, held);
     let mut black = Held::new(lanes, half);
-    let mut found = Found::default();
     if part.stored == StoredHalf::Black {
         fill(
             part,
@@ -428,77 +421,55 @@ fn check_main(
             half,
             &shifted(&chunks, half),
             |_, first, len| {
-                let codes = stored_values(ctx, main, first, len, held)?;
+                let codes = walk().stored_values(first, len)?;
                 advance(len);
                 Ok((codes, Found::default()))
             },
         )?;
         let black = &black;
-        in_batches(
-            &chunks,
-            |first, len| {
-                let mut found = Found::default();
-                let white = derived_values(
-                    ctx,
-                    main,
-                    first,
-                    len,
-                    |j| Some(black.get(j.checked_sub(half)?)),
-                    held,
-                    check_wdl,
-                    &mut found,
-                )?;
-                let row_of = |j: u64| {
-                    white
-                        .get(usize::try_from(j.checked_sub(first)?).ok()?)
-                        .copied()
-                };
-                check_stored(ctx, main, half + first, len, row_of, lanes, &mut found)?;
-                advance(len);
-                Ok(found)
-            },
-            |_, f| {
-                found.merge(f);
-                Ok(())
-            },
-        )?;
+        in_batches(&chunks, |first, len| {
+            let mut found = Found::default();
+            let mut walk = walk();
+            let lookup = |j: u64| Some(black.get(j.checked_sub(half)?));
+            let white = walk.derived_values(first, len, lookup, check_wdl, &mut found)?;
+            let row_of = |j: u64| {
+                let offset = usize::try_from(j.checked_sub(first)?).ok()?;
+                white.get(offset).copied()
+            };
+            walk.check_stored(half + first, len, row_of, lanes, &mut found)?;
+            advance(len);
+            Ok(found)
+        })
     } else {
-        found = fill(
+        let mut found = fill(
             part,
             &mut black,
             half,
             &shifted(&chunks, half),
             |_, first, len| {
                 let white_first = first - half;
-                let white = stored_values(ctx, main, white_first, len, held)?;
+                let mut walk = walk();
+                let white = walk.stored_values(white_first, len)?;
                 let row_of = |j: u64| {
                     let offset = usize::try_from(j.checked_sub(white_first)?).ok()?;
                     white.get(offset).copied()
                 };
                 let mut found = Found::default();
-                let codes =
-                    derived_values(ctx, main, first, len, row_of, held, check_wdl, &mut found)?;
+                let codes = walk.derived_values(first, len, row_of, check_wdl, &mut found)?;
                 advance(len);
                 Ok((codes, found))
             },
         )?;
         let black = &black;
-        in_batches(
-            &chunks,
-            |first, len| {
-                let mut found = Found::default();
-                let lookup = |j: u64| Some(black.get(j.checked_sub(half)?));
-                check_stored(ctx, main, first, len, lookup, lanes, &mut found)?;
-                advance(len);
-                Ok(found)
-            },
-            |_, f| {
-                found.merge(f);
-                Ok(())
-            },
-        )?;
+        found.merge(in_batches(&chunks, |first, len| {
+            let mut found = Found::default();
+            let lookup = |j: u64| Some(black.get(j.checked_sub(half)?));
+            walk().check_stored(first, len, lookup, lanes, &mut found)?;
+            advance(len);
+            Ok(found)
+        })?);
+        Ok(found)
     }
-    Ok(found)
 }
 
 /// `ranges` moved by `by`.
@@ -527,202 +498,194 @@ fn read_stored(part: &Part, first: u64, len: u64, all: bool) -> Result<Vec<Codes
     Ok(codes)
 }
 
-/// The values of the `len` positions of part `k` from `first`, of its stored half: those its
-/// tables store (a draw's for a draw), or through the captures for a position that must
-/// capture.
-fn stored_values(
-    ctx: &Context,
+/// What a unit of work walks positions with: each position's moves, its successors, and the
+/// values resolved through the probe.
+struct Walk<'c> {
+    ctx: &'c Context<'c>,
+    /// The part walked.
     k: usize,
-    first: u64,
-    len: u64,
-    held: &[Option<Held>],
-) -> Result<Vec<Codes>, ProbeError> {
-    let part = &ctx.parts[k];
-    let mut codes = read_stored(part, first, len, true)?;
-    let mut local = ctx.outside.local();
-    let mut moves = MoveList::new();
-    let mut successors = Vec::new();
-    let mut walker = Walker::new(&part.ranker, first);
-    for (offset, c) in codes.iter_mut().enumerate() {
-        if offset > 0 {
-            walker.advance();
-        }
-        let pos = part.position(&walker)?;
-        if pos.must_capture() {
-            pos.legal_moves_into(&mut moves);
-            *c = captured(
-                ctx,
-                k,
-                &walker,
-                &pos,
-                &moves,
-                held,
-                &mut local,
-                &mut successors,
-            )?;
-        } else if c.wdl == Wdl::Draw.code() {
-            *c = Codes::DRAW;
-        }
-    }
-    Ok(codes)
+    /// What is held of the materials the captures reach.
+    held: &'c [Option<Held>],
+    local: std::sync::MutexGuard<'c, Local>,
+    moves: MoveList,
+    successors: Vec<Successor>,
 }
 
-/// The values of the `len` positions of part `k` from `first`, of its derived half, from their
-/// successors: `lookup` gives those of the other half of the same material, `held` those the
-/// captures reach. Each position is counted in `found`, and if `check_wdl` its stored
-/// win/draw/loss checked against its successors.
-#[allow(clippy::too_many_arguments)]
-fn derived_values(
-    ctx: &Context,
-    k: usize,
-    first: u64,
-    len: u64,
-    lookup: impl Fn(u64) -> Option<Codes>,
-    held: &[Option<Held>],
-    check_wdl: bool,
-    found: &mut Found,
-) -> Result<Vec<Codes>, ProbeError> {
-    let part = &ctx.parts[k];
-    let stored = if check_wdl {
-        read_stored(part, first, len, false)?
-    } else {
-        Vec::new()
-    };
-    let mut codes = vec![Codes::ZERO; len as usize];
-    let mut local = ctx.outside.local();
-    let mut moves = MoveList::new();
-    let mut successors = Vec::new();
-    let mut walker = Walker::new(&part.ranker, first);
-    for (offset, c) in codes.iter_mut().enumerate() {
-        if offset > 0 {
-            walker.advance();
+impl<'c> Walk<'c> {
+    fn new(ctx: &'c Context<'c>, k: usize, held: &'c [Option<Held>]) -> Walk<'c> {
+        Walk {
+            ctx,
+            k,
+            held,
+            local: ctx.outside.local(),
+            moves: MoveList::new(),
+            successors: Vec::new(),
         }
-        let pos = part.position(&walker)?;
-        pos.legal_moves_into(&mut moves);
-        found.checked += 1;
-        if moves.first().is_some_and(|m| m.is_capture()) {
-            found.captures += 1;
-            *c = captured(
-                ctx,
-                k,
-                &walker,
-                &pos,
-                &moves,
-                held,
-                &mut local,
-                &mut successors,
-            )?;
-            continue;
+    }
+
+    fn part(&self) -> &'c Part<'c> {
+        &self.ctx.parts[self.k]
+    }
+
+    /// Calls `each` with the offset, walker and position of each of the `len` positions from
+    /// `first`, in order, and the walk.
+    fn each(
+        &mut self,
+        first: u64,
+        len: u64,
+        mut each: impl FnMut(&mut Self, usize, &Walker, &Position) -> Result<(), ProbeError>,
+    ) -> Result<(), ProbeError> {
+        let part = self.part();
+        let mut walker = Walker::new(&part.ranker, first);
+        for offset in 0..len as usize {
+            if offset > 0 {
+                walker.advance();
+            }
+            let pos = part.position(&walker)?;
+            each(self, offset, &walker, &pos)?;
         }
-        quiet(part, &walker, &moves, &lookup, &mut successors)?;
-        *c = Codes::of(part.combine(&successors, true));
-        if check_wdl {
-            let i = first + offset as u64;
-            let stored = Codes {
-                wdl: stored[offset].wdl,
-                ..Codes::DRAW
+        Ok(())
+    }
+
+    /// Generates the moves of `pos`; returns whether they are captures.
+    fn moves(&mut self, pos: &Position) -> bool {
+        pos.legal_moves_into(&mut self.moves);
+        self.moves.first().is_some_and(|m| m.is_capture())
+    }
+
+    /// The values of the position at `walker`, `pos`, whose moves (generated) are captures:
+    /// the best of them, each from what is held of the material it reaches (through the
+    /// probe's rules for one not held).
+    fn captured(&mut self, walker: &Walker, pos: &Position) -> Result<Codes, ProbeError> {
+        let (ctx, part) = (self.ctx, self.part());
+        self.successors.clear();
+        for mv in &self.moves {
+            let from = 1u64 << (mv.from().number() - 1);
+            let to = 1u64 << (mv.to().number() - 1);
+            let taken = mv.captured().to_numbered_bits();
+            let successor = match ctx.leave(part, walker.pieces(), from, to, taken) {
+                Target::NoPiece => (Codes::NO_PIECE, true),
+                Target::At(t, j, resets) => match self.held.get(t).and_then(Option::as_ref) {
+                    Some(values) => (values.get(j), resets),
+                    None => elsewhere(ctx, pos, mv, &mut self.local)?,
+                },
+                Target::Elsewhere => elsewhere(ctx, pos, mv, &mut self.local)?,
             };
-            if differs(part, i, stored, &successors, Lanes::DISTANCE)? {
+            self.successors.push(successor);
+        }
+        Ok(Codes::of(part.combine(&self.successors, true)))
+    }
+
+    /// The successors of the position at `walker` through its king moves (generated), none a
+    /// capture, their values from `lookup`.
+    fn quiet(
+        &mut self,
+        walker: &Walker,
+        lookup: &impl Fn(u64) -> Option<Codes>,
+    ) -> Result<(), ProbeError> {
+        self.successors.clear();
+        for mv in &self.moves {
+            let from = 1u64 << (mv.from().number() - 1);
+            let to = 1u64 << (mv.to().number() - 1);
+            let j = walker.successor(from, to, false);
+            let codes = lookup(j).ok_or_else(|| ProbeError::Corrupted {
+                path: self.ctx.parts[self.k].wdl.path().to_path_buf(),
+                reason: format!(
+                    "position {} reaches {j}, outside the positions held for it",
+                    walker.index()
+                ),
+            })?;
+            self.successors.push((codes, false));
+        }
+        Ok(())
+    }
+
+    /// The values of the `len` positions from `first`, of the stored half: those the tables
+    /// store (a draw's for a draw), or through the captures for a position that must capture.
+    fn stored_values(&mut self, first: u64, len: u64) -> Result<Vec<Codes>, ProbeError> {
+        let mut codes = read_stored(self.part(), first, len, true)?;
+        self.each(first, len, |walk, offset, walker, pos| {
+            let c = &mut codes[offset];
+            if pos.must_capture() {
+                walk.moves(pos);
+                *c = walk.captured(walker, pos)?;
+            } else if c.wdl == Wdl::Draw.code() {
+                *c = Codes::DRAW;
+            }
+            Ok(())
+        })?;
+        Ok(codes)
+    }
+
+    /// The values of the `len` positions from `first`, of the derived half, from their
+    /// successors: `lookup` gives those of the other half of the same material. Each position
+    /// is counted in `found`, and if `check_wdl` its stored win/draw/loss checked against its
+    /// successors.
+    fn derived_values(
+        &mut self,
+        first: u64,
+        len: u64,
+        lookup: impl Fn(u64) -> Option<Codes>,
+        check_wdl: bool,
+        found: &mut Found,
+    ) -> Result<Vec<Codes>, ProbeError> {
+        let part = self.part();
+        let stored = if check_wdl {
+            read_stored(part, first, len, false)?
+        } else {
+            Vec::new()
+        };
+        let mut codes = vec![Codes::ZERO; len as usize];
+        self.each(first, len, |walk, offset, walker, pos| {
+            found.checked += 1;
+            if walk.moves(pos) {
+                found.captures += 1;
+                codes[offset] = walk.captured(walker, pos)?;
+                return Ok(());
+            }
+            walk.quiet(walker, &lookup)?;
+            codes[offset] = Codes::of(part.combine(&walk.successors, true));
+            if check_wdl {
+                let i = first + offset as u64;
+                let stored = Codes {
+                    wdl: stored[offset].wdl,
+                    ..Codes::DRAW
+                };
+                if differs(part, i, stored, &walk.successors, Lanes::DISTANCE)? {
+                    found.mismatch(i);
+                }
+            }
+            Ok(())
+        })?;
+        Ok(codes)
+    }
+
+    /// Checks the `len` positions from `first`, of the stored half, against their successors
+    /// (`lookup` gives those of the other half), in the values of `lanes`.
+    fn check_stored(
+        &mut self,
+        first: u64,
+        len: u64,
+        lookup: impl Fn(u64) -> Option<Codes>,
+        lanes: Lanes,
+        found: &mut Found,
+    ) -> Result<(), ProbeError> {
+        let part = self.part();
+        let stored = read_stored(part, first, len, true)?;
+        self.each(first, len, |walk, offset, walker, pos| {
+            found.checked += 1;
+            if walk.moves(pos) {
+                found.captures += 1;
+                return Ok(());
+            }
+            walk.quiet(walker, &lookup)?;
+            let i = first + offset as u64;
+            if differs(part, i, stored[offset], &walk.successors, lanes)? {
                 found.mismatch(i);
             }
-        }
+            Ok(())
+        })
     }
-    Ok(codes)
-}
-
-/// Checks the `len` positions of part `main` from `first`, of its stored half, against their
-/// successors (`lookup` gives those of the other half), in the values of `lanes`.
-fn check_stored(
-    ctx: &Context,
-    main: usize,
-    first: u64,
-    len: u64,
-    lookup: impl Fn(u64) -> Option<Codes>,
-    lanes: Lanes,
-    found: &mut Found,
-) -> Result<(), ProbeError> {
-    let part = &ctx.parts[main];
-    let stored = read_stored(part, first, len, true)?;
-    let mut moves = MoveList::new();
-    let mut successors = Vec::new();
-    let mut walker = Walker::new(&part.ranker, first);
-    for (offset, &codes) in stored.iter().enumerate() {
-        if offset > 0 {
-            walker.advance();
-        }
-        let pos = part.position(&walker)?;
-        pos.legal_moves_into(&mut moves);
-        found.checked += 1;
-        if moves.first().is_some_and(|m| m.is_capture()) {
-            found.captures += 1;
-            continue;
-        }
-        quiet(part, &walker, &moves, &lookup, &mut successors)?;
-        let i = first + offset as u64;
-        if differs(part, i, codes, &successors, lanes)? {
-            found.mismatch(i);
-        }
-    }
-    Ok(())
-}
-
-/// The successors of the position at `walker` through its king `moves`, none a capture, into
-/// `out` (cleared first), their values from `lookup`.
-fn quiet(
-    part: &Part,
-    walker: &Walker,
-    moves: &[Move],
-    lookup: &impl Fn(u64) -> Option<Codes>,
-    out: &mut Vec<Successor>,
-) -> Result<(), ProbeError> {
-    out.clear();
-    for mv in moves {
-        let from = 1u64 << (mv.from().number() - 1);
-        let to = 1u64 << (mv.to().number() - 1);
-        let j = walker.successor(from, to, false);
-        let codes = lookup(j).ok_or_else(|| ProbeError::Corrupted {
-            path: part.wdl.path().to_path_buf(),
-            reason: format!(
-                "position {} reaches {j}, outside the positions held for it",
-                walker.index()
-            ),
-        })?;
-        out.push((codes, false));
-    }
-    Ok(())
-}
-
-/// The values of the position of part `k` at `walker`, `pos`, whose `moves` are captures: the
-/// best of them, each from what is held of the material it reaches (through the probe's rules
-/// for one not held).
-#[allow(clippy::too_many_arguments)]
-fn captured(
-    ctx: &Context,
-    k: usize,
-    walker: &Walker,
-    pos: &Position,
-    moves: &[Move],
-    held: &[Option<Held>],
-    local: &mut Local,
-    out: &mut Vec<Successor>,
-) -> Result<Codes, ProbeError> {
-    let part = &ctx.parts[k];
-    out.clear();
-    for mv in moves {
-        let from = 1u64 << (mv.from().number() - 1);
-        let to = 1u64 << (mv.to().number() - 1);
-        let taken = mv.captured().to_numbered_bits();
-        let successor = match ctx.leave(part, walker.pieces(), from, to, taken) {
-            Target::NoPiece => (Codes::NO_PIECE, true),
-            Target::At(t, j, resets) => match held.get(t).and_then(Option::as_ref) {
-                Some(values) => (values.get(j), resets),
-                None => elsewhere(ctx, pos, mv, local)?,
-            },
-            Target::Elsewhere => elsewhere(ctx, pos, mv, local)?,
-        };
-        out.push(successor);
-    }
-    Ok(Codes::of(part.combine(out, true)))
 }
 
 /// The successor of `pos` through `mv`, through the probe's rules.
