@@ -5,12 +5,12 @@
 use std::collections::hash_map::{Entry, HashMap};
 
 use rafle_probe::codec::read_code;
-use rafle_probe::{ProbeError, Table, Wdl};
+use rafle_probe::{Move, ProbeError, Table, Wdl};
 
 use super::context::{Context, Target};
 use super::kings::elsewhere;
 use super::outside::Local;
-use super::part::{widen_dtw, Codes, Part};
+use super::part::{widen_dtw, Codes, Part, Successor};
 use super::walker::Walker;
 
 /// The report's lines for the mismatching positions `indices` of part `main`, with each index.
@@ -100,13 +100,28 @@ fn page_codes(
             codes
         });
     }
-    for mv in &moves {
+    let successors = quiet_successors(ctx, k, &walker, &moves, blocks, local)?;
+    Ok(Codes::of(part.combine(&successors, true)))
+}
+
+/// The successors through `moves`, moves that stay in part `k` (none a capture), of the
+/// position `walker` stands on, with the codes the pages give them.
+fn quiet_successors(
+    ctx: &Context,
+    k: usize,
+    walker: &Walker,
+    moves: &[Move],
+    blocks: &mut Blocks,
+    local: &mut Local,
+) -> Result<Vec<Successor>, ProbeError> {
+    let mut successors = Vec::with_capacity(moves.len());
+    for mv in moves {
         let from = 1u64 << (mv.from().number() - 1);
         let to = 1u64 << (mv.to().number() - 1);
         let next = walker.successor(from, to, false);
         successors.push((page_codes(ctx, k, next, blocks, local)?, false));
     }
-    Ok(Codes::of(part.combine(&successors, true)))
+    Ok(successors)
 }
 
 /// The report's line for mismatching position `i` of part `main`, as [`Part::compare`] writes
@@ -122,13 +137,7 @@ fn example(
     let walker = Walker::new(&part.ranker, i);
     let pos = part.position(&walker)?;
     let stored = blocks.stored(part, i)?;
-    let mut successors = Vec::new();
-    for mv in &pos.legal_moves() {
-        let from = 1u64 << (mv.from().number() - 1);
-        let to = 1u64 << (mv.to().number() - 1);
-        let next = walker.successor(from, to, false);
-        successors.push((page_codes(ctx, main, next, blocks, local)?, false));
-    }
+    let successors = quiet_successors(ctx, main, &walker, &pos.legal_moves(), blocks, local)?;
     Ok(part
         .compare(i, &pos, stored, &successors)?
         .unwrap_or_else(|| format!("{}: stored values disagree with successors", pos.to_fen())))

@@ -23,11 +23,10 @@
 //! held in a byte, so only materials whose distance tables are 8 bits wide are checked so (a
 //! derived distance of 255 plies is reported as a corrupted distance table).
 
-use rafle_probe::codec::{Codec, DtwCodec, WdlCodec};
 use rafle_probe::format::{StoredHalf, TableKind};
 use rafle_probe::{
-    resets_counter, Dtw, Material, Move, MoveList, Position, PositionIndex, ProbeError, RuleValue,
-    Tablebase, Variant, Wdl,
+    resets_counter, Material, Move, MoveList, Position, PositionIndex, ProbeError, Tablebase,
+    Variant, Wdl,
 };
 use rayon::prelude::*;
 
@@ -101,18 +100,41 @@ pub(super) fn held_positions(
     if material.men() > 0 {
         return None;
     }
-    let mut held = 0;
+    let mut widths = Vec::new();
     for m in context::reached(tables, variant, &[material]) {
         let dtw = tables.table_of(TableKind::Dtw, variant, m).ok()?;
-        if dtw.header().bits != 8 {
+        widths.push((
+            m == material,
+            dtw.header().bits,
+            PositionIndex::count(variant, m),
+        ));
+    }
+    held(widths)
+}
+
+/// Positions the check of part `main` of `ctx` holds whole, as [`held_positions`] counts them,
+/// from the tables `ctx` has open.
+pub(super) fn held_in(ctx: &Context, main: usize) -> Option<u64> {
+    let material = ctx.parts[main].material;
+    if material.men() > 0 {
+        return None;
+    }
+    let widths = ctx.closure(main).into_iter().map(|k| {
+        let part = &ctx.parts[k];
+        (k == main, part.dtw.header().bits, part.index.size())
+    });
+    held(widths)
+}
+
+/// Positions held given the materials of a check (whether each is the one checked, the width
+/// of its distance table, its positions): none unless every width is 8 bits.
+fn held(widths: impl IntoIterator<Item = (bool, u8, u64)>) -> Option<u64> {
+    let mut held = 0;
+    for (checked, bits, positions) in widths {
+        if bits != 8 {
             return None;
         }
-        let positions = PositionIndex::count(variant, m);
-        held += if m == material {
-            positions / 2
-        } else {
-            positions
-        };
+        held += if checked { positions / 2 } else { positions };
     }
     Some(held)
 }
@@ -713,27 +735,8 @@ fn differs(
     successors: &[Successor],
     lanes: Lanes,
 ) -> Result<bool, ProbeError> {
-    let wdl = WdlCodec::decode(u16::from(stored.wdl), 2).ok_or_else(|| {
-        ProbeError::invalid_code(TableKind::Wdl, part.wdl.path(), u16::from(stored.wdl))
-    })?;
-    let holds = part.holds(i, wdl);
+    let (stored, holds) = part.stored_values(i, stored)?;
     let expected = part.combine(successors, holds);
-    let mut differs = false;
-    if lanes.distance {
-        differs |= expected.wdl != wdl;
-        if holds {
-            differs |= DtwCodec::decode(stored.dtw, 16).unwrap_or(Dtw::Draw) != expected.dtw;
-        }
-    }
-    if lanes.rule && holds {
-        let rule = RuleValue::from_code(stored.rule).ok_or_else(|| {
-            ProbeError::invalid_code(
-                TableKind::DrawRules,
-                part.rules.path(),
-                u16::from(stored.rule),
-            )
-        })?;
-        differs |= rule != expected.rule;
-    }
-    Ok(differs)
+    let distance = stored.wdl != expected.wdl || stored.dtw != expected.dtw;
+    Ok(lanes.distance && distance || lanes.rule && stored.rule != expected.rule)
 }

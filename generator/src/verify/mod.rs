@@ -232,7 +232,7 @@ impl<'a> Verifier<'a> {
                 .sum();
             let budget = cache.budget_pages() * pages::PAGE_BYTES;
             if !cache.holds(pages) {
-                if let Some(held) = kings::held_positions(self.tablebase, self.variant, material) {
+                if let Some(held) = kings::held_in(ctx, main) {
                     cache.clear();
                     ctx.trim();
                     let passes = kings::passes(held, budget as u64);

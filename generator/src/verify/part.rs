@@ -249,6 +249,39 @@ impl<'a> Part<'a> {
         }
     }
 
+    /// The values position `i`, whose side to move need not capture, stores as `stored` holds
+    /// its codes, and whether it holds a distance and a rule value ([`Part::holds`]); those of
+    /// a draw when it does not.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Corrupted`] for a stored code no table holds.
+    pub fn stored_values(&self, i: u64, stored: Codes) -> Result<(Values, bool), ProbeError> {
+        let wdl = WdlCodec::decode(u16::from(stored.wdl), 2).ok_or_else(|| {
+            ProbeError::invalid_code(TableKind::Wdl, self.wdl.path(), u16::from(stored.wdl))
+        })?;
+        if !self.holds(i, wdl) {
+            let values = Values {
+                wdl,
+                ..Values::DRAW
+            };
+            return Ok((values, false));
+        }
+        let rule = RuleValue::from_code(stored.rule).ok_or_else(|| {
+            ProbeError::invalid_code(
+                TableKind::DrawRules,
+                self.rules.path(),
+                u16::from(stored.rule),
+            )
+        })?;
+        let values = Values {
+            wdl,
+            dtw: DtwCodec::decode(stored.dtw, 16).unwrap_or(Dtw::Draw),
+            rule,
+        };
+        Ok((values, true))
+    }
+
     /// Checks position `i`, `pos`, whose side to move need not capture: `stored` are its codes
     /// as its tables hold them (the distance and rule codes only read with White to move and not
     /// drawn, where the tables hold them) and `successors` all its successors (with the distance
@@ -264,29 +297,7 @@ impl<'a> Part<'a> {
         stored: Codes,
         successors: &[Successor],
     ) -> Result<Option<String>, ProbeError> {
-        let wdl = WdlCodec::decode(u16::from(stored.wdl), 2).ok_or_else(|| {
-            ProbeError::invalid_code(TableKind::Wdl, self.wdl.path(), u16::from(stored.wdl))
-        })?;
-        let holds = self.holds(i, wdl);
-        let stored = if holds {
-            let rule = RuleValue::from_code(stored.rule).ok_or_else(|| {
-                ProbeError::invalid_code(
-                    TableKind::DrawRules,
-                    self.rules.path(),
-                    u16::from(stored.rule),
-                )
-            })?;
-            Values {
-                wdl,
-                dtw: DtwCodec::decode(stored.dtw, 16).unwrap_or(Dtw::Draw),
-                rule,
-            }
-        } else {
-            Values {
-                wdl,
-                ..Values::DRAW
-            }
-        };
+        let (stored, holds) = self.stored_values(i, stored)?;
         let expected = self.combine(successors, holds);
         if stored == expected {
             return Ok(None);
