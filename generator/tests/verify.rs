@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use rafle_generator::{generate, verify_table, NoProgress, Plan, Verifier};
+use rafle_generator::{generate, verify_table, NoProgress, Plan, Verifier, VerifyBudget};
 use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
 use rafle_probe::{
     table_path, Counters, Material, Position, PositionIndex, Table, Tablebase, Variant, Wdl,
@@ -381,5 +381,39 @@ fn the_least_memory_of_a_check_counts_what_is_decoded_whole() {
             Verifier::WINDOW_MEMORY,
             "{men}"
         );
+    }
+}
+
+/// The line `rafle verify` gives up front says how a material of kings alone will be held with
+/// the pages' budget: decoded whole if its pages fit (KKKvK with those its captures reach: 10
+/// pages of 272 KiB), else a byte or so a position, in one pass if every value fits.
+#[test]
+fn the_budget_line_says_how_kings_alone_are_held() {
+    let tables = Tablebase::open(shared_tables()).unwrap();
+    let line = |pages: u64| {
+        let budget = VerifyBudget {
+            budget: Some(1 << 40),
+            probe_cache: 0,
+            rest: 0,
+            pages,
+            release_at: u64::MAX,
+        };
+        let kkkvk: Material = "KKKvK".parse().unwrap();
+        budget
+            .check(&tables, VARIANT, &[kkkvk], 0)
+            .unwrap()
+            .unwrap()
+    };
+    for (pages, ends) in [
+        (64 << 20, "KKKvK decoded whole)"),
+        (10 * 278_528, "KKKvK decoded whole)"),
+        (
+            10 * 278_528 - 1,
+            "KKKvK held a byte or so a position, in one pass)",
+        ),
+        (1, "KKKvK held a byte or so a position, in two passes)"),
+    ] {
+        let said = line(pages);
+        assert!(said.ends_with(ends), "{pages}: {said}");
     }
 }

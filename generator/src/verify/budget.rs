@@ -4,6 +4,8 @@
 
 use rafle_probe::{Material, PositionIndex, Tablebase, Variant, DEFAULT_CACHE_BYTES};
 
+use super::kings;
+use super::pages::PAGE_BYTES;
 use crate::{human_bytes, Verifier, VerifyError};
 
 /// Memory a full check holds besides its decoded pages and the probe's block cache: the
@@ -89,12 +91,30 @@ impl VerifyBudget {
                 )
             }));
         };
-        let working_set = match material.men() {
-            0 if (largest as usize) < verifier.decoded_whole(material) => {
-                format!("{material} held a byte or so a position")
+        // What the check of that material holds with these pages: decoded whole if they fit,
+        // else a byte or so a position in one pass if the pages' budget holds it (the least it
+        // needs, counted above, is two passes).
+        let with_pages = Verifier::new(tables, variant).with_memory(self.pages as usize);
+        let (working_bytes, working_set) = match material.men() {
+            0 if with_pages.holds_compactly(material) => {
+                let pages = self.pages / PAGE_BYTES as u64 * PAGE_BYTES as u64;
+                match kings::planned(tables, variant, material, pages) {
+                    Some((bytes, 1)) => (
+                        bytes,
+                        format!("{material} held a byte or so a position, in one pass"),
+                    ),
+                    Some((bytes, _)) => (
+                        bytes,
+                        format!("{material} held a byte or so a position, in two passes"),
+                    ),
+                    None => (largest, format!("{material} held a byte or so a position")),
+                }
             }
-            0 => format!("{material} decoded whole"),
-            _ => "a window's".to_string(),
+            0 => (
+                verifier.decoded_whole(material) as u64,
+                format!("{material} decoded whole"),
+            ),
+            _ => (largest, "a window's".to_string()),
         };
         let positions: u64 = materials
             .iter()
@@ -130,7 +150,7 @@ impl VerifyBudget {
              {working_set})",
             human_bytes(budget),
             human_bytes(self.pages),
-            human_bytes(largest)
+            human_bytes(working_bytes)
         )))
     }
 }

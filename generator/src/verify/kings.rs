@@ -169,6 +169,25 @@ pub(super) fn least_memory(
     held_positions(tables, variant, material).map(|p| memory(p, Lanes::DISTANCE))
 }
 
+/// The memory and the number of passes of the check of `material` held a byte or so a
+/// position when `budget` bytes of decoded pages are allowed (see [`passes`]), if it can be
+/// checked so.
+pub(super) fn planned(
+    tables: &Tablebase,
+    variant: Variant,
+    material: Material,
+    budget: u64,
+) -> Option<(u64, usize)> {
+    let held = held_positions(tables, variant, material)?;
+    let passes = passes(held, budget);
+    let lanes = if passes.len() == 1 {
+        Lanes::ALL
+    } else {
+        Lanes::DISTANCE
+    };
+    Some((memory(held, lanes), passes.len()))
+}
+
 /// Checks every position of part `main` of `ctx`, a material of kings alone, in `passes`,
 /// calling `advance` with the number of positions done (the material's positions in all).
 pub(super) fn verify(
