@@ -5,7 +5,7 @@
 use rafle_probe::{Material, PositionIndex, Tablebase, Variant, DEFAULT_CACHE_BYTES};
 
 use super::kings;
-use super::pages::PAGE_BYTES;
+use super::pages;
 use crate::{human_bytes, Verifier, VerifyError};
 
 /// Memory a full check holds besides its decoded pages and the probe's block cache: the
@@ -91,29 +91,29 @@ impl VerifyBudget {
                 )
             }));
         };
-        // What the check of that material holds with these pages: decoded whole if they fit,
-        // else a byte or so a position in one pass if the pages' budget holds it (the least it
-        // needs, counted above, is two passes).
-        let with_pages = Verifier::new(tables, variant).with_memory(self.pages as usize);
+        // What the check of that material holds with these pages, as `Verifier::check`
+        // chooses: decoded whole if they fit, else a byte or so a position, in one pass if the
+        // pages' budget holds every value (the least it needs, counted above, is two passes).
         let (working_bytes, working_set) = match material.men() {
-            0 if with_pages.holds_compactly(material) => {
-                let pages = self.pages / PAGE_BYTES as u64 * PAGE_BYTES as u64;
-                match kings::planned(tables, variant, material, pages) {
-                    Some((bytes, 1)) => (
-                        bytes,
-                        format!("{material} held a byte or so a position, in one pass"),
-                    ),
-                    Some((bytes, _)) => (
-                        bytes,
-                        format!("{material} held a byte or so a position, in two passes"),
-                    ),
-                    None => (largest, format!("{material} held a byte or so a position")),
+            0 => {
+                let whole = verifier.decoded_whole(material) as u64;
+                let budget = (pages::budget_pages(self.pages as usize) * pages::PAGE_BYTES) as u64;
+                let compact = (whole > self.pages)
+                    .then(|| kings::planned(tables, variant, material, budget))
+                    .flatten();
+                match compact {
+                    Some((bytes, passes)) => {
+                        let passes = if passes == 1 {
+                            "one pass"
+                        } else {
+                            "two passes"
+                        };
+                        let held = format!("{material} held a byte or so a position, in {passes}");
+                        (bytes, held)
+                    }
+                    None => (whole, format!("{material} decoded whole")),
                 }
             }
-            0 => (
-                verifier.decoded_whole(material) as u64,
-                format!("{material} decoded whole"),
-            ),
             _ => (largest, "a window's".to_string()),
         };
         let positions: u64 = materials

@@ -197,6 +197,11 @@ pub(super) struct Cache {
     most: usize,
 }
 
+/// The pages a budget of `budget` bytes holds: at least one, the least any step needs.
+pub(super) fn budget_pages(budget: usize) -> usize {
+    (budget / PAGE_BYTES).max(1)
+}
+
 impl Cache {
     /// An empty cache for pages `0..pages`, holding up to `budget` bytes of pages between
     /// steps (at least one page).
@@ -207,7 +212,7 @@ impl Cache {
             used: (0..pages).map(|_| AtomicU32::new(0)).collect(),
             step: 1,
             held: Vec::new(),
-            most: (budget / PAGE_BYTES).max(1),
+            most: budget_pages(budget),
         }
     }
 
