@@ -36,6 +36,10 @@
 //!   programs are not run) and `<!-- docs-test: synopsis -->` (each line `rafle COMMAND
 //!   [OPTIONS]` must name exactly the options of `rafle COMMAND --help`). Blocks of other
 //!   languages (`rust`, plain) are not commands.
+//! - **Not a diary.** The manual (`README.md`, `docs/**/*.md`) names no sitting, no previous
+//!   `main`, no issue number and no build by its commit, and each of its relative links leads to
+//!   a file (`the_manual_is_no_diary_and_its_links_lead_somewhere`). What was run, and how the
+//!   figures were reached, is kept in `records/`, which is not the manual: nothing there is run.
 //! - **Bless.** `RAFLE_DOCS_BLESS=1 cargo test --test docs` writes the actual output into the
 //!   page for every failing command, keeping each line that still matches and each elision
 //!   whose surroundings are still there (`matching::blessed`); the result must match, or the
@@ -46,6 +50,8 @@
 
 #[path = "docs/commands.rs"]
 mod commands;
+#[path = "docs/diary.rs"]
+mod diary;
 #[path = "docs/markdown.rs"]
 mod markdown;
 #[path = "docs/matching.rs"]
@@ -160,6 +166,50 @@ fn every_command_in_the_manual_prints_what_the_manual_shows() {
         "{} of the manual's commands do not do what it shows:\n\n{}",
         report.failures.len(),
         report.failures.join("\n\n")
+    );
+}
+
+/// `README.md` and every `.md` under `docs/`, however deep: the manual, and nothing else
+/// (`records/` keeps runs, not instructions).
+fn manual_pages(root: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, pages: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).expect("docs/ lists") {
+            let path = entry.expect("docs/ lists").path();
+            if path.is_dir() {
+                walk(&path, pages);
+            } else if path.extension().is_some_and(|x| x == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    let mut pages = vec![root.join("README.md")];
+    walk(&root.join("docs"), &mut pages);
+    pages.sort();
+    pages
+}
+
+#[test]
+fn the_manual_is_no_diary_and_its_links_lead_somewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pages = manual_pages(root);
+    assert!(pages.len() >= 10, "the manual's pages: {pages:?}");
+    let mut failures = Vec::new();
+    for page in &pages {
+        let name = page.strip_prefix(root).expect("under the root").display();
+        let text = fs::read_to_string(page).expect("the page reads");
+        for (line, what) in diary::traces(&text) {
+            failures.push(format!("{name}:{line}: {what}"));
+        }
+        let dir = page.parent().expect("a page is in a directory");
+        for (line, target) in diary::broken_links(&text, dir) {
+            failures.push(format!("{name}:{line}: the link `{target}` leads nowhere"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "the manual says what is, with the command that measures it; how figures were \
+         reached goes to records/history.md:\n{}",
+        failures.join("\n")
     );
 }
 
