@@ -16,19 +16,29 @@ pub fn traces(text: &str) -> Vec<(usize, String)> {
             .collect();
         for (k, word) in words.iter().enumerate() {
             if *word == "sitting" || *word == "sittings" {
-                found.push((index + 1, format!("`{word}`: say what is, not when it was measured")));
+                found.push((
+                    index + 1,
+                    format!("`{word}`: say what is, not when it was measured"),
+                ));
             }
             let numbered = |w: &str| {
                 let digits = w.strip_prefix('#').unwrap_or(w);
                 !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
             };
-            if (*word == "issue" || *word == "issues") && words.get(k + 1).is_some_and(|w| numbered(w))
+            if (*word == "issue" || *word == "issues")
+                && words.get(k + 1).is_some_and(|w| numbered(w))
             {
-                found.push((index + 1, format!("an issue number: `{word} {}`", words[k + 1])));
+                found.push((
+                    index + 1,
+                    format!("an issue number: `{word} {}`", words[k + 1]),
+                ));
             }
         }
         if lower.contains("previous `main`") || lower.contains("previous main") {
-            found.push((index + 1, "a previous `main`: compare with a named figure".into()));
+            found.push((
+                index + 1,
+                "a previous `main`: compare with a named figure".into(),
+            ));
         }
     }
     for (line, hash) in commit_spans(text) {
