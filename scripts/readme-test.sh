@@ -3,8 +3,9 @@
 # `<!-- docs-test: ci: REASON -->` in README.md, docs/c.md and docs/python.md (the release C
 # library and the C example, `pip install` of the Python package) runs as written, with
 # `bash -e`, page after page, in a fresh copy of the repository (its tracked and untracked
-# files, without target/ and data/); then the README's Python session runs as a doctest from
-# the copy's root, where `draughts/` is rafle's own crate folder.
+# files, without target/ and data/); then the README's Rust example runs as the body of a
+# `main`, and its Python session as a doctest from the copy's root, where `draughts/` is
+# rafle's own crate folder.
 #
 # - `data/` holds what the README's install block's `rafle generate` would (that block stays
 #   unrun: its release build and the default set take 4 minutes): Brazilian up to 4 pieces and
@@ -49,9 +50,10 @@ git ls-files -z --cached --others --exclude-standard |
 "$rafle_bin" generate --variant international --pieces 3 --data "$copy/data" >/dev/null 2>&1
 python3 -m venv "$work/venv"
 
-# The body of each ```sh block whose marker is `docs-test: ci:`, NUL after each.
+# The body of each ```sh block of page $1 whose marker is `docs-test: ci:` (with $2 = rust:
+# each ```rust block), NUL after each.
 ci_blocks() {
-    python3 - "$1" <<'PY'
+    python3 - "$1" "${2:-sh}" <<'PY'
 import sys
 
 lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
@@ -60,9 +62,13 @@ for line in lines:
     if body is None:
         fence = line.strip()
         if fence.startswith("```"):
-            marked = fence[3:].strip() in ("sh", "bash", "shell") and before.startswith(
-                "<!-- docs-test: ci:"
-            )
+            lang = fence[3:].strip()
+            if sys.argv[2] == "rust":
+                marked = lang == "rust"
+            else:
+                marked = lang in ("sh", "bash", "shell") and before.startswith(
+                    "<!-- docs-test: ci:"
+                )
             body = []
         elif fence:
             before = fence
@@ -98,6 +104,20 @@ for page in "${pages[@]}"; do
         exit 1
     fi
 done
+
+# The README's Rust example, as the body of a `main` returning a Result, built against the
+# release crates the C block built (a program of the C library's crate, which depends on
+# rafle-probe alone) and run from the copy's root.
+rust=0
+while IFS= read -r -d '' block; do
+    rust=$((rust + 1))
+    mkdir -p "$copy/capi/src/bin"
+    printf 'fn main() -> Result<(), Box<dyn std::error::Error>> {\n%s\nOk(())\n}\n' "$block" \
+        >"$copy/capi/src/bin/readme-$rust.rs"
+    (cd "$copy" && env -u CARGO_TARGET_DIR cargo run --release --quiet -p rafle-capi \
+        --bin "readme-$rust")
+    step "README.md's Rust block $rust passed"
+done < <(ci_blocks "$copy/README.md" rust)
 
 # The README's Python session, from the copy's root as a reader types it after the blocks.
 # Its ```python blocks, the rest of the page blanked, as python/tests/test_docs.py reads them.
