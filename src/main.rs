@@ -20,6 +20,11 @@ struct Cli {
 
 fn main() -> ExitCode {
     output::quiet_panics();
+    // An empty RAFLE_DATA counts as unset (as XDG's variables do), not as an empty path that
+    // clap would report as a missing --data value. No thread runs yet.
+    if std::env::var_os(commands::DATA_ENV).is_some_and(|v| v.is_empty()) {
+        std::env::remove_var(commands::DATA_ENV);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return output::usage_error(&err),

@@ -444,7 +444,8 @@ fn probe_reads_the_fen_before_looking_for_tables() {
     }
     // A good one: no tables, with the hint, whether the directory is missing or empty; the
     // same words from every command that finds none.
-    let hint = "build them with 'rafle generate' (or point --data at a table directory)";
+    let hint =
+        "build them with 'rafle generate' (or point --data or RAFLE_DATA at a table directory)";
     for (dir, which) in [(missing, ""), (common::data(&empty), "international ")] {
         let err = common::fails(
             &["probe", "--data", dir, "-v", "international", "W:W45:B1"],
@@ -499,4 +500,137 @@ fn probe_from_a_terminal_says_it_reads_standard_input() {
     );
     assert_eq!(err, "");
     assert!(out.starts_with("brazilian W:WK1:BK28 "), "{out}");
+}
+
+/// `rafle args` run in `cwd` with `RAFLE_DATA` set to `data_env` (unset if `None`): exit
+/// code, stdout and stderr.
+fn rafle_in(cwd: &std::path::Path, data_env: Option<&str>, args: &[&str]) -> (i32, String, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_rafle"));
+    command.args(args).current_dir(cwd).env_remove("RAFLE_DATA");
+    if let Some(value) = data_env {
+        command.env("RAFLE_DATA", value);
+    }
+    let out = command.output().expect("the rafle binary runs");
+    (
+        out.status.code().expect("rafle exits"),
+        common::text(&out.stdout),
+        common::text(&out.stderr),
+    )
+}
+
+/// The default `data` is the current directory's: a command run elsewhere names the absolute
+/// path it looked in, with the hint of --data and RAFLE_DATA.
+#[test]
+fn no_tables_names_the_absolute_directory_looked_in() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let cwd = elsewhere.path().canonicalize().unwrap();
+    let absolute = cwd.join("data");
+    let hint =
+        "build them with 'rafle generate' (or point --data or RAFLE_DATA at a table directory)";
+    for args in [
+        &["stats"][..],
+        &["verify"],
+        &["probe", "-v", "brazilian", "B:W29:B25,22"],
+    ] {
+        let (code, _, err) = rafle_in(&cwd, None, args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(
+            err,
+            format!(
+                "rafle: no tables in data ({}): {hint}\n",
+                absolute.display()
+            ),
+            "{args:?}"
+        );
+    }
+    let (code, _, err) = rafle_in(&cwd, None, &["stats", "--data", "sub/tables"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        format!(
+            "rafle: no tables in sub/tables ({}): {hint}\n",
+            cwd.join("sub/tables").display()
+        )
+    );
+}
+
+/// RAFLE_DATA sets the table directory of every command once; --data given wins over it; an
+/// empty RAFLE_DATA is unset.
+#[test]
+fn rafle_data_sets_the_table_directory_and_data_wins() {
+    let (tables, _, _) = common::generate("brazilian", 2, &[]);
+    let tables = common::data(&tables);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let cwd = elsewhere.path().canonicalize().unwrap();
+    let probe = ["probe", "-v", "brazilian", "W:W32:B1"];
+    let (code, out, err) = rafle_in(&cwd, Some(tables), &probe);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("brazilian W:W32:B1 "), "{out}");
+    let (code, out, err) = rafle_in(&cwd, Some(tables), &["stats"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("brazilian"), "{out}");
+    // plan looks for finished units in RAFLE_DATA: Brazilian up to 2 is all done there.
+    let (code, out, err) = rafle_in(&cwd, Some(tables), &["plan", "-v", "brazilian", "-p", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("3 finished in {tables}\n")), "{out}");
+    // --data wins over the environment.
+    let empty = tempfile::tempdir().unwrap();
+    let empty = empty.path().canonicalize().unwrap();
+    let mut args = probe.to_vec();
+    args.extend(["--data", empty.to_str().unwrap()]);
+    let (code, _, err) = rafle_in(&cwd, Some(tables), &args);
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with(&format!(
+            "rafle: no brazilian tables in {}: ",
+            empty.display()
+        )),
+        "{err}"
+    );
+    // generate writes into RAFLE_DATA, not into the current directory.
+    let target = empty.join("set");
+    let (code, _, err) = rafle_in(
+        &cwd,
+        Some(target.to_str().unwrap()),
+        &["generate", "-v", "brazilian", "-p", "2", "--tables", "wdl"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(target.join("brazilian").is_dir());
+    assert!(!cwd.join("data").exists());
+    // Empty is unset: the default `data` of the current directory.
+    let (code, _, err) = rafle_in(&cwd, Some(""), &["stats"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with(&format!(
+            "rafle: no tables in data ({}): ",
+            cwd.join("data").display()
+        )),
+        "{err}"
+    );
+}
+
+/// Every command with --data names RAFLE_DATA in its help.
+#[test]
+fn every_data_option_names_rafle_data_in_its_help() {
+    for command in [
+        &["generate"][..],
+        &["verify"],
+        &["probe"],
+        &["serve"],
+        &["stats"],
+        &["plan"],
+        &["slurm", "submit"],
+    ] {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let help = ok(&args);
+        let line = help
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with("--data <DIR>"))
+            .take_while(|l| !l.trim_start().starts_with("-") || l.contains("--data"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(line.contains("[env: RAFLE_DATA]"), "{command:?}: {line}");
+        assert!(line.contains("[default: data]"), "{command:?}: {line}");
+    }
 }

@@ -33,7 +33,9 @@
 //! - **Markers**, an HTML comment on the last non-blank line before the block:
 //!   `<!-- docs-test: not run: REASON -->` (nothing of the block runs) and, for shell blocks,
 //!   `<!-- docs-test: rafle only: REASON -->` (the `rafle` lines are parsed, the other
-//!   programs are not run) and `<!-- docs-test: synopsis -->` (each line `rafle COMMAND
+//!   programs are not run), `<!-- docs-test: ci: REASON -->` (shell blocks that
+//!   `scripts/readme-test.sh` runs as written in a fresh copy of the repository, from
+//!   `.ci/run`; here as `rafle only`) and `<!-- docs-test: synopsis -->` (each line `rafle COMMAND
 //!   [OPTIONS]` must name exactly the options of `rafle COMMAND --help`). Blocks of other
 //!   languages (`rust`, plain) are not commands.
 //! - **Not a diary.** The manual (`README.md`, `docs/**/*.md`) names no sitting, no previous
@@ -241,6 +243,18 @@ fn check_block(
                 .push(format!("{at}: `rafle only` is for shell blocks"));
             return;
         }
+        (Marker::Ci(reason), _) if shell => {
+            report.marked.push(format!(
+                "{at} ({}): run by scripts/readme-test.sh: {reason}",
+                block.lang
+            ));
+        }
+        (Marker::Ci(_), _) => {
+            report
+                .failures
+                .push(format!("{at}: `ci` is for shell blocks"));
+            return;
+        }
         (Marker::Synopsis, _) if shell => return check_synopsis(runner, name, block, cwd, report),
         (Marker::Synopsis, _) => {
             report
@@ -334,7 +348,7 @@ fn check_console(
 }
 
 fn check_shell(runner: &mut Runner, name: &str, block: &Block, cwd: &Path, report: &mut Report) {
-    let others_allowed = matches!(block.marker, Marker::RafleOnly(_));
+    let others_allowed = matches!(block.marker, Marker::RafleOnly(_) | Marker::Ci(_));
     for (line, text) in markdown::shell_lines(block) {
         let at = format!("{name}:{line} (block at line {})", block.line);
         let tokens = match tokens(&text) {

@@ -217,8 +217,8 @@ fn serve_refuses_a_busy_port_and_a_directory_without_tables() {
     assert_eq!(
         common::text(&out.stderr),
         format!(
-            "rafle: no tables in {}: build them with 'rafle generate' (or point --data at a \
-             table directory)\n",
+            "rafle: no tables in {}: build them with 'rafle generate' (or point --data or \
+             RAFLE_DATA at a table directory)\n",
             data(&empty)
         )
     );

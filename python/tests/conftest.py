@@ -15,6 +15,10 @@ import positions
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# The command line the tests run uses the tables they name, never a directory the user set
+# for every command.
+os.environ.pop("RAFLE_DATA", None)
+
 # The sets the tests probe: Brazilian up to 4 pieces takes seconds even with a debug binary;
 # international up to 3 is what RAFLE_PY_INTERNATIONAL_PIECES=4 raises (half a minute more).
 PIECES: Dict[str, int] = {

@@ -39,7 +39,7 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "NAME", value_parser = super::request::parse_unit, conflicts_with_all = ["pieces", "material", "variant"])]
     unit: Option<super::request::UnitName>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
-    #[arg(long, value_name = "DIR", default_value = "data")]
+    #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
     /// Worker threads [default: one per core].
     #[arg(long, short = 't', value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]

@@ -212,13 +212,24 @@ pub fn open_table_dir(dir: &Path, cache_bytes: usize) -> Result<Tablebase, Failu
     })
 }
 
+/// The environment variable that gives `--data` of every command when the option is left out:
+/// a table directory set once, wherever the command runs.
+pub const DATA_ENV: &str = "RAFLE_DATA";
+
 /// The failure of a command that finds no tables (of `variant`, or at all) where it looks:
-/// the same words and hint from every command.
+/// the same words and hint from every command. A relative directory is named as given and as
+/// the absolute path it resolved to, since `data` means the current directory's.
 pub fn no_tables(dir: &Path, variant: Option<Variant>) -> Failure {
     let which = variant.map_or(String::new(), |v| format!("{v} "));
+    let resolved = match std::path::absolute(dir) {
+        Ok(absolute) if absolute.as_path() != dir => {
+            format!(" ({})", rafle_probe::printable_path(&absolute))
+        }
+        _ => String::new(),
+    };
     Failure::Other(anyhow::anyhow!(
-        "no {which}tables in {}: build them with 'rafle generate' (or point --data at a table \
-         directory)",
+        "no {which}tables in {}{resolved}: build them with 'rafle generate' (or point --data or \
+         {DATA_ENV} at a table directory)",
         rafle_probe::printable_path(dir)
     ))
 }

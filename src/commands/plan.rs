@@ -41,7 +41,7 @@ pub struct PlanArgs {
     #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(rafle_generator::MAX_PIECES)))]
     pub pieces: Option<u32>,
     /// Table directory, where finished units are looked for.
-    #[arg(long, value_name = "DIR", default_value = "data")]
+    #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     pub data: PathBuf,
     /// Memory budget of each unit, like 8G [default: none, each unit's peak].
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]

@@ -108,7 +108,7 @@ pub struct ProbeArgs {
     #[command(flatten)]
     variant: VariantArg,
     /// Table directory, holding DIR/<variant>/<material>.wdl.
-    #[arg(long, value_name = "DIR", default_value = "data")]
+    #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
     /// One JSON object per position; a move's "wdl" is the value after it (see --help).
     #[arg(long)]

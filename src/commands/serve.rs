@@ -38,7 +38,7 @@ SIGTERM stops the server once the requests under way are answered (at most 10 s)
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Table directory, holding DIR/<variant>/<material>.wdl.
-    #[arg(long, value_name = "DIR", default_value = "data")]
+    #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
     /// Address and port to listen on (port 0: any free port, printed at start).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]

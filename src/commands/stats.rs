@@ -39,7 +39,7 @@ pub struct StatsArgs {
     #[arg(long, short = 'v', default_value = "all", value_parser = parse_variant_choice)]
     variant: VariantChoice,
     /// Table directory, holding DIR/<variant>/<material>.wdl.
-    #[arg(long, value_name = "DIR", default_value = "data")]
+    #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
     /// One JSON object per line instead of a table.
     #[arg(long)]

@@ -25,7 +25,7 @@ pub struct VerifyArgs {
     #[arg(long, short = 'v', default_value = "all", value_parser = parse_variant_choice)]
     variant: VariantChoice,
     /// Table directory, holding DIR/<variant>/<material>.wdl.
-    #[arg(long, value_name = "DIR", default_value = "data")]
+    #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
     /// Check only N positions of each material, drawn at random (a material of at most N
     /// positions is checked whole): a quick look, which still reports the mismatches it meets.

@@ -22,6 +22,8 @@ pub fn rafle_with_input(args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
         .args(args)
         .env("RUST_BACKTRACE", "1")
+        // A table directory the user set for every command must not reach the tests.
+        .env_remove("RAFLE_DATA")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -186,6 +188,7 @@ pub fn swap_wins_and_losses(path: &Path, material: Material) {
 pub fn run_bounded(args: &[&str]) -> (Option<i32>, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
         .args(args)
+        .env_remove("RAFLE_DATA")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

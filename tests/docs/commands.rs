@@ -297,6 +297,8 @@ pub fn run_process(
         .current_dir(cwd)
         .env("RAYON_NUM_THREADS", "2")
         .env_remove("RUST_BACKTRACE")
+        // The pages' `data` is the session's, not a directory the user set for every command.
+        .env_remove("RAFLE_DATA")
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {

@@ -11,6 +11,10 @@ pub enum Marker {
     /// `<!-- docs-test: rafle only: REASON -->` (shell blocks): the `rafle` command lines are
     /// checked, the other programs are not run, for the reason given.
     RafleOnly(String),
+    /// `<!-- docs-test: ci: REASON -->` (shell blocks): run as written, in a fresh copy of the
+    /// repository, by `scripts/readme-test.sh` (from `.ci/run`) rather than by this test, which
+    /// checks its `rafle` command lines as for `rafle only`.
+    Ci(String),
     /// `<!-- docs-test: synopsis -->` (shell blocks): each line `rafle COMMAND [OPTIONS]` names
     /// exactly the options of `rafle COMMAND --help`.
     Synopsis,
@@ -115,10 +119,12 @@ fn marker(line: &str) -> Result<Marker, String> {
         Ok(Marker::NotRun(reason(rest)?))
     } else if let Some(rest) = inner.strip_prefix("rafle only:") {
         Ok(Marker::RafleOnly(reason(rest)?))
+    } else if let Some(rest) = inner.strip_prefix("ci:") {
+        Ok(Marker::Ci(reason(rest)?))
     } else {
         Err(format!(
-            "unknown docs-test marker `{inner}` (expected `not run: REASON`, `rafle only: REASON` \
-             or `synopsis`)"
+            "unknown docs-test marker `{inner}` (expected `not run: REASON`, `rafle only: REASON`, \
+             `ci: REASON` or `synopsis`)"
         ))
     }
 }
@@ -273,5 +279,13 @@ mod tests {
         assert!(blocks("<!-- docs-test: not run: -->\n```sh\n```\n").is_err());
         assert!(blocks("text\n<!-- docs-test: rafle only: x -->\n").is_err());
         assert!(blocks("```sh\nopen\n").is_err());
+        assert!(blocks("<!-- docs-test: ci: -->\n```sh\n```\n").is_err());
+    }
+
+    #[test]
+    fn a_ci_marker_carries_its_reason() {
+        let found =
+            blocks("<!-- docs-test: ci: builds the library -->\n```sh\ncc x\n```\n").unwrap();
+        assert_eq!(found[0].marker, Marker::Ci("builds the library".into()));
     }
 }

@@ -33,6 +33,7 @@ from ._errors import (
 )
 from ._generate import GenerateProgress, MaterialSummary, StderrProgress, generate
 from ._position import Position
+from ._py_draughts import guard_rust_crate_folder as _guard_rust_crate_folder
 from ._tablebase import DEFAULT_CACHE_BYTES, Tablebase, open_tablebase
 from ._types import (
     DrawRules,
@@ -46,6 +47,10 @@ from ._types import (
     Variant,
     Wdl,
 )
+
+# Run from rafle's repository without py-draughts, `import draughts` would silently find the
+# Rust crate folder draughts/; make it say what to install instead.
+_guard_rust_crate_folder()
 
 __version__: str = _native.VERSION
 """The version of rafle this package was built from."""
