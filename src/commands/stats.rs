@@ -1,10 +1,12 @@
-//! `rafle stats`: what the tables hold, material by material, read from the tables themselves:
-//! wins, draws and losses, the classes under the draw rules, and the longest win with a
-//! position that reaches it.
+//! `rafle stats`: what the tables hold, material by material: wins, draws and losses, the
+//! classes under the draw rules, and the longest win with a position that reaches it; from the
+//! summaries `generate` keeps of the tables there, or counted from the tables themselves.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::ProgressBar;
@@ -33,8 +35,8 @@ beside the tables (DIR/<variant>/.rafle-work/<material>.summary): whole, of that
 of the very tables there now (their lengths and fingerprints), and adding up; every block
 checksum of the tables is still checked. A material without such a summary (tables copied
 without it, a damaged or edited one) is counted from its tables, with a bar on stderr or,
-when stderr is not a terminal, a line there per material counted: counting takes minutes
-on the default set, its summaries a fraction of a second.
+when stderr is not a terminal, a line there per material counted (and a line a minute within
+a long one): counting takes minutes on the default set, its summaries a fraction of a second.
 
 A line before each variant's table gives its materials and the limits of its rule tables.
 Without rule tables the class columns show \"-\" (JSON null).
@@ -227,8 +229,27 @@ fn count(
     bar.set_length(positions);
     bar.set_prefix(format!("{variant} {material}"));
     let started = Instant::now();
-    let stats =
-        material_stats(tables, variant, material, limits, &|n| bar.inc(n)).map_err(other)?;
+    // Without the bar, a line a minute says how far a long material is.
+    let done = AtomicU64::new(0);
+    let said = Mutex::new(started);
+    let advance = |n: u64| {
+        bar.inc(n);
+        let done = done.fetch_add(n, Ordering::Relaxed) + n;
+        if !bar.is_hidden() {
+            return;
+        }
+        let Ok(mut said) = said.try_lock() else {
+            return;
+        };
+        if said.elapsed() >= PROGRESS_EVERY {
+            *said = Instant::now();
+            stderr_line!(
+                "{variant} {material}: {done} of {positions} positions counted, {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    let stats = material_stats(tables, variant, material, limits, &advance).map_err(other)?;
     if bar.is_hidden() {
         stderr_line!(
             "{variant} {material}: {positions} positions counted in {:.1} s",
@@ -237,6 +258,9 @@ fn count(
     }
     Ok(stats)
 }
+
+/// How often a material counted without the bar says how far it is.
+const PROGRESS_EVERY: Duration = Duration::from_secs(60);
 
 /// Which columns are numbers, aligned right.
 const RIGHT_ALIGNED: [bool; COLUMNS] = [
