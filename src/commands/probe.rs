@@ -97,12 +97,13 @@ best first for the side to move, as the HTTP API, the explorer and the Python pa
 them: the wins, quickest first (the smallest distance, then the smallest rule count), then
 the draws, then the losses, longest first; the wins and losses the rules turn into draws
 (cursed, blessed) stand between them and the draws, and with --counters the result under the
-rules after the move decides first. Ties keep the order of 'rafle moves'. With one FEN argument, a bad FEN or a
-position with more pieces than the tables cover exits with code 2, and a table that cannot be
-read (or missing) with code 1. With several FENs, or FENs read from
-standard input (one per line, blank lines skipped), a position that fails gives an error line
-instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
-failed. Reading from a terminal, it first says so on stderr.
+rules after the move decides first. Ties keep the order of 'rafle moves'.
+
+With one FEN argument, a bad FEN or a position with more pieces than the tables cover exits
+with code 2, and a table that cannot be read (or missing) with code 1. With several FENs, or
+FENs read from standard input (one per line, blank lines skipped), a position that fails
+gives an error line instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and
+the exit code is 1 if any failed. Reading from a terminal, it first says so on stderr.
 
 Without --variant a FEN is read as international; one that is a Brazilian position too (squares
 up to 32, or names on both boards) gets a note on stderr, for the first such FEN of a run.";
