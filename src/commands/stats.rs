@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::ProgressBar;
-use rafle_generator::{check_block_checksums, kept_counts};
+use rafle_generator::kept_counts;
+use rafle_probe::format::TableKind;
 use rafle_probe::stats::{material_stats, MaterialStats};
 use rafle_probe::{printable_path, Limits, Material, PositionIndex, Tablebase, Variant};
 use serde::Serialize;
@@ -119,6 +120,18 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             .iter()
             .map(|&material| kept_stats(&args.data, variant, material, limits))
             .collect();
+        // Every block checksum first (the summaries vouch for the counts, not for the blocks'
+        // bytes): a damaged or missing table ends the run before any work, in one line.
+        let kinds = match limits {
+            Some(_) => &TableKind::ALL[..],
+            None => &[TableKind::Wdl, TableKind::Dtw][..],
+        };
+        for &material in &materials {
+            for &kind in kinds {
+                let table = tables.table_of(kind, variant, material).map_err(other)?;
+                table.check_checksums().map_err(other)?;
+            }
+        }
         let to_count = kept.iter().filter(|k| k.is_none()).count();
         if to_count > 0 && bar.is_hidden() {
             stderr_line!(
@@ -130,11 +143,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         let mut rows = Vec::with_capacity(materials.len());
         for (&material, kept) in materials.iter().zip(kept) {
             let stats = match kept {
-                Some(stats) => {
-                    // The summary vouches for the counts, not for the blocks' bytes.
-                    check_block_checksums(&tables, variant, material).map_err(other)?;
-                    stats
-                }
+                Some(stats) => stats,
                 None => count(&tables, variant, material, limits, &bar)?,
             };
             rows.push((material.to_string(), stats));
