@@ -316,6 +316,9 @@ async fn explore(page: &Page) {
         }
     }
     links_in_view(page).await;
+    variant_names_in_links(page).await;
+    verdict_follows_the_winner(page).await;
+    numbers_over_the_pieces(page).await;
 
     page.viewport(375, 740).await;
     page.client
@@ -425,4 +428,158 @@ async fn links_in_view(page: &Page) {
     check_position(&shown, &over);
     assert_eq!(shown["moves"], json!([]));
     assert_eq!(shown["noMoves"], "No moves: the game is over.");
+}
+
+/// A link's `variant=` takes the names the command line and the API take (`brazil`, `8x8`...);
+/// a name rafle does not know is said to be one, not taken for a missing name.
+async fn variant_names_in_links(page: &Page) {
+    let port = page.port;
+    page.viewport(1280, 900).await;
+    let fen = "W:WK1,K2:BK28";
+    let brazilian = probe(port, "brazilian", fen);
+    for name in ["brazil", "Brazil", "8x8", "BRAZILIAN"] {
+        page.goto(name, fen).await;
+        let shown = page
+            .until(&format!("the link of variant={name}"), |p| {
+                p["answerVariant"] == "brazilian" && p["busy"] == false
+            })
+            .await;
+        check_position(&shown, &brazilian);
+        // Given time for a note, none comes: the link named its variant.
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        assert_eq!(page.read().await["error"], Value::Null, "variant={name}");
+    }
+    page.goto("russian", fen).await;
+    let shown = page
+        .until("the note of the unknown variant", |p| {
+            p["error"] != Value::Null && p["busy"] == false && p["category"] != ""
+        })
+        .await;
+    assert_eq!(shown["answerVariant"], "international", "{shown:#}");
+    let note = shown["error"].as_str().unwrap();
+    assert!(
+        note.starts_with(
+            "Read as International draughts, the default: the link names the variant \"russian\", \
+             which is not one rafle knows (international, intl, 10x10; brazilian, brazil, 8x8)."
+        ) && !note.contains("names no variant"),
+        "{note}"
+    );
+}
+
+/// The verdict box is coloured by who wins, whichever side is to move: "White wins" with Black
+/// to move looks as it does with White to move, and not as a loss.
+async fn verdict_follows_the_winner(page: &Page) {
+    const VERDICT: &str = "const v = document.getElementById('value');
+        return { winner: v.dataset.winner, classes: v.className,
+                 background: getComputedStyle(v).backgroundColor,
+                 border: getComputedStyle(v).borderLeftColor,
+                 title: document.getElementById('value-title').textContent };";
+    let port = page.port;
+    let mut seen = Vec::new();
+    for (fen, category, title, winner) in [
+        ("W:WK1,K2:BK28", "win", "White wins", "white"),
+        ("B:WK1,K9:BK28", "loss", "White wins", "white"),
+        ("W:W9:BK28,K27", "loss", "Black wins", "black"),
+        ("B:W9:BK28,K27", "win", "Black wins", "black"),
+    ] {
+        let json = probe(port, "brazilian", fen);
+        assert_eq!(json["category"], category, "{fen}: {json}");
+        page.goto("brazilian", fen).await;
+        page.settled(json["fen"].as_str().unwrap()).await;
+        let verdict = page
+            .client
+            .execute(VERDICT, vec![])
+            .await
+            .expect("the verdict box");
+        assert_eq!(verdict["title"], title, "{fen}: {verdict}");
+        assert_eq!(verdict["winner"], winner, "{fen}: {verdict}");
+        assert!(
+            verdict["classes"].as_str().unwrap().contains("verdict-win"),
+            "{fen}: {verdict}"
+        );
+        seen.push((fen, verdict));
+    }
+    // One colour for a win, whoever moves and whoever wins; not a loss's red.
+    let (first_fen, first) = &seen[0];
+    for (fen, verdict) in &seen[1..] {
+        assert_eq!(
+            (&verdict["background"], &verdict["border"]),
+            (&first["background"], &first["border"]),
+            "{fen} against {first_fen}"
+        );
+    }
+    assert_eq!(first["background"], "rgb(220, 241, 224)", "the win's green");
+    // A draw stays grey.
+    page.goto("brazilian", "W:WK1:BK28").await;
+    let json = probe(port, "brazilian", "W:WK1:BK28");
+    page.settled(json["fen"].as_str().unwrap()).await;
+    let verdict = page.client.execute(VERDICT, vec![]).await.expect("the box");
+    assert_eq!(verdict["winner"], "", "{verdict}");
+    assert!(verdict["classes"]
+        .as_str()
+        .unwrap()
+        .contains("verdict-draw"));
+}
+
+/// With numbers on, each square's number is drawn over its piece, opaque, outlined: an occupied
+/// square's number is read as an empty one's.
+async fn numbers_over_the_pieces(page: &Page) {
+    let port = page.port;
+    for (variant, fen, size) in [
+        ("brazilian", "W:WK1,K2,18:BK28,22", 8),
+        ("international", "B:W32,K46:B19", 10),
+    ] {
+        page.viewport(1280, 900).await;
+        page.goto(variant, fen).await;
+        page.settled(probe(port, variant, fen)["fen"].as_str().unwrap())
+            .await;
+        let numbers_on = page
+            .client
+            .execute("return document.getElementById('numbers').checked;", vec![])
+            .await
+            .expect("the numbers box");
+        if numbers_on != Value::Bool(true) {
+            page.click("#numbers").await;
+        }
+        let labels = page
+            .client
+            .execute(
+                "const out = [];
+                 for (const g of document.querySelectorAll('#board [data-square]')) {
+                   const square = g.dataset.square;
+                   const label = document.querySelector(`#board .num[data-label=\"${square}\"]`);
+                   const piece = [...document.querySelectorAll('#board use.piece')].find((u) =>
+                     Number(u.getAttribute('x')) === Number(g.querySelector('rect').getAttribute('x')) &&
+                     Number(u.getAttribute('y')) === Number(g.querySelector('rect').getAttribute('y')));
+                   const style = label ? getComputedStyle(label) : null;
+                   out.push({
+                     square, occupied: Boolean(piece), text: label ? label.textContent : null,
+                     opacity: style ? style.opacity : null,
+                     outlined: style ? style.paintOrder.startsWith('stroke') && style.stroke !== 'none' : false,
+                     above: piece && label
+                       ? Boolean(piece.compareDocumentPosition(label) & Node.DOCUMENT_POSITION_FOLLOWING)
+                       : true,
+                   });
+                 }
+                 return out;",
+                vec![],
+            )
+            .await
+            .expect("the labels");
+        let labels = labels.as_array().unwrap();
+        assert_eq!(labels.len(), size * size / 2, "{variant}");
+        let occupied = labels.iter().filter(|l| l["occupied"] == true).count();
+        assert!(occupied >= 3, "{variant}: pieces on the board: {labels:?}");
+        for label in labels {
+            assert_eq!(label["text"], label["square"], "{variant}: {label}");
+            assert_eq!(label["opacity"], "1", "{variant}: {label}");
+            assert_eq!(label["outlined"], true, "{variant}: {label}");
+            assert_eq!(
+                label["above"], true,
+                "drawn over its piece: {variant}: {label}"
+            );
+        }
+        page.screenshot(&format!("{variant}-numbers")).await;
+        page.click("#numbers").await;
+    }
 }

@@ -259,6 +259,19 @@ fn help_and_version_succeed() {
     assert!(ok(&["--version"]).starts_with("rafle "));
 }
 
+/// `serve --help` names lidraughts' routes beside the API's.
+#[test]
+fn serve_help_names_the_lidraughts_routes() {
+    let help = ok(&["serve", "--help"]);
+    for route in [
+        "GET  /standard?fen=FEN",
+        "GET  /fromPosition?fen=FEN",
+        "GET  /brazilian?fen=FEN",
+    ] {
+        assert!(help.contains(route), "{route}: {help}");
+    }
+}
+
 /// `rafle plan` for international up to 8 pieces answers at once: it used to build a position
 /// index of every material each unit reads (a minute or more before its first line).
 #[test]

@@ -360,6 +360,108 @@ fn stats_count_what_generate_summarised() {
     );
 }
 
+/// `stats` reads what `generate` counted from its summaries, and counts from the tables a
+/// material whose summary is gone or damaged, saying so on stderr: the same figures either way.
+#[test]
+fn stats_from_summaries_are_those_counted_from_the_tables() {
+    // Tight limits, so that the classes are not the values without the rules.
+    let (dir, _) = generate(Some(TIGHT));
+    let stats = |extra: &[&str]| {
+        let mut args = vec!["stats", "-v", "brazilian", "--data", data(&dir)];
+        args.extend_from_slice(extra);
+        let out = rafle(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let (from_summaries, err) = stats(&[]);
+    assert_eq!(err, "", "nothing counted");
+    let (json_from_summaries, _) = stats(&["--json"]);
+    let work = dir.path().join("brazilian").join(".rafle-work");
+    let summaries: Vec<_> = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "summary"))
+        .collect();
+    assert_eq!(summaries.len(), 9);
+    // One gone: that material alone is counted.
+    std::fs::remove_file(work.join("KMvK.summary")).unwrap();
+    let (counted, err) = stats(&[]);
+    assert_eq!(counted, from_summaries);
+    assert!(
+        err.starts_with("brazilian: counting 1 of 9 materials from their tables")
+            && err.contains("\nbrazilian KMvK: ")
+            && err.contains(" positions counted in "),
+        "{err}"
+    );
+    // Every one damaged (a byte changed): never trusted, all counted.
+    for path in &summaries[..] {
+        if let Ok(mut bytes) = std::fs::read(path) {
+            let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 9;
+            bytes[at] ^= 0x01;
+            std::fs::write(path, bytes).unwrap();
+        }
+    }
+    let (counted, err) = stats(&[]);
+    assert_eq!(counted, from_summaries);
+    assert!(
+        err.starts_with("brazilian: counting 9 of 9 materials"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 10, "{err}");
+    assert_eq!(stats(&["--json"]).0, json_from_summaries);
+    let total = rows(&counted).pop().unwrap().1;
+    assert_ne!(cell(&total, "cursed"), "0");
+    assert_ne!(cell(&total, "blessed"), "0");
+}
+
+/// `rafle probe` lists the moves best first, in the order of the library's
+/// `Answer::order_best_first`, which the HTTP API, the explorer and Python give.
+#[test]
+fn probe_lists_the_moves_best_first_as_the_api_does() {
+    let (dir, _) = generate(None);
+    let tables = Tablebase::open(dir.path()).unwrap();
+    let cases: [(&str, &[&str]); 5] = [
+        ("B:W29:B25,22", &[]),
+        ("W:WK1,K2:BK28", &[]),
+        ("W:WK1,K2:BK28", &["--counters", "40,8"]),
+        ("W:W22:BK4", &[]),
+        ("B:WK1,10:BK32", &[]),
+    ];
+    for (fen, extra) in cases {
+        let listed: Vec<String> = probe(&dir, extra, fen)["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["move"].as_str().unwrap().to_string())
+            .collect();
+        let pos = Position::from_fen(Variant::Brazilian, fen).unwrap();
+        let counters = extra.get(1).map(|c| c.parse().unwrap());
+        let options = rafle_probe::answer::Options {
+            counters,
+            line: false,
+        };
+        let mut answer = rafle_probe::Answer::probe(&tables, &pos, options).unwrap();
+        answer.order_best_first();
+        let best_first: Vec<String> = answer.moves.iter().map(|m| m.text.clone()).collect();
+        assert_eq!(listed, best_first, "{fen} {extra:?}");
+        assert!(listed.len() > 1, "{fen}");
+    }
+    // Black wins with 25-30 and loses with 22-26: the win first, in text as in JSON.
+    let text = ok(&[
+        "probe",
+        "-v",
+        "brazilian",
+        "--data",
+        data(&dir),
+        "B:W29:B25,22",
+    ]);
+    let moves: Vec<&str> = text.lines().skip(1).map(str::trim_start).collect();
+    assert!(
+        moves[0].starts_with("25-30  win") && moves[1].starts_with("22-26  loss"),
+        "{text}"
+    );
+}
+
 #[test]
 fn mixed_limits_are_refused_until_regenerated() {
     let (dir, _) = generate(None);

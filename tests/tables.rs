@@ -189,8 +189,13 @@ fn generate_summarises_every_material_and_verify_passes() {
 
     let data = dir.path().to_str().unwrap();
     let out = ok(&["verify", "--data", data]);
-    assert_eq!(out.lines().count(), 18, "{out}");
-    for line in out.lines() {
+    assert_eq!(out.lines().count(), 19, "{out}");
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.starts_with("verified 18 materials, ") && last.ends_with(" positions: all ok"),
+        "{out}"
+    );
+    for line in out.lines().take(18) {
         let fields: Vec<&str> = line.split(' ').collect();
         assert!(
             matches!(fields[..], [_, _, n, "positions", "ok"] if n.parse::<u64>().is_ok()),
@@ -202,7 +207,7 @@ fn generate_summarises_every_material_and_verify_passes() {
         "{out}"
     );
     let out = ok(&["verify", "--variant", "brazilian", "--data", data]);
-    assert_eq!(out.lines().count(), 9, "{out}");
+    assert_eq!(out.lines().count(), 10, "{out}");
 }
 
 #[test]
@@ -269,10 +274,14 @@ fn probe_gives_known_values_and_consistent_moves() {
             assert_eq!(value["class"], value["wdl"], "{pos}");
             assert_eq!(value["count"].is_null(), value["wdl"] == "draw", "{pos}");
         }
-        // Moves in the order and notation of `rafle moves`.
-        let texts: Vec<&str> = moves.iter().map(|m| m["move"].as_str().unwrap()).collect();
+        // The moves of `rafle moves`, in its notation (listed best first: the order is
+        // tests/rules.rs's).
+        let mut texts: Vec<&str> = moves.iter().map(|m| m["move"].as_str().unwrap()).collect();
         let listed = ok(&["moves", "--variant", "brazilian", fen]);
-        assert_eq!(texts, listed.lines().collect::<Vec<_>>(), "{fen}");
+        let mut listed: Vec<&str> = listed.lines().collect();
+        texts.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(texts, listed, "{fen}");
 
         // Text: the variant, the FEN and its value, then each move with its result for the
         // mover.
@@ -399,6 +408,19 @@ fn probe_rejects_bad_input_in_one_line() {
     );
     assert!(
         err.contains("24 pieces") && err.contains("at most 3"),
+        "{err}"
+    );
+    // One piece more than the set: the message names the command that builds it.
+    let err = fails(
+        &["probe", "-v", "brazilian", "--data", data, "W:W21,22:B1,2"],
+        2,
+    );
+    assert!(
+        err.contains(
+            "the brazilian tables cover at most 3: build tables up to 4 pieces with 'rafle \
+             generate --variant brazilian --pieces 4' ('rafle plan --variant brazilian --pieces \
+             4' says first the memory and disk it needs)"
+        ),
         "{err}"
     );
     // An international FEN (square 45): no note of a variant assumed, the one error alone.

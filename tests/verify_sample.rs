@@ -24,7 +24,14 @@ fn a_sample_of_every_material_passes_the_same_way_twice() {
         .into_iter()
         .map(|m| ok_line(m, 1000))
         .collect();
-    assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{out}");
+    let mut lines: Vec<&str> = out.lines().collect();
+    let sampled: u64 = Material::all_up_to(Variant::Brazilian, 3)
+        .into_iter()
+        .map(|m| PositionIndex::count(Variant::Brazilian, m).min(1000))
+        .sum();
+    let last = format!("verified 9 materials, {sampled} of 201272 positions sampled: all ok");
+    assert_eq!(lines.pop(), Some(last.as_str()), "{out}");
+    assert_eq!(lines, expected, "{out}");
     assert_eq!(ok(&args), out, "the same draw");
     let other_seed = ok(&[
         "verify",
@@ -81,7 +88,15 @@ fn a_sample_reports_the_mismatches_it_meets() {
         stdout.contains(&ok_line("KvK".parse().unwrap(), 1000)),
         "{stdout}"
     );
+    // The last line counts them, as the error does.
+    let last = stdout.lines().last().unwrap();
+    let failed = last
+        .strip_prefix("verified 9 materials, ")
+        .and_then(|l| l.split_once(" positions sampled: "))
+        .and_then(|(_, verdict)| verdict.strip_suffix(" failed"))
+        .unwrap_or_else(|| panic!("{stdout}"));
     let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("rafle: {failed} of 9 ")), "{err}");
     assert!(
         err.starts_with("rafle: ") && err.ends_with(" of 9 materials failed verification\n"),
         "{err}"

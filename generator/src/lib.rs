@@ -57,6 +57,7 @@ pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 /// Which tables a run writes, and the name of the work directory: the table directory's
 /// layout ([`rafle_probe::layout`]) is the prober's.
 pub use rafle_probe::layout::{Tables, WORK_DIR};
+pub use summary::{kept_counts, KeptCounts};
 pub use verify::{
     check_block_checksums, verify_table, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
 };

@@ -101,7 +101,7 @@ impl Counts {
         let rules = loaded.rule_codes().unwrap_or(&[]);
         for i in 0..loaded.distances.len() {
             let rule = rules.get(i).map_or(RuleValue::DRAW, |&c| rule_value(c));
-            counts.add(loaded.distances.get(i), rule);
+            counts.add(i as u64, loaded.distances.get(i), rule);
         }
         counts
     }

@@ -23,7 +23,7 @@ use bytes::{
 pub use disk::{DiskEstimate, DiskParts};
 
 /// The most pieces rafle generates (the index handles more; memory does not).
-pub const MAX_PIECES: u32 = 8;
+pub const MAX_PIECES: u32 = rafle_probe::MAX_GENERATED_PIECES;
 
 /// One material of a plan.
 #[derive(Debug, Clone)]

@@ -161,7 +161,7 @@ impl<'a> Reader<'a> {
         let mut rules = Vec::with_capacity(len);
         let mut counts = Counts::default();
         let mut cursor = self.index.cursor(first);
-        for _ in 0..len {
+        for at in first..first + len as u64 {
             let pos = cursor.position();
             cursor.advance();
             let capture = pos.must_capture();
@@ -178,7 +178,7 @@ impl<'a> Reader<'a> {
             }
             distances.push(code | if capture { CAPTURE } else { 0 });
             rules.push(rule.code());
-            counts.add(dtw, rule);
+            counts.add(at, dtw, rule);
         }
         Ok((distances, rules, counts))
     }

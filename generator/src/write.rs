@@ -129,8 +129,8 @@ pub(crate) fn write_tables(
                 let (start, distances, _) = block(b)?;
                 if count && writing == Writing::WdlOnly {
                     let mut here = Counts::default();
-                    for &d in &distances {
-                        here.add(distance(d), RuleValue::DRAW);
+                    for (at, &d) in (start as u64..).zip(&distances) {
+                        here.add(at, distance(d), RuleValue::DRAW);
                     }
                     add_counts(&counts, here);
                 }
@@ -201,11 +201,7 @@ pub(crate) fn write_tables(
     if writing == Writing::WdlOnly {
         // Solved without distances (see `MaterialSolver::seed`): the levels are not the
         // longest win.
-        let counts = Counts {
-            longest_win: 0,
-            ..into_counts(counts)
-        };
-        return Ok((written, counts));
+        return Ok((written, into_counts(counts).without_longest()));
     }
     if writing == Writing::All {
         let bits = DtwCodec::bits_for(longest);
@@ -226,8 +222,8 @@ pub(crate) fn write_tables(
     written.draw_rules = write_table(&m.draw_rules_path, header, |b| {
         let (start, distances, rules) = block(b)?;
         let mut here = Counts::default();
-        for (&d, &r) in distances.iter().zip(&rules) {
-            here.add(distance(d), rule_value(r));
+        for ((at, &d), &r) in (start as u64..).zip(&distances).zip(&rules) {
+            here.add(at, distance(d), rule_value(r));
         }
         add_counts(&counts, here);
         let value = |i: usize| rule_value(rules[i - start]);

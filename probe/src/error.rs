@@ -216,18 +216,24 @@ impl fmt::Display for ProbeError {
                 pieces,
                 max: 0,
                 ..
-            } => write!(
-                f,
-                "the position has {pieces} pieces and there are no {variant} tables"
-            ),
+            } => {
+                write!(
+                    f,
+                    "the position has {pieces} pieces and there are no {variant} tables"
+                )?;
+                write_build_hint(f, *variant, *pieces)
+            }
             ProbeError::TooManyPieces {
                 variant,
                 pieces,
                 max,
-            } => write!(
-                f,
-                "the position has {pieces} pieces; the {variant} tables cover at most {max}"
-            ),
+            } => {
+                write!(
+                    f,
+                    "the position has {pieces} pieces; the {variant} tables cover at most {max}"
+                )?;
+                write_build_hint(f, *variant, *pieces)
+            }
             ProbeError::Corrupted { path, reason } => {
                 write!(f, "table {} is corrupted: {reason}", printable_path(path))
             }
@@ -274,6 +280,21 @@ impl fmt::Display for ProbeError {
     }
 }
 
+/// How to build tables that answer a position of `pieces` pieces, when rafle builds such
+/// tables: the command, and the one that says first what it needs.
+fn write_build_hint(f: &mut fmt::Formatter<'_>, variant: Variant, pieces: u32) -> fmt::Result {
+    if pieces > crate::MAX_GENERATED_PIECES {
+        return Ok(());
+    }
+    write!(
+        f,
+        ": build tables up to {pieces} pieces with 'rafle generate --variant {variant} --pieces \
+         {pieces}' \
+         ('rafle plan --variant {variant} --pieces {pieces}' says first the memory and disk it \
+         needs)"
+    )
+}
+
 impl std::error::Error for ProbeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -286,6 +307,33 @@ impl std::error::Error for ProbeError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn too_many_pieces_names_the_command_that_builds_them_while_rafle_can() {
+        let err = |pieces, max| {
+            ProbeError::TooManyPieces {
+                variant: Variant::International,
+                pieces,
+                max,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            err(5, 4),
+            "the position has 5 pieces; the international tables cover at most 4: build tables \
+             up to 5 pieces with 'rafle generate --variant international --pieces 5' ('rafle \
+             plan --variant international --pieces 5' says first the memory and disk it needs)"
+        );
+        assert!(err(3, 0).starts_with(
+            "the position has 3 pieces and there are no international tables: build tables up \
+             to 3 pieces with 'rafle generate --variant international --pieces 3'"
+        ));
+        // Beyond any set rafle builds: no command to suggest.
+        assert_eq!(
+            err(40, 6),
+            "the position has 40 pieces; the international tables cover at most 6"
+        );
+    }
 
     #[test]
     fn paths_are_shown_without_control_characters() {

@@ -39,6 +39,10 @@
 
 #![warn(missing_docs)]
 
+/// The most pieces `rafle generate` builds tables of (the index handles more; memory does
+/// not): a position of more is beyond any set.
+pub const MAX_GENERATED_PIECES: u32 = 8;
+
 pub mod answer;
 pub mod cache;
 pub mod codec;

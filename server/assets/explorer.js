@@ -6,14 +6,18 @@
   const SVG = 'http://www.w3.org/2000/svg';
 
   const VARIANTS = {
+    // The names a link may give besides the variant's own: rafle_draughts' Variant aliases, as
+    // the command line and the API take them (a test of the server checks they agree).
     international: {
       name: 'International',
+      aliases: ['intl', '10x10'],
       size: 10,
       start: 'W:W31-50:B1-20',
       example: 'W:W28,K46:BK5',
     },
     brazilian: {
       name: 'Brazilian',
+      aliases: ['brazil', '8x8'],
       size: 8,
       start: 'W:W21-32:B1-12',
       example: 'W:WK1,K2:BK28',
@@ -487,6 +491,8 @@
 
     const squares = el('g', { class: 'squares' }, svg);
     const pieces = el('g', { class: 'pieces' }, svg);
+    // Over the pieces, so that a number is read on an occupied square too.
+    const labels = el('g', { class: 'labels' }, svg);
     for (let row = 0; row < size; row++) {
       for (let column = 0; column < size; column++) {
         const x = S.flipped ? size - 1 - column : column;
@@ -515,7 +521,8 @@
         if (destinations.has(square)) {
           el('circle', { cx: x + 0.5, cy: y + 0.5, r: 0.16, class: 'dot' }, g);
         }
-        const num = el('text', { x: x + 0.06, y: y + 0.26, class: 'num' }, g);
+        const num = el('text', { x: x + 0.05, y: y + 0.21, class: 'num', 'data-label': square }, labels);
+        if (S.hoverSquare === square) num.classList.add('hovered');
         num.textContent = String(square);
         if (piece) {
           el('use', { href: PIECE_HREF[piece], x, y, class: 'piece' }, pieces);
@@ -586,7 +593,18 @@
         }
       }
     }
-    box.className = `value cat-${category}`;
+    // Coloured by the verdict, not by what the position is for the side to move: "White wins"
+    // looks the same with either side to move, with a disc of the winner's colour. A cursed
+    // win and a blessed loss are both draws under the rules, won without them.
+    const winning = { win: S.turn, loss: S.turn === 'white' ? 'black' : 'white' };
+    const winner = winning[category] || '';
+    const verdict = winner
+      ? 'win'
+      : category === 'cursed-win' || category === 'blessed-loss'
+        ? 'rules-draw'
+        : category;
+    box.className = `value verdict-${verdict}${winner ? ` winner-${winner}` : ''}`;
+    box.dataset.winner = winner;
     // The variant of the answer itself, not of the buttons: the answer shown is for this board.
     const variant = d && VARIANTS[d.variant] ? d.variant : '';
     box.dataset.variant = variant;
@@ -747,17 +765,28 @@
 
   // ---- start -----------------------------------------------------------------------------
 
+  // The variant a name stands for, by its name or an alias, in any case; null if none.
+  function variantNamed(name) {
+    const lower = name.toLowerCase();
+    const found = Object.keys(VARIANTS).find(
+      (v) => v === lower || VARIANTS[v].aliases.includes(lower),
+    );
+    return found || null;
+  }
+
+  // The link's variant and FEN; `asked` is the variant it names (null if it names none), and
+  // `named` whether that name is one rafle knows.
   function fromUrl() {
     const params = new URLSearchParams(location.search);
-    let variant = (params.get('variant') || '').toLowerCase();
-    const named = Boolean(VARIANTS[variant]);
-    if (!named) variant = 'international';
+    const asked = params.get('variant') || null;
+    const known = asked === null ? null : variantNamed(asked);
+    const variant = known || 'international';
     const fen = params.get('fen');
-    return { variant, fen, named };
+    return { variant, fen, asked, named: Boolean(known) };
   }
 
   async function load(replace) {
-    const { variant, fen, named } = fromUrl();
+    const { variant, fen, asked, named } = fromUrl();
     S.variant = variant;
     S.history = [];
     S.index = -1;
@@ -768,8 +797,8 @@
     const ok = await show(variant, fen || VARIANTS[variant].example, replace ? 'replace' : 'push');
     if (!ok && fen) {
       showInvalid(fen, els.error.textContent);
-    } else if (ok && fen && !named) {
-      noteAssumedVariant(variant, fen);
+    } else if (ok && !named && (fen || asked !== null)) {
+      noteAssumedVariant(variant, fen, asked);
     }
   }
 
@@ -787,11 +816,22 @@
     showError(`This link's position cannot be shown: ${message}`);
   }
 
-  // A link without `variant=` is read as international. When its FEN is a Brazilian position
-  // too, says so where the error would be, with a link to the other reading.
-  async function noteAssumedVariant(variant, fen) {
+  // A link without `variant=`, or with a name rafle does not know, is read as international.
+  // An unknown name is said so where the error would be; a link naming none, when its FEN is a
+  // Brazilian position too; either with a link to the other reading when the FEN is one.
+  async function noteAssumedVariant(variant, fen, asked) {
     const other = Object.keys(VARIANTS).find((v) => v !== variant);
     const seq = S.seq;
+    const reading = `Read as ${VARIANTS[variant].name} draughts, the default: `;
+    if (asked !== null) {
+      // Shown whole up to a length, so that a long name does not fill the page.
+      const name = asked.length > 40 ? `${asked.slice(0, 40)}…` : asked;
+      const known = Object.keys(VARIANTS)
+        .map((v) => [v, ...VARIANTS[v].aliases].join(', '))
+        .join('; ');
+      setNote(`${reading}the link names the variant "${name}", which is not one rafle knows (${known}). `);
+    }
+    if (!fen) return;
     let valid = false;
     try {
       const response = await fetch(`/api/v1/${other}?fen=${encodeURIComponent(fen)}`, {
@@ -804,10 +844,12 @@
     }
     // Not if another position has been shown meanwhile.
     if (!valid || seq !== S.seq) return;
-    setNote(
-      `Read as ${VARIANTS[variant].name} draughts, the default: the link names no variant, ` +
-        `and this FEN is a ${VARIANTS[other].name} position too. `,
-    );
+    if (asked === null) {
+      setNote(
+        `${reading}the link names no variant, and this FEN is a ${VARIANTS[other].name} ` +
+          'position too. ',
+      );
+    }
     const link = document.createElement('a');
     link.id = 'other-variant';
     link.href = `?variant=${other}&fen=${encodeURIComponent(fen)}`;
@@ -859,6 +901,17 @@
     els.board.addEventListener('mouseover', (event) => {
       const g = event.target.closest('[data-square]');
       els.board.dataset.hoverSquare = g ? g.dataset.square : '';
+      // The number of the square under the pointer, shown even when numbers are off.
+      S.hoverSquare = g ? Number(g.dataset.square) : null;
+      for (const t of els.board.querySelectorAll('.num.hovered')) t.classList.remove('hovered');
+      if (g) {
+        const label = els.board.querySelector(`.num[data-label="${g.dataset.square}"]`);
+        if (label) label.classList.add('hovered');
+      }
+    });
+    els.board.addEventListener('mouseleave', () => {
+      S.hoverSquare = null;
+      for (const t of els.board.querySelectorAll('.num.hovered')) t.classList.remove('hovered');
     });
     els.fenForm.addEventListener('submit', async (event) => {
       event.preventDefault();

@@ -34,8 +34,8 @@ the moves that keep a win show \"win\".
 
   $ rafle probe --variant brazilian B:W29:B25,22
   brazilian B:W29:B25,22 win in 3 plies (2 moves); rule 6.2: win, count 1 (rules 6.2=50,...)
-    22-26  loss in 2 plies (1 move); loss, count 1
     25-30  win in 3 plies (2 moves); win, count 1
+    22-26  loss in 2 plies (1 move); loss, count 1
 
 The class and count (docs/rules.md 5.3): with U plies already used on the live counter (the 6.2
 count outside the endgame categories, the category count inside them) and L the rule's
@@ -72,8 +72,8 @@ live counter reached its limit and the side to move still has a move).
 JSON output (--json), one object per line:
   {\"variant\":\"brazilian\",\"fen\":\"B:W29:B25,22\",\"wdl\":\"win\",\"dtw\":3,
    \"class\":\"win\",\"count\":1,\"rule\":\"6.2\",\"limits\":\"6.2=50,6.3=40,6.4=10\",
-   \"moves\":[{\"move\":\"22-26\",\"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1},
-   {\"move\":\"25-30\",\"wdl\":\"loss\",\"dtw\":2,\"class\":\"loss\",\"count\":1}]}
+   \"moves\":[{\"move\":\"25-30\",\"wdl\":\"loss\",\"dtw\":2,\"class\":\"loss\",\"count\":1},
+   {\"move\":\"22-26\",\"wdl\":\"win\",\"dtw\":1,\"class\":\"win\",\"count\":1}]}
 where \"variant\" is the variant the FEN was read in, \"dtw\" the distance to win in plies
 (null for a draw), \"class\" one of \"win\",
 \"cursed_win\", \"draw\", \"blessed_loss\", \"loss\", \"count\" the rule count in plies (null
@@ -93,12 +93,17 @@ shown as unavailable (JSON null) and --counters and --line are refused. Rule tab
 with different limits are refused.
 
 A finished game (a side without pieces, or without a move) has no moves. Moves are listed
-in the order of 'rafle moves'. With one FEN argument, a bad FEN or a
-position with more pieces than the tables cover exits with code 2, and a table that cannot be
-read (or missing) with code 1. With several FENs, or FENs read from
-standard input (one per line, blank lines skipped), a position that fails gives an error line
-instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
-failed. Reading from a terminal, it first says so on stderr.
+best first for the side to move, as the HTTP API, the explorer and the Python package list
+them: the wins, quickest first (the smallest distance, then the smallest rule count), then
+the draws, then the losses, longest first; the wins and losses the rules turn into draws
+(cursed, blessed) stand between them and the draws, and with --counters the result under the
+rules after the move decides first. Ties keep the order of 'rafle moves'.
+
+With one FEN argument, a bad FEN or a position with more pieces than the tables cover exits
+with code 2, and a table that cannot be read (or missing) with code 1. With several FENs, or
+FENs read from standard input (one per line, blank lines skipped), a position that fails
+gives an error line instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and
+the exit code is 1 if any failed. Reading from a terminal, it first says so on stderr.
 
 Without --variant a FEN is read as international; one that is a Brazilian position too (squares
 up to 32, or names on both boards) gets a note on stderr, for the first such FEN of a run.";
@@ -265,9 +270,12 @@ struct Probe<'a> {
 }
 
 impl Probe<'_> {
-    /// Looks a position and all its moves up, and plays its line if asked.
+    /// Looks a position and all its moves up, best first as the HTTP API and the Python
+    /// package list them, and plays its line if asked.
     fn answer(&self, pos: &Position) -> Result<Answer, AnswerError> {
-        Answer::probe(self.tables, pos, self.options)
+        let mut answer = Answer::probe(self.tables, pos, self.options)?;
+        answer.order_best_first();
+        Ok(answer)
     }
 }
 

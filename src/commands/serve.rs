@@ -13,13 +13,20 @@ use crate::output::{other, stderr_line, Failure};
 
 /// The long help of `rafle serve`.
 pub const LONG_ABOUT: &str = "\
-Serve the tables over HTTP: a JSON API and the explorer page.
+Serve the tables over HTTP: a JSON API, the explorer page, and lidraughts' tablebase routes.
 
   GET  /api/v1/{variant}?fen=FEN[&counters=K,C]       a position and its moves, best first
   GET  /api/v1/{variant}/line?fen=FEN[&counters=K,C]  the same, with the game to its end
   POST /api/v1/{variant}/batch  {\"fens\":[...], \"counters\":\"K,C\"}   up to 1000 positions
   GET  /api/v1/tables                                 what the directory holds
   GET  /                                              the explorer page
+  GET  /standard?fen=FEN                              lidraughts' tablebase route, international
+  GET  /fromPosition?fen=FEN                          the same (lidraughts' from-position games)
+  GET  /brazilian?fen=FEN                             lidraughts' tablebase route, Brazilian
+
+The lidraughts routes answer as lidraughts' tablebase client expects (its FEN, uci and san of
+the moves, best first); point lidraughts' explorer.tablebase.endpoint at this server
+(docs/api.md, lidraughts).
 
 {variant} is international or brazilian. Errors are {\"error\":\"...\"} with status 400 (a
 malformed FEN, counters, query or body), 404 (no such variant or path), 413 (a body over 1

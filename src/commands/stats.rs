@@ -1,18 +1,24 @@
-//! `rafle stats`: what the tables hold, material by material, read from the tables themselves:
-//! wins, draws and losses, the classes under the draw rules, and the longest win with a
-//! position that reaches it.
+//! `rafle stats`: what the tables hold, material by material: wins, draws and losses, the
+//! classes under the draw rules, and the longest win with a position that reaches it; from the
+//! summaries `generate` keeps of the tables there, or counted from the tables themselves.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::ProgressBar;
+use rafle_generator::kept_counts;
+use rafle_probe::format::TableKind;
 use rafle_probe::stats::{material_stats, MaterialStats};
-use rafle_probe::{printable_path, Limits, PositionIndex, Variant};
+use rafle_probe::{printable_path, Limits, Material, PositionIndex, Tablebase, Variant};
 use serde::Serialize;
 
 use super::generate::write_table;
 use super::{parse_variant_choice, VariantChoice};
-use crate::output::{other, Failure};
+use crate::output::{other, stderr_line, Failure};
 
 /// The long help of `rafle stats`.
 pub const LONG_ABOUT: &str = "\
@@ -24,6 +30,14 @@ first in the table's order); then a total row per variant. The counts are exact:
 positions the tables leave out (those whose side to move must capture, and in the distance
 and rule tables the draws and the positions with Black to move) are resolved as the probe
 resolves them, so the totals are those of the 'rafle generate' summary.
+
+The counts of a material that 'rafle generate' built are read from the summary it keeps
+beside the tables (DIR/<variant>/.rafle-work/<material>.summary): whole, of that material and
+of the very tables there now (their lengths and fingerprints), and adding up; every block
+checksum of the tables is still checked. A material without such a summary (tables copied
+without it, a damaged or edited one) is counted from its tables, with a bar on stderr or,
+when stderr is not a terminal, a line there per material counted (and a line a minute within
+a long one): counting takes minutes on the default set, its summaries a fraction of a second.
 
 A line before each variant's table gives its materials and the limits of its rule tables.
 Without rule tables the class columns show \"-\" (JSON null).
@@ -102,13 +116,36 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             );
         }
         let materials = tables.materials(variant);
-        let mut rows = Vec::with_capacity(materials.len());
+        let kept: Vec<Option<MaterialStats>> = materials
+            .iter()
+            .map(|&material| kept_stats(&args.data, variant, material, limits))
+            .collect();
+        // Every block checksum first (the summaries vouch for the counts, not for the blocks'
+        // bytes): a damaged or missing table ends the run before any work, in one line.
+        let kinds = match limits {
+            Some(_) => &TableKind::ALL[..],
+            None => &[TableKind::Wdl, TableKind::Dtw][..],
+        };
         for &material in &materials {
-            bar.reset();
-            bar.set_length(PositionIndex::count(variant, material));
-            bar.set_prefix(format!("{variant} {material}"));
-            let stats = material_stats(&tables, variant, material, limits, &|n| bar.inc(n))
-                .map_err(other)?;
+            for &kind in kinds {
+                let table = tables.table_of(kind, variant, material).map_err(other)?;
+                table.check_checksums().map_err(other)?;
+            }
+        }
+        let to_count = kept.iter().filter(|k| k.is_none()).count();
+        if to_count > 0 && bar.is_hidden() {
+            stderr_line!(
+                "{variant}: counting {to_count} of {} materials from their tables (no summary \
+                 of them from 'rafle generate' that matches the tables)",
+                materials.len()
+            );
+        }
+        let mut rows = Vec::with_capacity(materials.len());
+        for (&material, kept) in materials.iter().zip(kept) {
+            let stats = match kept {
+                Some(stats) => stats,
+                None => count(&tables, variant, material, limits, &bar)?,
+            };
             rows.push((material.to_string(), stats));
         }
         bar.finish_and_clear();
@@ -149,6 +186,90 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         ))),
     }
 }
+
+/// A material's counts from the summary `rafle generate` kept of its tables, if it kept one
+/// of the tables there now (see [`kept_counts`]) that says where the longest win is.
+fn kept_stats(
+    data: &Path,
+    variant: Variant,
+    material: Material,
+    limits: Option<Limits>,
+) -> Option<MaterialStats> {
+    let kept = kept_counts(data, variant, material)?;
+    let longest = match kept.longest_win_at {
+        Some(at) => {
+            let fen = PositionIndex::new(variant, material).unrank(at).to_fen();
+            Some((kept.longest_win, fen))
+        }
+        None if kept.wins == 0 => None,
+        // A summary of an earlier version, which does not say where.
+        None => return None,
+    };
+    // The classes split the values without the rules: a draw stays a draw, and a win (loss)
+    // is a cursed win (blessed loss) or stays one.
+    let classes = [
+        kept.wins - kept.cursed_wins,
+        kept.cursed_wins,
+        kept.draws,
+        kept.blessed_losses,
+        kept.losses - kept.blessed_losses,
+    ];
+    Some(MaterialStats {
+        positions: kept.positions,
+        wins: kept.wins,
+        draws: kept.draws,
+        losses: kept.losses,
+        classes: limits.map(|_| classes),
+        longest,
+    })
+}
+
+/// A material's counts from its tables, every position resolved: with the bar on stderr when
+/// it is a terminal, else with a line there when done.
+fn count(
+    tables: &Tablebase,
+    variant: Variant,
+    material: Material,
+    limits: Option<Limits>,
+    bar: &ProgressBar,
+) -> Result<MaterialStats, Failure> {
+    let positions = PositionIndex::count(variant, material);
+    bar.reset();
+    bar.set_length(positions);
+    bar.set_prefix(format!("{variant} {material}"));
+    let started = Instant::now();
+    // Without the bar, a line a minute says how far a long material is.
+    let done = AtomicU64::new(0);
+    let said = Mutex::new(started);
+    let advance = |n: u64| {
+        bar.inc(n);
+        let done = done.fetch_add(n, Ordering::Relaxed) + n;
+        if !bar.is_hidden() {
+            return;
+        }
+        let Ok(mut said) = said.try_lock() else {
+            return;
+        };
+        if said.elapsed() >= PROGRESS_EVERY {
+            *said = Instant::now();
+            stderr_line!(
+                "{variant} {material}: {done} of {positions} positions counted, {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    let stats = material_stats(tables, variant, material, limits, &advance).map_err(other)?;
+    if bar.is_hidden() {
+        stderr_line!(
+            "{variant} {material}: {positions} positions counted in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(stats)
+}
+
+/// How often a material counted without the bar says how far it is.
+const PROGRESS_EVERY: Duration = Duration::from_secs(60);
 
 /// Which columns are numbers, aligned right.
 const RIGHT_ALIGNED: [bool; COLUMNS] = [
