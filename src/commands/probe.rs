@@ -10,7 +10,7 @@ use clap::Args;
 use rafle_probe::answer::json::{write_line as write_json, JsonAnswer, JsonError};
 use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
-    printable, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
+    printable, BadCounters, Category, Counters, Dtw, FenPosition, ProbeError, RuleClass, RuleValue,
     Tablebase, Wdl,
 };
 
@@ -132,6 +132,9 @@ fn parse_counters(text: &str) -> Result<Counters, String> {
 /// (the user asked the impossible, as with a malformed FEN), a failure otherwise; with no
 /// table of the variant at all it is the directory that is wrong, not the position.
 fn probe_failure(err: AnswerError) -> Failure {
+    if matches!(err, AnswerError::LineOfCapture) {
+        return input(err);
+    }
     match err.probe_error() {
         Some(ProbeError::TooManyPieces { max, .. }) if *max > 0 => input(err),
         _ => other(err),
@@ -143,7 +146,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     // A single FEN is read before the tables are looked for: a malformed one is the user's to
     // fix whatever the directory holds.
     let single = match args.fens.as_slice() {
-        [fen] => Some((fen, args.variant.read_fen(fen)?)),
+        [fen] => Some((fen, args.variant.read_fen_position(fen)?)),
         _ => None,
     };
     let (tables, _) = super::open_tables(&args.data, VariantChoice::One(variant))?;
@@ -234,7 +237,7 @@ struct Batch<'a> {
 impl Batch<'_> {
     fn one(&mut self, out: &mut impl Write, fen: &str) -> io::Result<()> {
         self.probed += 1;
-        let answer = Position::from_fen(self.args.variant.variant(), fen)
+        let answer = FenPosition::from_fen(self.args.variant.variant(), fen)
             .map_err(|e| e.to_string())
             .and_then(|pos| {
                 if !self.noted {
@@ -265,9 +268,10 @@ struct Probe<'a> {
 }
 
 impl Probe<'_> {
-    /// Looks a position and all its moves up, and plays its line if asked.
-    fn answer(&self, pos: &Position) -> Result<Answer, AnswerError> {
-        Answer::probe(self.tables, pos, self.options)
+    /// Looks a position (or a capture under way) and all its moves up, and plays its line if
+    /// asked.
+    fn answer(&self, pos: &FenPosition) -> Result<Answer, AnswerError> {
+        Answer::probe_fen(self.tables, pos, self.options)
     }
 }
 
@@ -306,9 +310,12 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             )
         }
     };
+    let capture = answer.capture.map_or(String::new(), |cap| {
+        format!(" (capture under way by {})", cap.capturer())
+    });
     writeln!(
         out,
-        "{variant} {} {}; {rules}",
+        "{variant} {}{capture} {}; {rules}",
         printable(fen),
         describe(values.dtw)
     )?;
