@@ -333,6 +333,15 @@ impl Answer {
         }
     }
 
+    /// The squares a move of the answer passes through (start, landing squares, end): for a
+    /// capture under way, from where its piece stands.
+    pub fn move_path(&self, m: &MoveAnswer) -> Vec<crate::Square> {
+        match &self.capture {
+            Some(cap) => cap.completion_path(&m.mv),
+            None => self.position.move_path(&m.mv),
+        }
+    }
+
     /// A move of the answer in lidraughts' uci: for a capture under way, the rest of the
     /// capture from where its piece stands, as lidraughts writes it.
     pub fn move_uci(&self, m: &MoveAnswer) -> String {
