@@ -521,7 +521,10 @@ fn a_capture_under_way_is_answered_by_its_completions() {
     // jump is made: the king stands on 20, the black king on 27 is a ghost.
     let fen = "W:WK20:B16,2,P27:H0:F1";
     let mid = common::probe_json(&dir, "brazilian", &[], fen);
-    assert_eq!((&mid["capturing"], &mid["ghosts"]), (&json!(20), &json!([27])));
+    assert_eq!(
+        (&mid["capturing"], &mid["ghosts"]),
+        (&json!(20), &json!([27]))
+    );
     let moves: Vec<&str> = mid["moves"]
         .as_array()
         .unwrap()
@@ -531,7 +534,12 @@ fn a_capture_under_way_is_answered_by_its_completions() {
     assert_eq!(moves, ["20x7", "20x11"]);
     // Each completion is worth what the position it reaches is worth, probed on its own.
     let mut best = None::<(i64, i64)>;
-    for (m, after) in mid["moves"].as_array().unwrap().iter().zip(["B:WK7:B2", "B:WK11:B2"]) {
+    for (m, after) in mid["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(["B:WK7:B2", "B:WK11:B2"])
+    {
         let next = common::probe_json(&dir, "brazilian", &[], after);
         for key in ["wdl", "dtw", "class", "count"] {
             assert_eq!(m[key], next[key], "{after} {key}");
@@ -562,14 +570,19 @@ fn a_capture_under_way_is_answered_by_its_completions() {
         assert!(err.contains("'P27' is a ghost piece"), "{err}");
     }
     let err = common::fails(
-        &["probe", "--variant", "brazilian", "--data", data, "--line", fen],
+        &[
+            "probe",
+            "--variant",
+            "brazilian",
+            "--data",
+            data,
+            "--line",
+            fen,
+        ],
         2,
     );
     assert!(err.contains("in the middle of a capture"), "{err}");
     // A capture whose piece the FEN does not tell: two men stand past the ghost.
-    let err = common::fails(
-        &["probe", "--data", data, "W:W21,22:BG27,17,18,5"],
-        2,
-    );
+    let err = common::fails(&["probe", "--data", data, "W:W21,22:BG27,17,18,5"], 2);
     assert!(err.contains("piece on 21 or on 22"), "{err}");
 }

@@ -322,10 +322,12 @@ mod tests {
 
     #[test]
     fn lidraughts_clock_is_the_counter_of_the_rule_in_force() {
-        let counters = |k, c| Some(Counters {
-            king_plies: k,
-            category_plies: c,
-        });
+        let counters = |k, c| {
+            Some(Counters {
+                king_plies: k,
+                category_plies: c,
+            })
+        };
         let i = Variant::International;
         // Outside the categories (lidraughts' 25-move count): the 6.2 count.
         assert_eq!(lidraughts(i, "W:WK46,K50:BK5,K1", 7), counters(7, 0));
@@ -334,7 +336,10 @@ mod tests {
         assert_eq!(lidraughts(i, "W:WK46,K50,K45:BK5", 9), counters(0, 9));
         assert_eq!(lidraughts(i, "W:WK46,31:BK5", 4), counters(0, 4));
         // Far past every limit, it stays within what a counter holds.
-        assert_eq!(lidraughts(i, "W:WK46:BK5", u16::MAX), counters(0, MAX_COUNTER));
+        assert_eq!(
+            lidraughts(i, "W:WK46:BK5", u16::MAX),
+            counters(0, MAX_COUNTER)
+        );
         let b = Variant::Brazilian;
         // Brazilian on lidraughts counts under the Russian rules: only its 7.2.8 count is
         // the 6.4 count.

@@ -9,8 +9,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::{
-    CaptureUnderWay, Color, Counters, DataDir, Dtw, Limits, LineError, Move, Position, ProbeError, RuleClass,
-    RuleValue, SquareStyle, Tablebase, Variant, Wdl,
+    CaptureUnderWay, Color, Counters, DataDir, Dtw, Limits, LineError, Move, Position, ProbeError,
+    RuleClass, RuleValue, SquareStyle, Tablebase, Variant, Wdl,
 };
 
 mod capture;

@@ -62,9 +62,9 @@ pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
     parse_square, perft, printable, resets_counter, BadCounters, BadLimits, BadMaterialName,
     CaptureError, CaptureUnderWay, Category, Color, Counters, FenError, FenErrorKind, FenPosition,
-    GameOver, Limits, Material, Move, MoveError,
-    MoveList, Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet,
-    SquareStyle, UnknownVariant, Variant, MAX_COUNTER, MAX_LIMIT,
+    GameOver, Limits, Material, Move, MoveError, MoveList, Piece, PlacementError, Position, Role,
+    Square, SquareError, SquareIter, SquareSet, SquareStyle, UnknownVariant, Variant, MAX_COUNTER,
+    MAX_LIMIT,
 };
 
 pub use answer::{Answer, AnswerError};

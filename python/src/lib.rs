@@ -63,11 +63,7 @@ pub(crate) fn position(py: Python<'_>, variant_name: &str, fen: &str) -> PyResul
 
 /// What `fen` holds in the variant named `variant`: a position, or a capture under way
 /// (lidraughts' ghost pieces).
-pub(crate) fn fen_position(
-    py: Python<'_>,
-    variant_name: &str,
-    fen: &str,
-) -> PyResult<FenPosition> {
+pub(crate) fn fen_position(py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<FenPosition> {
     let variant = variant(py, variant_name)?;
     FenPosition::from_fen(variant, fen).map_err(|e| errors::fen_error(py, fen, &e))
 }

@@ -174,7 +174,10 @@ struct Numbers {
 
 impl Numbers {
     fn of(wdl: Wdl, dtw: Dtw, rules: Option<RuleValue>, result: Option<Wdl>) -> Numbers {
-        let class = match (rules.map_or(RuleClass::of_wdl(wdl), RuleValue::class), result) {
+        let class = match (
+            rules.map_or(RuleClass::of_wdl(wdl), RuleValue::class),
+            result,
+        ) {
             (RuleClass::Win, Some(Wdl::Draw)) => RuleClass::CursedWin,
             (RuleClass::Loss, Some(Wdl::Draw)) => RuleClass::BlessedLoss,
             (class, _) => class,
@@ -196,9 +199,14 @@ impl Numbers {
 impl TablebaseData {
     /// The answer in lidraughts' shape, its moves in the answer's order.
     fn of(answer: &Answer) -> TablebaseData {
-        let numbers = answer
-            .values
-            .map(|v| Numbers::of(v.wdl, v.dtw, v.rules.map(|r| r.value), v.rules.and_then(|r| r.result)));
+        let numbers = answer.values.map(|v| {
+            Numbers::of(
+                v.wdl,
+                v.dtw,
+                v.rules.map(|r| r.value),
+                v.rules.and_then(|r| r.result),
+            )
+        });
         TablebaseData {
             fen: answer.fen(),
             wdl: numbers.as_ref().map(|n| n.wdl),
@@ -250,7 +258,10 @@ mod tests {
         assert_eq!(halfmove_clock(" \"W:W31:B19:H12\". "), Some(12));
         assert_eq!(halfmove_clock("W:W31:B19"), None);
         assert_eq!(halfmove_clock("W:W31:B19:F30"), None);
-        assert_eq!(halfmove_clock("W:W31:B19:H99999999999999999999999"), Some(MAX_COUNTER));
+        assert_eq!(
+            halfmove_clock("W:W31:B19:H99999999999999999999999"),
+            Some(MAX_COUNTER)
+        );
     }
 
     #[test]

@@ -25,8 +25,14 @@ async fn a_capture_under_way_is_worth_the_whole_move() {
     let before = ok(&app, "/api/v1/international?fen=W:WK46:B28,37").await;
     let mid = ok(&app, "/api/v1/international?fen=W:WK32:BG37,28:H0:F1").await;
     assert_eq!(mid["fen"], "W:WK32:B28,G37");
-    assert_eq!((&mid["capturing"], &mid["ghosts"]), (&json!(32), &json!([37])));
-    assert_eq!((&mid["turn"], &mid["game_over"]), (&json!("white"), &json!(false)));
+    assert_eq!(
+        (&mid["capturing"], &mid["ghosts"]),
+        (&json!(32), &json!([37]))
+    );
+    assert_eq!(
+        (&mid["turn"], &mid["game_over"]),
+        (&json!("white"), &json!(false))
+    );
     // Every whole move goes through 32, so the capture is worth what the position was.
     for key in ["wdl", "dtw", "class", "count", "category", "rule"] {
         assert_eq!(mid[key], before[key], "{key}");
@@ -95,7 +101,10 @@ async fn completions_are_worth_the_positions_they_reach() {
     let counted = ok(&app, "/api/v1/brazilian?fen=W:WK20:B16,2,P27&counters=30,0").await;
     assert_eq!(counted["result"], "win");
     for m in counted["moves"].as_array().unwrap() {
-        assert_eq!((&m["king_plies"], &m["category_plies"]), (&json!(0), &json!(0)));
+        assert_eq!(
+            (&m["king_plies"], &m["category_plies"]),
+            (&json!(0), &json!(0))
+        );
     }
     // A batch reads ghosts as the single route does.
     let batch = post(
@@ -147,7 +156,12 @@ async fn unanswerable_captures_are_refused_alike_everywhere() {
         )
         .await;
         assert!(api.starts_with(message), "{fen}: {api}");
-        let lid = get_error(&app, &format!("/{route}?fen={fen}"), StatusCode::BAD_REQUEST).await;
+        let lid = get_error(
+            &app,
+            &format!("/{route}?fen={fen}"),
+            StatusCode::BAD_REQUEST,
+        )
+        .await;
         assert_eq!(lid, api, "{fen}");
     }
     // The line starts between moves.
@@ -181,11 +195,22 @@ async fn lidraughts_halfmove_clock_is_the_live_counter() {
             .map(|m| m["san"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(ucis(&three), moves_of(&api), "ordered by the result with the counters");
+    assert_eq!(
+        ucis(&three),
+        moves_of(&api),
+        "ordered by the result with the counters"
+    );
     // 4 used: the rules draw it, a win prevented by the rule (lidraughts' cursed win).
     let four = ok(&app, "/brazilian?fen=W:WK1,K2:BK28:H4:F40").await;
-    assert_eq!((&four["wdl"], &four["dtz"], &four["dtm"]), (&json!(1), &Value::Null, &json!(7)));
-    let api = ok(&app, "/api/v1/brazilian?fen=W:WK1,K2:BK28:H4:F40&counters=0,4").await;
+    assert_eq!(
+        (&four["wdl"], &four["dtz"], &four["dtm"]),
+        (&json!(1), &Value::Null, &json!(7))
+    );
+    let api = ok(
+        &app,
+        "/api/v1/brazilian?fen=W:WK1,K2:BK28:H4:F40&counters=0,4",
+    )
+    .await;
     assert_eq!(api["result"], "draw");
     // The API reads its counters from `counters` alone: the FEN's clock changes nothing.
     assert_eq!(
@@ -197,7 +222,10 @@ async fn lidraughts_halfmove_clock_is_the_live_counter() {
     let fen = "B:W21:BK1,K28";
     let fresh = ok(&app, &format!("/api/v1/brazilian?fen={fen}&counters=0,0")).await;
     let counted = ok(&app, &format!("/api/v1/brazilian?fen={fen}&counters=49,0")).await;
-    assert_ne!(fresh["result"], counted["result"], "49 plies would change it");
+    assert_ne!(
+        fresh["result"], counted["result"],
+        "49 plies would change it"
+    );
     assert_eq!(
         ok(&app, &format!("/brazilian?fen={fen}:H49:F40")).await,
         ok(&app, &format!("/brazilian?fen={fen}")).await

@@ -97,9 +97,8 @@ impl Answer {
         let moves = found
             .iter()
             .map(|m| {
-                let rules = limits.and_then(|l| {
-                    Some((m.draw_rules?, m.rule_value_for_mover(l.of(category))?))
-                });
+                let rules = limits
+                    .and_then(|l| Some((m.draw_rules?, m.rule_value_for_mover(l.of(category))?)));
                 let counters_after = options.counters.map(|c| m.counters_after(&board, c));
                 let result = counters_after
                     .zip(limits)

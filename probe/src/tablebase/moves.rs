@@ -5,8 +5,8 @@
 use super::Tablebase;
 use crate::codec::{DrawRulesCodec, DtwCodec, WdlCodec};
 use crate::{
-    resets_counter, CaptureUnderWay, Category, Counters, Dtw, Limits, Move, MoveList, Position, ProbeError,
-    RuleOutcome, RuleValue, Wdl,
+    resets_counter, CaptureUnderWay, Category, Counters, Dtw, Limits, Move, MoveList, Position,
+    ProbeError, RuleOutcome, RuleValue, Wdl,
 };
 
 /// One legal move and the values of the position it reaches, for the side to move *there*
