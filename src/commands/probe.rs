@@ -100,6 +100,12 @@ standard input (one per line, blank lines skipped), a position that fails gives 
 instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and the exit code is 1 if any
 failed. Reading from a terminal, it first says so on stderr.
 
+A FEN in the middle of a capture, with lidraughts' ghost pieces (G27 a man, P27 a king, already
+taken by the capture under way), is answered with the capture's completions, from the square
+the capturing piece stands on, and the value of the best one; the first line names that
+square (\"(capture under way by 20)\"), JSON adds \"capturing\" and \"ghosts\", and --line is
+refused. A FEN whose capturing piece cannot be told is refused as a bad FEN.
+
 Without --variant a FEN is read as international; one that is a Brazilian position too (squares
 up to 32, or names on both boards) gets a note on stderr, for the first such FEN of a run.";
 
