@@ -3,6 +3,7 @@
 
 mod common;
 use common::{ok, rafle};
+use serde_json::json;
 
 /// The depth and node columns of `rafle perft`.
 fn perft_counts(args: &[&str]) -> Vec<(u32, u64)> {
@@ -646,4 +647,88 @@ fn every_data_option_names_rafle_data_in_its_help() {
         assert!(line.contains("[env: RAFLE_DATA]"), "{command:?}: {line}");
         assert!(line.contains("[default: data]"), "{command:?}: {line}");
     }
+
+// ---- captures under way: lidraughts' ghost pieces --------------------------------------------
+
+#[test]
+fn a_capture_under_way_is_answered_by_its_completions() {
+    let dir = both_variants();
+    let data = common::data(&dir);
+    // G7 was read as the square g7, answering for B:WK46:BK5,19: it is a ghost, and one
+    // in the list of the side to move, which no capture under way has.
+    let err = common::fails(&["probe", "--data", data, "B:WK46:BG7,K5:H0:F1"], 2);
+    assert_eq!(
+        err.trim_end(),
+        "rafle: invalid FEN at column 9: the ghost piece on 7 is in the list of the side to \
+         move: ghosts are pieces already taken by the capture under way, so they belong to the \
+         side not to move"
+    );
+    // Brazilian: of White's 31x7 and 31x11 (over the king on f2, then over 16), the first
+    // jump is made: the king stands on 20, the black king on 27 is a ghost.
+    let fen = "W:WK20:B16,2,P27:H0:F1";
+    let mid = common::probe_json(&dir, "brazilian", &[], fen);
+    assert_eq!(
+        (&mid["capturing"], &mid["ghosts"]),
+        (&json!(20), &json!([27]))
+    );
+    let moves: Vec<&str> = mid["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(moves, ["20x7", "20x11"]);
+    // Each completion is worth what the position it reaches is worth, probed on its own.
+    let mut best = None::<(i64, i64)>;
+    for (m, after) in mid["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(["B:WK7:B2", "B:WK11:B2"])
+    {
+        let next = common::probe_json(&dir, "brazilian", &[], after);
+        for key in ["wdl", "dtw", "class", "count"] {
+            assert_eq!(m[key], next[key], "{after} {key}");
+        }
+        // For White, a loss of Black's after the move is a win one ply longer.
+        if next["wdl"] == "loss" {
+            let plies = next["dtw"].as_i64().unwrap() + 1;
+            best = Some(best.map_or((plies, 0), |b| (b.0.min(plies), 0)));
+        }
+    }
+    // The capture's value is its best completion's: the same as the whole move 31x11 from
+    // W:WK31:B16,2,K27, win in 9 plies with count 1 (docs/api.md, "lidraughts").
+    assert_eq!(best, Some((9, 0)));
+    assert_eq!(
+        (&mid["wdl"], &mid["dtw"], &mid["class"], &mid["count"]),
+        (&json!("win"), &json!(9), &json!("win"), &json!(1))
+    );
+    let text = ok(&["probe", "--variant", "brazilian", "--data", data, fen]);
+    assert!(
+        text.starts_with(
+            "brazilian W:WK20:B16,2,P27:H0:F1 (capture under way by 20) win in 9 plies (5 moves)"
+        ),
+        "{text}"
+    );
+    // Commands that take only positions between moves say why they refuse it.
+    for command in ["moves", "show"] {
+        let err = common::fails(&[command, "--variant", "brazilian", fen], 2);
+        assert!(err.contains("'P27' is a ghost piece"), "{err}");
+    }
+    let err = common::fails(
+        &[
+            "probe",
+            "--variant",
+            "brazilian",
+            "--data",
+            data,
+            "--line",
+            fen,
+        ],
+        2,
+    );
+    assert!(err.contains("in the middle of a capture"), "{err}");
+    // A capture whose piece the FEN does not tell: two men stand past the ghost.
+    let err = common::fails(&["probe", "--data", data, "W:W21,22:BG27,17,18,5"], 2);
+    assert!(err.contains("piece on 21 or on 22"), "{err}");
 }

@@ -528,16 +528,22 @@ fn lidraughts_routes_refuse_as_the_api_does() {
             format!("unknown query parameter '{name}' (expected fen)")
         );
     }
-    // Ghost pieces: a capture under way.
-    for (route, fen) in [
-        ("standard", "W:W31,G32:B1:H0:F1"),
-        ("brazilian", "B:WP9,28:BK5:H1:F8"),
-        ("brazilian", "W:WG3,K5:B1"),
+    // Ghost pieces of a capture that cannot be under way: the API's refusal, never another
+    // position (`G3` is no square g3).
+    for (route, api, fen) in [
+        ("standard", "international", "W:W31,G32:B1:H0:F1"),
+        ("brazilian", "brazilian", "B:WP9,28:BK5:H1:F8"),
+        ("brazilian", "brazilian", "W:WG3,K5:B1"),
     ] {
         let (status, body) = server.get(&format!("/{route}?fen={}", encode(fen)));
         assert_eq!(status, 400, "{fen}");
+        let (_, expected) = server.get(&format!("/api/v1/{api}?fen={}", encode(fen)));
+        assert_eq!(body, expected, "{fen}");
         assert!(
-            body["error"].as_str().unwrap().starts_with("ghost piece '"),
+            body["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("invalid FEN at column "),
             "{fen}: {body}"
         );
     }

@@ -555,3 +555,35 @@ fn every_rule_table_damaged_is_a_bad_table_not_a_missing_one() {
     let status = unsafe { rafle_probe_rules(tb.0, &pos, null(), &mut out) };
     assert_eq!((status, last_error()), (RAFLE_ERR_BAD_TABLE, error));
 }
+
+/// Lidraughts' ghost pieces (`G7`, `P9`: pieces a capture under way has taken) were read as
+/// the squares g7 and so on, answering for another position; the C library reads positions
+/// between moves, and refuses them naming the ghost, as the Rust API does.
+#[test]
+fn ghost_pieces_are_refused_never_read_as_squares() {
+    for (variant, code, fen) in [
+        (
+            Variant::International,
+            RAFLE_INTERNATIONAL,
+            "B:WK46:BG7,K5:H0:F1",
+        ),
+        (Variant::International, RAFLE_INTERNATIONAL, "W:WG1,K50:B10"),
+        (
+            Variant::International,
+            RAFLE_INTERNATIONAL,
+            "W:WK32:BG37,28",
+        ),
+        (Variant::Brazilian, RAFLE_BRAZILIAN, "W:W21:BG7,K5"),
+        (Variant::Brazilian, RAFLE_BRAZILIAN, "W:WK20:B16,2,P27"),
+    ] {
+        let mut pos = RaflePosition::default();
+        let text = CString::new(fen).expect("no NUL");
+        // SAFETY: a NUL-terminated string and a position to write.
+        let status = unsafe { rafle_position_from_fen(code, text.as_ptr(), &mut pos) };
+        assert_eq!(status, RAFLE_ERR_POSITION, "{fen}");
+        let expected = Position::from_fen(variant, fen).unwrap_err().to_string();
+        assert_eq!(last_error(), expected, "{fen}");
+        assert!(expected.contains("is a ghost piece"), "{expected}");
+        assert_eq!(pos, RaflePosition::default(), "{fen}: nothing written");
+    }
+}

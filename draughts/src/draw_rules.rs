@@ -226,6 +226,40 @@ impl Counters {
     }
 }
 
+impl Counters {
+    /// The counters of a game on lidraughts from its halfmove clock, the `H` field of its FEN
+    /// (`W:W31:B19:H7:F30`), for the position `pos` (mid-capture, the board with its ghosts:
+    /// the clock then still counts the material the move began in). `None` where the clock
+    /// does not count what either counter counts.
+    ///
+    /// International draughts (lidraughts' `Standard`): outside the 6.3/6.4 categories the
+    /// clock counts the plies since the last capture, man move or promotion, which is the 6.2
+    /// count; inside a category it counts the plies since the capture or promotion that made
+    /// the material, which is the category count (the other counter cannot matter there:
+    /// leaving a category takes a capture, which starts both afresh).
+    ///
+    /// Brazilian draughts: lidraughts counts under the Russian rules (its `Russian` 7.2.4–7.2.8),
+    /// which only in the 6.4 category (a lone king against a king, two kings, or a king and a
+    /// man: Russian 7.2.8, the same material, start and 10-ply limit) counts what a counter
+    /// here counts; elsewhere its clock is not used.
+    pub fn from_lidraughts_clock(pos: &Position, clock: u16) -> Option<Counters> {
+        let clock = clock.min(MAX_COUNTER);
+        match (pos.variant(), Category::of_position(pos)) {
+            (Variant::International, Category::Outside) => Some(Counters {
+                king_plies: clock,
+                category_plies: 0,
+            }),
+            (Variant::International, _) | (Variant::Brazilian, Category::Rule64) => {
+                Some(Counters {
+                    king_plies: 0,
+                    category_plies: clock,
+                })
+            }
+            (Variant::Brazilian, _) => None,
+        }
+    }
+}
+
 /// The most plies a counter read from text may hold: far past every limit (a counter at its
 /// limit already means a draw), with room to count on without reaching `u16::MAX`.
 pub const MAX_COUNTER: u16 = 10_000;
@@ -280,6 +314,40 @@ mod tests {
 
     fn cat(v: Variant, m: &str) -> Category {
         Category::of(v, m.parse().unwrap())
+    }
+
+    fn lidraughts(variant: Variant, fen: &str, clock: u16) -> Option<Counters> {
+        Counters::from_lidraughts_clock(&Position::from_fen(variant, fen).unwrap(), clock)
+    }
+
+    #[test]
+    fn lidraughts_clock_is_the_counter_of_the_rule_in_force() {
+        let counters = |k, c| {
+            Some(Counters {
+                king_plies: k,
+                category_plies: c,
+            })
+        };
+        let i = Variant::International;
+        // Outside the categories (lidraughts' 25-move count): the 6.2 count.
+        assert_eq!(lidraughts(i, "W:WK46,K50:BK5,K1", 7), counters(7, 0));
+        assert_eq!(lidraughts(i, "W:W31,32,33:BK5", 7), counters(7, 0));
+        // Its 16-move and 5-move counts: the category count.
+        assert_eq!(lidraughts(i, "W:WK46,K50,K45:BK5", 9), counters(0, 9));
+        assert_eq!(lidraughts(i, "W:WK46,31:BK5", 4), counters(0, 4));
+        // Far past every limit, it stays within what a counter holds.
+        assert_eq!(
+            lidraughts(i, "W:WK46:BK5", u16::MAX),
+            counters(0, MAX_COUNTER)
+        );
+        let b = Variant::Brazilian;
+        // Brazilian on lidraughts counts under the Russian rules: only its 7.2.8 count is
+        // the 6.4 count.
+        assert_eq!(lidraughts(b, "W:WK1,K2:BK28", 3), counters(0, 3));
+        assert_eq!(lidraughts(b, "W:WK1,22:BK28", 3), counters(0, 3));
+        assert_eq!(lidraughts(b, "W:WK1,K2,K3:BK28", 3), None);
+        assert_eq!(lidraughts(b, "W:WK1,K2:BK28,K32", 3), None);
+        assert_eq!(lidraughts(b, "W:W21,22:B9", 0), None);
     }
 
     #[test]

@@ -53,6 +53,15 @@ pub enum FenErrorKind {
     SideTwice(Color),
     /// A piece that cannot stand where it is put.
     Placement(PlacementError),
+    /// A ghost piece (`G12`, `P12`: lidraughts' mark of a piece already taken by a capture
+    /// still under way) where only a position between moves is read
+    /// ([`Position::from_fen`]; [`crate::FenPosition::from_fen`] reads it).
+    GhostPiece {
+        /// The ghost as written.
+        ghost: String,
+    },
+    /// A reason a FEN with ghost pieces is not a capture under way that can be answered.
+    CaptureUnderWay(crate::capture::CaptureError),
 }
 
 impl fmt::Display for FenError {
@@ -92,6 +101,13 @@ impl fmt::Display for FenError {
                 write!(f, "the pieces of {} are listed twice", c.letter())
             }
             FenErrorKind::Placement(e) => e.fmt(f),
+            FenErrorKind::GhostPiece { ghost } => write!(
+                f,
+                "'{}' is a ghost piece, a piece already taken by a capture still under way: \
+                 the FEN is in the middle of a move, which only a probe answers",
+                printable(ghost)
+            ),
+            FenErrorKind::CaptureUnderWay(e) => e.fmt(f),
         }
     }
 }
@@ -180,81 +196,11 @@ impl Position {
     ///
     /// [`FenError`] names the column and what was expected there: an unknown or out-of-range
     /// square, a man on its own promotion row, a square given twice, or any other garbage.
+    ///
+    /// A ghost piece (`G12`, `P12`, see [`crate::CaptureUnderWay`]) is refused with
+    /// [`FenErrorKind::GhostPiece`]: never read as another square.
     pub fn from_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
-        let mut r = Reader {
-            chars: fen.char_indices().collect(),
-            at: 0,
-            text: fen,
-        };
-        r.skip_spaces();
-        if r.peek().is_none() {
-            return Err(r.error(FenErrorKind::Empty));
-        }
-        let quoted = r.peek() == Some('"');
-        if quoted {
-            r.bump();
-        }
-        let turn = match r.peek() {
-            Some('W' | 'w') => Color::White,
-            Some('B' | 'b') => Color::Black,
-            _ => return Err(r.unexpected("the side to move, W or B")),
-        };
-        r.bump();
-        let mut pos = Position::empty(variant, turn);
-        let mut seen = [false; 2];
-        loop {
-            r.skip_spaces();
-            match r.peek() {
-                Some(':') => {
-                    r.bump();
-                }
-                None | Some('"' | '.') => break,
-                _ => return Err(r.unexpected("':' before a piece list")),
-            }
-            r.skip_spaces();
-            let color = match r.peek() {
-                Some('W' | 'w') => Color::White,
-                Some('B' | 'b') => Color::Black,
-                Some('H' | 'F' | 'h' | 'f') => {
-                    r.bump();
-                    let (_, counter) = r.word();
-                    if counter.is_empty() || !counter.chars().all(|c| c.is_ascii_digit()) {
-                        return Err(r.unexpected("a move counter number"));
-                    }
-                    continue;
-                }
-                _ => return Err(r.unexpected("W or B starting a piece list")),
-            };
-            let side = usize::from(color == Color::Black);
-            if seen[side] {
-                return Err(r.error(FenErrorKind::SideTwice(color)));
-            }
-            seen[side] = true;
-            r.bump();
-            read_piece_list(&mut r, &mut pos, color)?;
-        }
-        if seen == [false; 2] {
-            return Err(r.unexpected("':' and a piece list"));
-        }
-        if quoted {
-            if r.peek() != Some('"') {
-                return Err(r.unexpected("the closing quote"));
-            }
-            r.bump();
-        }
-        if r.peek() == Some('.') {
-            let dot = r.error(FenErrorKind::DotBeforeEnd);
-            r.bump();
-            r.skip_spaces();
-            if r.peek().is_some() {
-                return Err(dot);
-            }
-        }
-        r.skip_spaces();
-        if r.peek().is_some() {
-            return Err(r.unexpected("the end of the FEN"));
-        }
-        Ok(pos)
+        parse(variant, fen, Ghosts::Refused).map(|parsed| parsed.board)
     }
 
     /// The FEN, squares in ascending order, kings marked `K`, numeric squares.
@@ -288,8 +234,120 @@ impl Position {
     }
 }
 
-fn read_piece_list(r: &mut Reader<'_>, pos: &mut Position, color: Color) -> Result<(), FenError> {
-    let variant = pos.variant;
+/// Whether ghost pieces may be read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ghosts {
+    /// A ghost is an error: only positions between moves.
+    Refused,
+    /// Ghosts are read, and a man of the side to move may stand on its promotion row (the
+    /// capturing man passing it mid-capture); [`crate::CaptureUnderWay`] checks the rest.
+    Read,
+}
+
+/// What a FEN holds: the pieces (ghosts placed as pieces of their list's colour) and, with
+/// [`Ghosts::Read`], which are ghosts.
+pub(crate) struct Parsed {
+    /// Every piece on the board, ghosts included, and the side to move.
+    pub(crate) board: Position,
+    /// The internal bits of the ghost pieces.
+    pub(crate) ghosts: u64,
+    /// The first ghost's column, for errors about the capture as a whole.
+    pub(crate) first_ghost: Option<usize>,
+    /// Men standing on their own promotion row (only read with [`Ghosts::Read`]), with the
+    /// error each is if it is not the capturing piece.
+    pub(crate) men_on_promotion_row: Vec<(Square, FenError)>,
+}
+
+/// Reads a FEN (see [`Position::from_fen`] for the grammar).
+pub(crate) fn parse(variant: Variant, fen: &str, ghosts: Ghosts) -> Result<Parsed, FenError> {
+    let mut r = Reader {
+        chars: fen.char_indices().collect(),
+        at: 0,
+        text: fen,
+    };
+    r.skip_spaces();
+    if r.peek().is_none() {
+        return Err(r.error(FenErrorKind::Empty));
+    }
+    let quoted = r.peek() == Some('"');
+    if quoted {
+        r.bump();
+    }
+    let turn = match r.peek() {
+        Some('W' | 'w') => Color::White,
+        Some('B' | 'b') => Color::Black,
+        _ => return Err(r.unexpected("the side to move, W or B")),
+    };
+    r.bump();
+    let mut parsed = Parsed {
+        board: Position::empty(variant, turn),
+        ghosts: 0,
+        first_ghost: None,
+        men_on_promotion_row: Vec::new(),
+    };
+    let mut seen = [false; 2];
+    loop {
+        r.skip_spaces();
+        match r.peek() {
+            Some(':') => {
+                r.bump();
+            }
+            None | Some('"' | '.') => break,
+            _ => return Err(r.unexpected("':' before a piece list")),
+        }
+        r.skip_spaces();
+        let color = match r.peek() {
+            Some('W' | 'w') => Color::White,
+            Some('B' | 'b') => Color::Black,
+            Some('H' | 'F' | 'h' | 'f') => {
+                r.bump();
+                let (_, counter) = r.word();
+                if counter.is_empty() || !counter.chars().all(|c| c.is_ascii_digit()) {
+                    return Err(r.unexpected("a move counter number"));
+                }
+                continue;
+            }
+            _ => return Err(r.unexpected("W or B starting a piece list")),
+        };
+        let side = usize::from(color == Color::Black);
+        if seen[side] {
+            return Err(r.error(FenErrorKind::SideTwice(color)));
+        }
+        seen[side] = true;
+        r.bump();
+        read_piece_list(&mut r, &mut parsed, color, ghosts)?;
+    }
+    if seen == [false; 2] {
+        return Err(r.unexpected("':' and a piece list"));
+    }
+    if quoted {
+        if r.peek() != Some('"') {
+            return Err(r.unexpected("the closing quote"));
+        }
+        r.bump();
+    }
+    if r.peek() == Some('.') {
+        let dot = r.error(FenErrorKind::DotBeforeEnd);
+        r.bump();
+        r.skip_spaces();
+        if r.peek().is_some() {
+            return Err(dot);
+        }
+    }
+    r.skip_spaces();
+    if r.peek().is_some() {
+        return Err(r.unexpected("the end of the FEN"));
+    }
+    Ok(parsed)
+}
+
+fn read_piece_list(
+    r: &mut Reader<'_>,
+    parsed: &mut Parsed,
+    color: Color,
+    ghosts: Ghosts,
+) -> Result<(), FenError> {
+    let variant = parsed.board.variant;
     r.skip_spaces();
     if matches!(r.peek(), None | Some(':' | '"' | '.')) {
         return Ok(());
@@ -300,7 +358,26 @@ fn read_piece_list(r: &mut Reader<'_>, pos: &mut Position, color: Color) -> Resu
             let found = r.found();
             return Err(r.error(FenErrorKind::EmptyItem { found }));
         }
-        let role = if matches!(r.peek(), Some('K' | 'k')) {
+        // Lidraughts marks a piece already taken by a capture under way `G` (a man) or `P`
+        // (a king), always upper case: `G7` is a ghost on 7, never the square g7.
+        let ghost = matches!(r.peek(), Some('G' | 'P'))
+            && r.chars
+                .get(r.at + 1)
+                .is_some_and(|&(_, c)| c.is_ascii_alphanumeric());
+        if ghost && ghosts == Ghosts::Refused {
+            let ghost = r.found();
+            return Err(r.error(FenErrorKind::GhostPiece { ghost }));
+        }
+        let ghost_column = r.column();
+        let role = if ghost {
+            let king = r.peek() == Some('P');
+            r.bump();
+            if king {
+                Role::King
+            } else {
+                Role::Man
+            }
+        } else if matches!(r.peek(), Some('K' | 'k')) {
             r.bump();
             Role::King
         } else {
@@ -330,11 +407,30 @@ fn read_piece_list(r: &mut Reader<'_>, pos: &mut Position, color: Color) -> Resu
         };
         for number in first.number()..=last.number() {
             let square = Square::new(variant, number).expect("range ends are squares");
-            pos.put(square, Piece { color, role })
-                .map_err(|e| FenError {
-                    column,
-                    kind: FenErrorKind::Placement(e),
-                })?;
+            let piece = Piece { color, role };
+            let placed = parsed.board.put(square, piece).map_err(|e| FenError {
+                column,
+                kind: FenErrorKind::Placement(e),
+            });
+            match placed {
+                Ok(()) => {}
+                // Mid-capture, the capturing man may be passing its promotion row: placed,
+                // and refused later unless it is the capturing piece.
+                Err(
+                    e @ FenError {
+                        kind: FenErrorKind::Placement(PlacementError::ManOnPromotionRow { .. }),
+                        ..
+                    },
+                ) if ghosts == Ghosts::Read && !ghost && color == parsed.board.turn => {
+                    parsed.board.put_unchecked(square, piece);
+                    parsed.men_on_promotion_row.push((square, e));
+                }
+                Err(e) => return Err(e),
+            }
+            if ghost {
+                parsed.ghosts |= square.bit(variant);
+                parsed.first_ghost.get_or_insert(ghost_column);
+            }
         }
         r.skip_spaces();
         match r.peek() {

@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+mod capture;
 mod diagram;
 pub mod draw_rules;
 mod fen;
@@ -43,6 +44,7 @@ mod square;
 mod uci;
 mod variant;
 
+pub use capture::{CaptureError, CaptureUnderWay, FenPosition};
 pub use draw_rules::{
     resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,
 };

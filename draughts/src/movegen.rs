@@ -157,6 +157,35 @@ pub(crate) fn has_capture(pos: &Position) -> bool {
     }
 }
 
+/// Fills `list` (cleared first) with the longest ways the piece on `from` (one internal bit) can
+/// go on with a capture under way in `pos`: `taken` holds the pieces it has already taken,
+/// which stay on the board as obstacles and cannot be jumped again. Each move starts on
+/// `from` and its captured set includes `taken`; none if the piece cannot take one more.
+pub(crate) fn continue_capture(pos: &Position, from: u64, taken: u64, list: &mut MoveList) {
+    list.0.clear();
+    match pos.variant {
+        Variant::International => continue_capture_for::<Ten>(pos, from, taken, list),
+        Variant::Brazilian => continue_capture_for::<Eight>(pos, from, taken, list),
+    }
+}
+
+fn continue_capture_for<G: Geometry>(pos: &Position, from: u64, taken: u64, list: &mut MoveList) {
+    let s = sides::<G>(pos);
+    let mut search = CaptureSearch::<G> {
+        opp: s.opp,
+        empty: s.empty | from,
+        from,
+        best: 1,
+        list,
+        geometry: std::marker::PhantomData,
+    };
+    if s.own_kings & from != 0 {
+        search.king(from, taken, 0, None);
+    } else if s.own_men & from != 0 {
+        search.man(from, taken, 0);
+    }
+}
+
 /// Counts the leaves of the legal move tree `depth` plies deep.
 pub(crate) fn perft(pos: &Position, depth: u32) -> u64 {
     match pos.variant {

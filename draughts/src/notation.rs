@@ -85,6 +85,12 @@ impl Position {
 
     /// Every path (start, landing squares, end) that makes the move.
     pub fn move_paths(&self, mv: &Move) -> Vec<Vec<Square>> {
+        self.paths_after(mv, 0)
+    }
+
+    /// The paths of `mv` for a piece that has already taken `taken` (internal bits, part of
+    /// the move's captured set): a capture under way goes on from where its piece stands.
+    pub(crate) fn paths_after(&self, mv: &Move, taken: u64) -> Vec<Vec<Square>> {
         if !mv.is_capture() {
             return vec![vec![mv.from(), mv.to()]];
         }
@@ -98,7 +104,7 @@ impl Position {
             path: vec![from],
             found: Vec::new(),
         };
-        finder.search(from, 0);
+        finder.search(from, taken);
         finder
             .found
             .into_iter()

@@ -157,6 +157,19 @@ impl Position {
         Ok(())
     }
 
+    /// Puts a piece on an empty square without the promotion-row check: only for the
+    /// capturing man of a capture under way, which may be passing its promotion row.
+    pub(crate) fn put_unchecked(&mut self, square: Square, piece: Piece) {
+        let bit = square.bit(self.variant);
+        match piece.color {
+            Color::White => self.white |= bit,
+            Color::Black => self.black |= bit,
+        }
+        if piece.role == Role::King {
+            self.kings |= bit;
+        }
+    }
+
     /// The variant whose board this is.
     pub fn variant(&self) -> Variant {
         self.variant

@@ -9,10 +9,11 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::{
-    Color, Counters, DataDir, Dtw, Limits, LineError, Move, Position, ProbeError, RuleClass,
-    RuleValue, SquareStyle, Tablebase, Variant, Wdl,
+    CaptureUnderWay, Color, Counters, DataDir, Dtw, Limits, LineError, Move, Position, ProbeError,
+    RuleClass, RuleValue, SquareStyle, Tablebase, Variant, Wdl,
 };
 
+mod capture;
 #[cfg(feature = "json")]
 pub mod json;
 
@@ -33,6 +34,8 @@ pub enum AnswerError {
     Probe(ProbeError),
     /// The line could not be played.
     Line(LineError),
+    /// A line was asked of a capture under way: a line starts between moves.
+    LineOfCapture,
     /// Counters or a line were asked of a variant without rule tables.
     NoRuleTables {
         /// The board.
@@ -67,6 +70,11 @@ impl fmt::Display for AnswerError {
         match self {
             AnswerError::Probe(e) => e.fmt(f),
             AnswerError::Line(e) => e.fmt(f),
+            AnswerError::LineOfCapture => f.write_str(
+                "a line is played from a position between moves, and this one is in the middle \
+                 of a capture: ask for the line of the position after one of its completions \
+                 (its moves)",
+            ),
             AnswerError::NoRuleTables { variant, dir } => write!(
                 f,
                 "the draw-rule counters and the line need the rule tables, and there is no \
@@ -82,7 +90,7 @@ impl std::error::Error for AnswerError {
         match self {
             AnswerError::Probe(e) => e.source(),
             AnswerError::Line(e) => e.source(),
-            AnswerError::NoRuleTables { .. } => None,
+            AnswerError::NoRuleTables { .. } | AnswerError::LineOfCapture => None,
         }
     }
 }
@@ -102,8 +110,11 @@ impl From<LineError> for AnswerError {
 /// A position's values, its moves' values and its best line, as the tables give them.
 #[derive(Debug, Clone)]
 pub struct Answer {
-    /// The position.
+    /// The position; for a capture under way, its board with the ghosts still on it
+    /// ([`CaptureUnderWay::board`]).
     pub position: Position,
+    /// The capture under way, when the FEN was one (its moves are then the completions).
+    pub capture: Option<CaptureUnderWay>,
     /// Its values; `None` when it has more pieces than the tables cover.
     pub values: Option<Values>,
     /// The counters asked with, if any.
@@ -241,6 +252,7 @@ impl Answer {
         };
         Ok(Answer {
             position: *pos,
+            capture: None,
             values: Some(Values {
                 wdl,
                 dtw,
@@ -278,6 +290,7 @@ impl Answer {
         moves.sort_by_cached_key(|m| crate::listing_order(&m.mv));
         Answer {
             position: *pos,
+            capture: None,
             values: None,
             counters,
             moves,
@@ -306,9 +319,36 @@ impl Answer {
         self.position.variant()
     }
 
-    /// Whether the game is over in the position (and the answer has no moves).
+    /// Whether the game is over in the position (and the answer has no moves); never in the
+    /// middle of a capture.
     pub fn game_over(&self) -> bool {
-        self.position.game_over().is_some()
+        self.capture.is_none() && self.position.game_over().is_some()
+    }
+
+    /// The position's FEN: ghost pieces marked `G`/`P` for a capture under way.
+    pub fn fen(&self) -> String {
+        match &self.capture {
+            Some(cap) => cap.to_fen(),
+            None => self.position.to_fen(),
+        }
+    }
+
+    /// The squares a move of the answer passes through (start, landing squares, end): for a
+    /// capture under way, from where its piece stands.
+    pub fn move_path(&self, m: &MoveAnswer) -> Vec<crate::Square> {
+        match &self.capture {
+            Some(cap) => cap.completion_path(&m.mv),
+            None => self.position.move_path(&m.mv),
+        }
+    }
+
+    /// A move of the answer in lidraughts' uci: for a capture under way, the rest of the
+    /// capture from where its piece stands, as lidraughts writes it.
+    pub fn move_uci(&self, m: &MoveAnswer) -> String {
+        match &self.capture {
+            Some(cap) => cap.completion_uci(&m.mv),
+            None => self.position.move_uci(&m.mv),
+        }
     }
 
     /// The side to move.

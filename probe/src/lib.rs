@@ -65,9 +65,10 @@ mod wdl;
 pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
     parse_square, perft, printable, resets_counter, BadCounters, BadLimits, BadMaterialName,
-    Category, Color, Counters, FenError, FenErrorKind, GameOver, Limits, Material, Move, MoveError,
-    MoveList, Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet,
-    SquareStyle, UnknownVariant, Variant, MAX_COUNTER, MAX_LIMIT,
+    CaptureError, CaptureUnderWay, Category, Color, Counters, FenError, FenErrorKind, FenPosition,
+    GameOver, Limits, Material, Move, MoveError, MoveList, Piece, PlacementError, Position, Role,
+    Square, SquareError, SquareIter, SquareSet, SquareStyle, UnknownVariant, Variant, MAX_COUNTER,
+    MAX_LIMIT,
 };
 
 pub use answer::{Answer, AnswerError};

@@ -3,7 +3,7 @@
 
 use rafle_probe::answer::{MoveAnswer, MoveValues};
 use rafle_probe::{
-    Color, Counters, Dtw, Limits, Line, LineEnd, Position, RuleOutcome, RuleValue, Wdl,
+    Color, Counters, Dtw, Limits, Line, LineEnd, Position, RuleOutcome, RuleValue, Square, Wdl,
 };
 
 use crate::numbers;
@@ -108,13 +108,13 @@ fn for_mover(values: &MoveValues) -> ValuesTuple {
 }
 
 /// A move of an answer, with its values (an answer of a position the tables cover has them).
-pub fn move_tuple(pos: &Position, m: &MoveAnswer) -> Option<MoveTuple> {
+pub fn move_tuple(path: Vec<Square>, m: &MoveAnswer) -> Option<MoveTuple> {
     let values = m.values.as_ref()?;
     Some((
         m.text.clone(),
         m.mv.from().number(),
         m.mv.to().number(),
-        numbers(pos.move_path(&m.mv)),
+        numbers(path),
         numbers(m.mv.captured()),
         m.next.to_fen(),
         m.resets,

@@ -11,7 +11,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
-use rafle_probe::{Counters, Position, Square, Variant, MAX_COUNTER};
+use rafle_probe::{Counters, FenPosition, Position, Square, Variant, MAX_COUNTER};
 
 mod convert;
 mod errors;
@@ -59,6 +59,13 @@ pub(crate) fn variant(py: Python<'_>, name: &str) -> PyResult<Variant> {
 pub(crate) fn position(py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<Position> {
     let variant = variant(py, variant_name)?;
     Position::from_fen(variant, fen).map_err(|e| errors::fen_error(py, fen, &e))
+}
+
+/// What `fen` holds in the variant named `variant`: a position, or a capture under way
+/// (lidraughts' ghost pieces).
+pub(crate) fn fen_position(py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<FenPosition> {
+    let variant = variant(py, variant_name)?;
+    FenPosition::from_fen(variant, fen).map_err(|e| errors::fen_error(py, fen, &e))
 }
 
 /// Live draw-rule counters from Python integers, each from 0 to [`MAX_COUNTER`].

@@ -5,11 +5,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
-use rafle_probe::answer::{max_pieces, Answer, AnswerError, Options};
-use rafle_probe::{Dtw, Limits, Position, SquareStyle, Tablebase, Wdl, DEFAULT_CACHE_BYTES};
+use rafle_probe::answer::{max_pieces, Answer, AnswerError, Options, Values};
+use rafle_probe::{
+    CaptureUnderWay, Dtw, FenPosition, Limits, Position, SquareStyle, Tablebase, Wdl,
+    DEFAULT_CACHE_BYTES,
+};
 
 use crate::convert::{self, EndTuple, MoveTuple, PlyTuple, RulesTuple};
-use crate::{counters, detached, errors, position, variant};
+use crate::{counters, detached, errors, fen_position, position, variant};
 
 /// An open table directory. Probes take the position as a variant name and a FEN; the
 /// Python class `rafle.Tablebase` wraps it.
@@ -40,6 +43,31 @@ impl NativeTablebase {
     ) -> PyResult<(Arc<Tablebase>, Position)> {
         let pos = position(py, variant_name, fen)?;
         Ok((self.tables(py)?, pos))
+    }
+
+    /// As [`NativeTablebase::prepare`], also reading a capture under way.
+    fn prepare_read(
+        &self,
+        py: Python<'_>,
+        variant_name: &str,
+        fen: &str,
+    ) -> PyResult<(Arc<Tablebase>, FenPosition)> {
+        let read = fen_position(py, variant_name, fen)?;
+        Ok((self.tables(py)?, read))
+    }
+
+    /// The values of a capture under way: those of its best completion.
+    fn capture_values(
+        &self,
+        py: Python<'_>,
+        tables: Arc<Tablebase>,
+        cap: CaptureUnderWay,
+    ) -> PyResult<Values> {
+        detached(py, move || {
+            Answer::probe_capture(&tables, &cap, Options::default())
+                .map(|a| a.values.expect("a probed answer has values"))
+        })?
+        .map_err(|e| errors::answer_error(py, &e))
     }
 }
 
@@ -102,7 +130,13 @@ impl NativeTablebase {
 
     /// Win (1), draw (0) or loss (-1) for the side to move, the draw rules ignored.
     fn probe_wdl(&self, py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<i8> {
-        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let (tables, read) = self.prepare_read(py, variant_name, fen)?;
+        let pos = match read {
+            FenPosition::Whole(pos) => pos,
+            FenPosition::CaptureUnderWay(cap) => {
+                return Ok(self.capture_values(py, tables, cap)?.wdl.signum())
+            }
+        };
         detached(py, move || tables.probe_wdl(&pos))?
             .map(Wdl::signum)
             .map_err(|e| errors::probe_error(py, &e))
@@ -110,7 +144,13 @@ impl NativeTablebase {
 
     /// The distance to win in plies, signed for the side to move; `None` for a draw.
     fn probe_dtw(&self, py: Python<'_>, variant_name: &str, fen: &str) -> PyResult<Option<i32>> {
-        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let (tables, read) = self.prepare_read(py, variant_name, fen)?;
+        let pos = match read {
+            FenPosition::Whole(pos) => pos,
+            FenPosition::CaptureUnderWay(cap) => {
+                return Ok(self.capture_values(py, tables, cap)?.dtw.signed_plies())
+            }
+        };
         detached(py, move || tables.probe_dtw(&pos))?
             .map(Dtw::signed_plies)
             .map_err(|e| errors::probe_error(py, &e))
@@ -150,13 +190,13 @@ impl NativeTablebase {
         counters: Option<(i64, i64)>,
     ) -> PyResult<Vec<MoveTuple>> {
         let counters = counters.map(|(k, c)| crate::counters(k, c)).transpose()?;
-        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let (tables, read) = self.prepare_read(py, variant_name, fen)?;
         let options = Options {
             counters,
             line: false,
         };
         let answer = detached(py, move || {
-            let mut answer = Answer::probe(&tables, &pos, options)?;
+            let mut answer = Answer::probe_fen(&tables, &read, options)?;
             answer.order_best_first();
             Ok::<Answer, AnswerError>(answer)
         })?
@@ -164,7 +204,7 @@ impl NativeTablebase {
         Ok(answer
             .moves
             .iter()
-            .filter_map(|m| convert::move_tuple(&answer.position, m))
+            .filter_map(|m| convert::move_tuple(answer.move_path(m), m))
             .collect())
     }
 
@@ -186,7 +226,7 @@ impl NativeTablebase {
             Ok::<_, AnswerError>(answer.moves.into_iter().find(|m| m.mv == best))
         })?
         .map_err(|e| errors::answer_error(py, &e))?;
-        Ok(found.and_then(|m| convert::move_tuple(&pos, &m)))
+        Ok(found.and_then(|m| convert::move_tuple(pos.move_path(&m.mv), &m)))
     }
 
     /// The game played to its end under the draw rules from the live counters

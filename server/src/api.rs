@@ -17,7 +17,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use rafle_probe::{printable, Counters, Position, Tablebase, Variant};
+use rafle_probe::{printable, Counters, FenPosition, Tablebase, Variant};
 use serde::{Deserialize, Serialize};
 use tower_http::cors::{Any, CorsLayer};
 
@@ -146,8 +146,9 @@ impl ProbeQuery {
         &self.fen
     }
 
-    pub(crate) fn position(&self, variant: Variant) -> Result<Position, ApiError> {
-        Position::from_fen(variant, &self.fen).map_err(|e| ApiError::bad_request(e.to_string()))
+    /// What the FEN holds: a position, or a capture under way (ghost pieces).
+    pub(crate) fn position(&self, variant: Variant) -> Result<FenPosition, ApiError> {
+        FenPosition::from_fen(variant, &self.fen).map_err(|e| ApiError::bad_request(e.to_string()))
     }
 }
 
@@ -165,20 +166,21 @@ pub(crate) fn to_json(value: &impl Serialize) -> Result<Vec<u8>, ApiError> {
     serde_json::to_vec(value).map_err(|e| ApiError::internal(format!("writing JSON: {e}")))
 }
 
-/// A position's answer with its moves best first, and its line if asked; past the tables'
-/// reach, its legal moves without values (a line cannot be played there).
+/// A position's answer (or a capture under way's) with its moves best first, and its line if
+/// asked; past the tables' reach, its legal moves without values (a line cannot be played
+/// there).
 pub(crate) fn answer_or_unknown(
     tables: &Tablebase,
-    pos: &Position,
+    pos: &FenPosition,
     counters: Option<Counters>,
     line: bool,
 ) -> Result<Answer, AnswerError> {
-    match Answer::probe(tables, pos, Options { counters, line }) {
+    match Answer::probe_fen(tables, pos, Options { counters, line }) {
         Ok(mut answer) => {
             answer.order_best_first();
             Ok(answer)
         }
-        Err(e) if !line && e.is_too_many_pieces() => Ok(Answer::unknown(tables, pos, counters)),
+        Err(e) if !line && e.is_too_many_pieces() => Ok(Answer::unknown_fen(tables, pos, counters)),
         Err(e) => Err(e),
     }
 }
@@ -278,7 +280,7 @@ async fn batch_route(
                 if n > 0 {
                     out.push(b',');
                 }
-                let answer = Position::from_fen(variant, fen)
+                let answer = FenPosition::from_fen(variant, fen)
                     .map_err(|e| e.to_string())
                     .and_then(|pos| {
                         answer_or_unknown(tables, &pos, counters, false).map_err(|e| e.to_string())

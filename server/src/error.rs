@@ -63,6 +63,7 @@ impl ApiError {
         } else {
             match err {
                 AnswerError::NoRuleTables { .. } => StatusCode::SERVICE_UNAVAILABLE,
+                AnswerError::LineOfCapture => StatusCode::BAD_REQUEST,
                 _ => match err.probe_error() {
                     Some(ProbeError::MissingTable { .. }) => StatusCode::SERVICE_UNAVAILABLE,
                     _ => StatusCode::INTERNAL_SERVER_ERROR,

@@ -13,7 +13,10 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use rafle_probe::answer::{Answer, MoveAnswer};
-use rafle_probe::{printable, Dtw, Position, RuleClass, RuleValue, Tablebase, Variant, Wdl};
+use rafle_probe::{
+    Counters, Dtw, FenPosition, GameOver, RuleClass, RuleValue, Tablebase, Variant, Wdl,
+    MAX_COUNTER,
+};
 use serde::Serialize;
 
 use crate::api::{answer_or_unknown, json_response, to_json, Parameters, ProbeQuery};
@@ -65,11 +68,19 @@ async fn answer(
     variant: Variant,
 ) -> Result<Response, ApiError> {
     let query = ProbeQuery::parse(uri.query(), Parameters::Fen)?;
-    refuse_ghosts(query.fen())?;
-    let pos = query.position(variant)?;
+    let read = query.position(variant)?;
+    let counters = halfmove_clock(query.fen()).and_then(|clock| {
+        let board = match &read {
+            FenPosition::Whole(pos) => *pos,
+            FenPosition::CaptureUnderWay(cap) => cap.board(),
+        };
+        Counters::from_lidraughts_clock(&board, clock)
+    });
     let body = state
         .probe(move |tables: &Tablebase| {
-            let answer = answer_or_unknown(tables, &pos, None, false)
+            // Without rule tables the clock cannot be used: answered as without it.
+            let counters = counters.filter(|_| matches!(tables.limits(variant), Ok(Some(_))));
+            let answer = answer_or_unknown(tables, &read, counters, false)
                 .map_err(|e| ApiError::from_answer(&e))?;
             to_json(&TablebaseData::of(&answer))
         })
@@ -77,28 +88,22 @@ async fn answer(
     Ok(json_response(body))
 }
 
-/// Refuses a FEN with lidraughts' ghost pieces (`G12`, a man, and `P12`, a king, already
-/// taken by a capture still under way): the position is between two plies of one move, which
-/// no table holds. Leaving the ghosts out would answer for another position, and reading
-/// them as squares would too (`G3` is g3 on the 8x8 board).
-fn refuse_ghosts(fen: &str) -> Result<(), ApiError> {
-    let lists = fen
-        .split(':')
-        .skip(1)
-        .filter_map(|field| field.trim().strip_prefix(['W', 'B', 'w', 'b']));
-    for piece in lists.flat_map(|list| list.split(',')).map(str::trim) {
-        let mut chars = piece.chars();
-        if matches!(chars.next(), Some('G' | 'P'))
-            && chars.next().is_some_and(|c| c.is_ascii_digit())
-        {
-            return Err(ApiError::bad_request(format!(
-                "ghost piece '{}' in the FEN: a capture is under way, and the tables answer \
-                 only the positions before and after a whole move",
-                printable(piece)
-            )));
+/// Lidraughts' halfmove clock, the `H` field of its FEN (`W:W31:B19:H7:F30`), at most
+/// [`MAX_COUNTER`]; `None` without one. The FEN has been read already, so its fields are
+/// well formed.
+fn halfmove_clock(fen: &str) -> Option<u16> {
+    fen.split(':').find_map(|field| {
+        let digits = field
+            .trim()
+            .trim_end_matches(['"', '.'])
+            .trim_end()
+            .strip_prefix(['H', 'h'])?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
         }
-    }
-    Ok(())
+        let clock = digits.parse::<u64>().unwrap_or(u64::MAX);
+        Some(u16::try_from(clock.min(u64::from(MAX_COUNTER))).unwrap_or(MAX_COUNTER))
+    })
 }
 
 /// Lidraughts' `TablebaseData`: the position's values and every legal move's, best first.
@@ -143,8 +148,7 @@ struct GameEnd {
 }
 
 impl GameEnd {
-    fn of(pos: &Position) -> GameEnd {
-        let over = pos.game_over();
+    fn of(over: Option<GameOver>) -> GameEnd {
         GameEnd {
             checkmate: over.is_some_and(|o| !o.side_to_move_wins()),
             stalemate: false,
@@ -157,10 +161,11 @@ impl GameEnd {
 
 /// A position's values as lidraughts' numbers, for the side to move: `wdl` 2 win, 1 cursed
 /// win, 0 draw, -1 blessed loss, -2 loss (the rule class, or win/draw/loss without rule
-/// tables); `dtm` the distance to win in plies, positive when the side to move wins, negative
-/// when it loses, 0 for a draw; `dtz` the rule count (plies to the next counter reset) signed
-/// the same way, 0 for a draw, none where rafle has no count (a cursed win, a blessed loss, a
-/// win or loss without rule tables).
+/// tables; with the live counters, a win or a loss that they turn into a draw is a cursed win
+/// or a blessed loss, as chess' 50-move rule makes one); `dtm` the distance to win in plies,
+/// positive when the side to move wins, negative when it loses, 0 for a draw; `dtz` the rule
+/// count (plies to the next counter reset) signed the same way, 0 for a draw, none where rafle
+/// has no count (a cursed win, a blessed loss, a win or loss without rule tables).
 struct Numbers {
     wdl: i8,
     dtz: Option<i32>,
@@ -168,8 +173,15 @@ struct Numbers {
 }
 
 impl Numbers {
-    fn of(wdl: Wdl, dtw: Dtw, rules: Option<RuleValue>) -> Numbers {
-        let class = rules.map_or(RuleClass::of_wdl(wdl), RuleValue::class);
+    fn of(wdl: Wdl, dtw: Dtw, rules: Option<RuleValue>, result: Option<Wdl>) -> Numbers {
+        let class = match (
+            rules.map_or(RuleClass::of_wdl(wdl), RuleValue::class),
+            result,
+        ) {
+            (RuleClass::Win, Some(Wdl::Draw)) => RuleClass::CursedWin,
+            (RuleClass::Loss, Some(Wdl::Draw)) => RuleClass::BlessedLoss,
+            (class, _) => class,
+        };
         let count = rules.and_then(RuleValue::count).map(i32::from);
         Numbers {
             wdl: class.score(),
@@ -187,31 +199,43 @@ impl Numbers {
 impl TablebaseData {
     /// The answer in lidraughts' shape, its moves in the answer's order.
     fn of(answer: &Answer) -> TablebaseData {
-        let numbers = answer
-            .values
-            .map(|v| Numbers::of(v.wdl, v.dtw, v.rules.map(|r| r.value)));
+        let numbers = answer.values.map(|v| {
+            Numbers::of(
+                v.wdl,
+                v.dtw,
+                v.rules.map(|r| r.value),
+                v.rules.and_then(|r| r.result),
+            )
+        });
         TablebaseData {
-            fen: answer.position.to_fen(),
+            fen: answer.fen(),
             wdl: numbers.as_ref().map(|n| n.wdl),
             dtz: numbers.as_ref().and_then(|n| n.dtz),
             dtm: numbers.as_ref().and_then(|n| n.dtm),
-            end: GameEnd::of(&answer.position),
+            // Mid-capture the game goes on: the capture has a completion.
+            end: GameEnd::of(
+                answer
+                    .capture
+                    .is_none()
+                    .then(|| answer.position.game_over())
+                    .flatten(),
+            ),
             moves: answer
                 .moves
                 .iter()
-                .map(|m| TablebaseMove::of(&answer.position, m))
+                .map(|m| TablebaseMove::of(answer, m))
                 .collect(),
         }
     }
 }
 
 impl TablebaseMove {
-    fn of(pos: &Position, m: &MoveAnswer) -> TablebaseMove {
+    fn of(answer: &Answer, m: &MoveAnswer) -> TablebaseMove {
         let numbers = m
             .values
-            .map(|v| Numbers::of(v.wdl, v.dtw, v.rules.map(|(after, _)| after)));
+            .map(|v| Numbers::of(v.wdl, v.dtw, v.rules.map(|(after, _)| after), v.result));
         TablebaseMove {
-            uci: pos.move_uci(&m.mv),
+            uci: answer.move_uci(m),
             // Lidraughts writes a capture from start to end, the whole path only where two
             // legal moves share both: the PDN text the answer already has.
             san: m.text.clone(),
@@ -219,7 +243,7 @@ impl TablebaseMove {
             dtz: numbers.as_ref().and_then(|n| n.dtz),
             dtm: numbers.as_ref().and_then(|n| n.dtm),
             zeroing: m.resets,
-            end: GameEnd::of(&m.next),
+            end: GameEnd::of(m.next.game_over()),
         }
     }
 }
@@ -229,43 +253,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ghost_pieces_are_refused_and_squares_are_not() {
-        for fen in [
-            "W:W31,G32:B1:H0:F1",
-            "B:WP46,28:B19:H3:F20",
-            "W:WG3,K5:B1",
-            " W : W 31 , G32 : B1",
-        ] {
-            let err = refuse_ghosts(fen).unwrap_err();
-            assert_eq!(err.status, axum::http::StatusCode::BAD_REQUEST, "{fen}");
-            assert!(err.message.starts_with("ghost piece '"), "{fen}: {err}");
-        }
-        for fen in ["W:W31,32:B1,2:H0:F1", "W:WK46:BK5", "W:Wg3:Bb8", "W:W:B"] {
-            assert_eq!(refuse_ghosts(fen), Ok(()), "{fen}");
-        }
+    fn the_halfmove_clock_is_read_from_its_field() {
+        assert_eq!(halfmove_clock("W:W31:B19:H7:F30"), Some(7));
+        assert_eq!(halfmove_clock(" \"W:W31:B19:H12\". "), Some(12));
+        assert_eq!(halfmove_clock("W:W31:B19"), None);
+        assert_eq!(halfmove_clock("W:W31:B19:F30"), None);
+        assert_eq!(
+            halfmove_clock("W:W31:B19:H99999999999999999999999"),
+            Some(MAX_COUNTER)
+        );
     }
 
     #[test]
     fn values_map_to_lidraughts_numbers() {
         let win = RuleValue::win(7);
-        let n = Numbers::of(Wdl::Win, Dtw::Win(9), Some(win));
+        let n = Numbers::of(Wdl::Win, Dtw::Win(9), Some(win), None);
         assert_eq!((n.wdl, n.dtz, n.dtm), (2, Some(7), Some(9)));
         let loss = RuleValue::loss(4);
-        let n = Numbers::of(Wdl::Loss, Dtw::Loss(10), Some(loss));
+        let n = Numbers::of(Wdl::Loss, Dtw::Loss(10), Some(loss), None);
         assert_eq!((n.wdl, n.dtz, n.dtm), (-2, Some(-4), Some(-10)));
         let cursed = RuleValue::uncounted(RuleClass::CursedWin);
-        let n = Numbers::of(Wdl::Win, Dtw::Win(61), Some(cursed));
+        let n = Numbers::of(Wdl::Win, Dtw::Win(61), Some(cursed), None);
         assert_eq!((n.wdl, n.dtz, n.dtm), (1, None, Some(61)));
         let blessed = RuleValue::uncounted(RuleClass::BlessedLoss);
-        let n = Numbers::of(Wdl::Loss, Dtw::Loss(60), Some(blessed));
+        let n = Numbers::of(Wdl::Loss, Dtw::Loss(60), Some(blessed), None);
         assert_eq!((n.wdl, n.dtz, n.dtm), (-1, None, Some(-60)));
         let draw = RuleValue::uncounted(RuleClass::Draw);
-        let n = Numbers::of(Wdl::Draw, Dtw::Draw, Some(draw));
+        let n = Numbers::of(Wdl::Draw, Dtw::Draw, Some(draw), None);
         assert_eq!((n.wdl, n.dtz, n.dtm), (0, Some(0), Some(0)));
         // Without rule tables: no count, the class from win/draw/loss.
-        let n = Numbers::of(Wdl::Win, Dtw::Win(3), None);
+        let n = Numbers::of(Wdl::Win, Dtw::Win(3), None, None);
         assert_eq!((n.wdl, n.dtz, n.dtm), (2, None, Some(3)));
-        let n = Numbers::of(Wdl::Draw, Dtw::Draw, None);
+        let n = Numbers::of(Wdl::Draw, Dtw::Draw, None, None);
         assert_eq!((n.wdl, n.dtz, n.dtm), (0, Some(0), Some(0)));
+        // A win or a loss the live counters turn into a draw: cursed, blessed, no count.
+        let n = Numbers::of(Wdl::Win, Dtw::Win(9), Some(win), Some(Wdl::Draw));
+        assert_eq!((n.wdl, n.dtz, n.dtm), (1, None, Some(9)));
+        let n = Numbers::of(Wdl::Loss, Dtw::Loss(10), Some(loss), Some(Wdl::Draw));
+        assert_eq!((n.wdl, n.dtz, n.dtm), (-1, None, Some(-10)));
+        let n = Numbers::of(Wdl::Win, Dtw::Win(9), Some(win), Some(Wdl::Win));
+        assert_eq!((n.wdl, n.dtz, n.dtm), (2, Some(7), Some(9)));
     }
 }

@@ -17,7 +17,7 @@ mod verify;
 use std::path::Path;
 
 use clap::{Args, Subcommand};
-use rafle_probe::{Position, ProbeError, SquareStyle, Tablebase, Variant};
+use rafle_probe::{FenPosition, Position, ProbeError, SquareStyle, Tablebase, Variant};
 
 use crate::output::{input, Failure};
 
@@ -94,6 +94,14 @@ impl VariantArg {
         Ok(pos)
     }
 
+    /// As [`VariantArg::read_fen`], also reading a capture under way (a FEN with ghost
+    /// pieces), for the commands that answer one.
+    pub fn read_fen_position(&self, fen: &str) -> Result<FenPosition, Failure> {
+        let read = FenPosition::from_fen(self.variant(), fen).map_err(input)?;
+        self.note_if_ambiguous(fen);
+        Ok(read)
+    }
+
     /// Given `fen`, already read as a position of [`VariantArg::variant`]: if that variant was
     /// assumed (none given) and the FEN is a position of the other variant too, says on stderr
     /// which variant it was read in and how to read it in the other. Returns whether it said so.
@@ -106,7 +114,7 @@ impl VariantArg {
             return false;
         };
         // Valid in both: a position of squares and names that exist on both boards.
-        if Position::from_fen(other, fen).is_err() {
+        if FenPosition::from_fen(other, fen).is_err() {
             return false;
         }
         crate::output::stderr_line!(

@@ -10,7 +10,7 @@ use clap::Args;
 use rafle_probe::answer::json::{write_line as write_json, JsonAnswer, JsonError};
 use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
-    printable, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
+    printable, BadCounters, Category, Counters, Dtw, FenPosition, ProbeError, RuleClass, RuleValue,
     Tablebase, Wdl,
 };
 
@@ -105,6 +105,12 @@ FENs read from standard input (one per line, blank lines skipped), a position th
 gives an error line instead (JSON: {\"fen\":\"...\",\"error\":\"...\"}), the run goes on, and
 the exit code is 1 if any failed. Reading from a terminal, it first says so on stderr.
 
+A FEN in the middle of a capture, with lidraughts' ghost pieces (G27 a man, P27 a king, already
+taken by the capture under way), is answered with the capture's completions, from the square
+the capturing piece stands on, and the value of the best one; the first line names that
+square (\"(capture under way by 20)\"), JSON adds \"capturing\" and \"ghosts\", and --line is
+refused. A FEN whose capturing piece cannot be told is refused as a bad FEN.
+
 Without --variant a FEN is read as international; one that is a Brazilian position too (squares
 up to 32, or names on both boards) gets a note on stderr, for the first such FEN of a run.";
 
@@ -137,6 +143,9 @@ fn parse_counters(text: &str) -> Result<Counters, String> {
 /// (the user asked the impossible, as with a malformed FEN), a failure otherwise; with no
 /// table of the variant at all it is the directory that is wrong, not the position.
 fn probe_failure(err: AnswerError) -> Failure {
+    if matches!(err, AnswerError::LineOfCapture) {
+        return input(err);
+    }
     match err.probe_error() {
         Some(ProbeError::TooManyPieces { max, .. }) if *max > 0 => input(err),
         _ => other(err),
@@ -148,7 +157,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     // A single FEN is read before the tables are looked for: a malformed one is the user's to
     // fix whatever the directory holds.
     let single = match args.fens.as_slice() {
-        [fen] => Some((fen, args.variant.read_fen(fen)?)),
+        [fen] => Some((fen, args.variant.read_fen_position(fen)?)),
         _ => None,
     };
     let (tables, _) = super::open_tables(&args.data, VariantChoice::One(variant))?;
@@ -239,7 +248,7 @@ struct Batch<'a> {
 impl Batch<'_> {
     fn one(&mut self, out: &mut impl Write, fen: &str) -> io::Result<()> {
         self.probed += 1;
-        let answer = Position::from_fen(self.args.variant.variant(), fen)
+        let answer = FenPosition::from_fen(self.args.variant.variant(), fen)
             .map_err(|e| e.to_string())
             .and_then(|pos| {
                 if !self.noted {
@@ -270,10 +279,10 @@ struct Probe<'a> {
 }
 
 impl Probe<'_> {
-    /// Looks a position and all its moves up, best first as the HTTP API and the Python
-    /// package list them, and plays its line if asked.
-    fn answer(&self, pos: &Position) -> Result<Answer, AnswerError> {
-        let mut answer = Answer::probe(self.tables, pos, self.options)?;
+    /// Looks a position (or a capture under way) and all its moves up, best first as the
+    /// HTTP API and the Python package list them, and plays its line if asked.
+    fn answer(&self, pos: &FenPosition) -> Result<Answer, AnswerError> {
+        let mut answer = Answer::probe_fen(self.tables, pos, self.options)?;
         answer.order_best_first();
         Ok(answer)
     }
@@ -314,9 +323,12 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
             )
         }
     };
+    let capture = answer.capture.map_or(String::new(), |cap| {
+        format!(" (capture under way by {})", cap.capturer())
+    });
     writeln!(
         out,
-        "{variant} {} {}; {rules}",
+        "{variant} {}{capture} {}; {rules}",
         printable(fen),
         describe(values.dtw)
     )?;

@@ -18,6 +18,12 @@ use crate::{Category, Color, Square};
 pub struct JsonAnswer<'a> {
     variant: &'static str,
     fen: Cow<'a, str>,
+    /// For a capture under way: the square of the capturing piece.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capturing: Option<u8>,
+    /// For a capture under way: the squares of the ghosts, the pieces already taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ghosts: Option<Vec<u8>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     turn: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,7 +117,7 @@ impl<'a> JsonAnswer<'a> {
     /// The answer as the API sends it: the normalised FEN, whose turn it is, whether the game
     /// is over, the category, the piece counts, and each move's squares, FEN and category.
     pub fn for_api(answer: &'a Answer) -> JsonAnswer<'a> {
-        json_answer(answer, answer.position.to_fen().into(), true)
+        json_answer(answer, answer.fen().into(), true)
     }
 }
 
@@ -155,8 +161,12 @@ fn json_answer<'a>(answer: &'a Answer, fen: Cow<'a, str>, api: bool) -> JsonAnsw
     JsonAnswer {
         variant: pos.variant().name(),
         fen,
+        capturing: answer.capture.map(|cap| cap.capturer().number()),
+        ghosts: answer
+            .capture
+            .map(|cap| cap.ghosts().into_iter().map(Square::number).collect()),
         turn: api.then(|| turn_name(pos.turn())),
-        game_over: api.then(|| pos.game_over().is_some()),
+        game_over: api.then(|| answer.game_over()),
         wdl: values.map(|v| v.wdl.name()),
         dtw: values.and_then(|v| v.dtw.plies()),
         class: rules.map(|r| r.value.class().name()),

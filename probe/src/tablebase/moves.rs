@@ -5,8 +5,8 @@
 use super::Tablebase;
 use crate::codec::{DrawRulesCodec, DtwCodec, WdlCodec};
 use crate::{
-    resets_counter, Category, Counters, Dtw, Limits, Move, MoveList, Position, ProbeError,
-    RuleOutcome, RuleValue, Wdl,
+    resets_counter, CaptureUnderWay, Category, Counters, Dtw, Limits, Move, MoveList, Position,
+    ProbeError, RuleOutcome, RuleValue, Wdl,
 };
 
 /// One legal move and the values of the position it reaches, for the side to move *there*
@@ -81,6 +81,18 @@ impl Tablebase {
     pub fn probe_moves_all(&self, pos: &Position) -> Result<Vec<MoveValues>, ProbeError> {
         let limits = self.limits(pos.variant())?;
         self.move_values(pos, &pos.legal_moves(), limits)
+    }
+
+    /// Every completion of a capture under way ([`CaptureUnderWay::completions`]) with the
+    /// values of the position it reaches, as [`Tablebase::probe_moves_all`] gives a position's
+    /// moves: each played on the board with its ghosts, counted from there.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_moves_all`].
+    pub fn probe_completions(&self, cap: &CaptureUnderWay) -> Result<Vec<MoveValues>, ProbeError> {
+        let limits = self.limits(cap.variant())?;
+        self.move_values(&cap.board(), &cap.completions(), limits)
     }
 
     /// The values after each of `legal`, the legal moves of `pos`, in listing order; rule
