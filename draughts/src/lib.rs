@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+mod bounds;
 mod diagram;
 pub mod draw_rules;
 mod fen;
@@ -43,6 +44,7 @@ mod square;
 mod uci;
 mod variant;
 
+pub use bounds::{excerpt, IntRange, OutOfRange, EXCERPT_CHARS, MAX_THREADS};
 pub use draw_rules::{
     resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,
 };

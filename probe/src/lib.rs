@@ -60,7 +60,8 @@ mod wdl;
 /// (re-exported here whole, so an engine needs this one dependency).
 pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
-    parse_square, perft, printable, resets_counter, BadCounters, BadLimits, BadMaterialName,
+    excerpt, parse_square, perft, printable, resets_counter, IntRange, OutOfRange, EXCERPT_CHARS,
+    MAX_THREADS, BadCounters, BadLimits, BadMaterialName,
     Category, Color, Counters, FenError, FenErrorKind, GameOver, Limits, Material, Move, MoveError,
     MoveList, Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet,
     SquareStyle, UnknownVariant, Variant, MAX_COUNTER, MAX_LIMIT,
