@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     output::quiet_panics();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => return output::usage_error(&err),
+        Err(err) => return output::usage_error(err),
     };
     match commands::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,

@@ -106,7 +106,7 @@ impl fmt::Display for SquareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SquareError::OutOfRange { number, max } => {
-                write!(f, "square {number} is out of range (1..{max})")
+                write!(f, "square {} is out of range (1..{max})", excerpt(number))
             }
             SquareError::LightSquare(name) => {
                 write!(

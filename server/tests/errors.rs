@@ -33,7 +33,7 @@ async fn bad_requests_get_their_status_and_say_what_and_where() {
         (
             "/api/v1/brazilian?fen=W:WK1:BK28&counters=0,70000",
             StatusCode::BAD_REQUEST,
-            "C (the plies in the category of rules 6.3/6.4) must be a number from 0 to 10000",
+            "category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not 70000",
         ),
         (
             "/api/v1/brazilian",

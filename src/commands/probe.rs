@@ -10,7 +10,7 @@ use clap::Args;
 use rafle_probe::answer::json::{write_line as write_json, JsonAnswer, JsonError};
 use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
-    printable, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
+    excerpt, BadCounters, Category, Counters, Dtw, Position, ProbeError, RuleClass, RuleValue,
     Tablebase, Wdl,
 };
 
@@ -249,9 +249,10 @@ impl Batch<'_> {
             Err(error) => {
                 self.failed += 1;
                 if self.args.json {
+                    let fen = &excerpt(fen);
                     write_json(out, &JsonError { fen, error })
                 } else {
-                    writeln!(out, "{} error: {error}", printable(fen))
+                    writeln!(out, "{} error: {error}", excerpt(fen))
                 }
             }
         }
@@ -282,7 +283,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
         return writeln!(
             out,
             "{variant} {} unknown: more pieces than the tables cover",
-            printable(fen)
+            excerpt(fen)
         );
     };
     let category = Category::of_position(&answer.position);
@@ -309,7 +310,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
     writeln!(
         out,
         "{variant} {} {}; {rules}",
-        printable(fen),
+        excerpt(fen),
         describe(values.dtw)
     )?;
     let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);
