@@ -225,7 +225,7 @@ fn numbers_out_of_range_name_the_range() {
     );
     let err = usage_error(&["probe", "--counters", "0,-1", "W:W28:B23"]);
     assert!(
-        err.contains("category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not '-1'"),
+        err.contains("category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not -1"),
         "{err}"
     );
 }

@@ -160,8 +160,13 @@ impl IntRange {
     /// [`OutOfRange`] for text that is not a number in the range, quoting an excerpt of it.
     pub fn parse(self, text: &str) -> Result<u64, OutOfRange> {
         let trimmed = text.trim();
+        let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if trimmed.strip_prefix('-').is_some_and(number) {
+            // A negative number is below every range.
+            return Err(self.refuse(trimmed));
+        }
         let digits = trimmed.strip_prefix('+').unwrap_or(trimmed);
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        if !number(digits) {
             return Err(OutOfRange {
                 range: self,
                 value: format!("'{}'", excerpt(text)),
@@ -248,6 +253,10 @@ mod tests {
             "threads must be from 1 to 1024, not -1"
         );
         assert_eq!(IntRange::KING_PLIES.parse(" 12 "), Ok(12));
+        assert_eq!(
+            IntRange::KING_PLIES.parse("-3").unwrap_err().to_string(),
+            "king_plies (K, rule 6.2) must be from 0 to 10000 plies, not -3"
+        );
         assert_eq!(
             IntRange::THREADS
                 .parse("99999999999999999999999")
