@@ -28,7 +28,12 @@ fn a_megabyte_fen_gives_a_bounded_line() {
             let out = rafle_with_input(&args, Some(&format!("{fen}\n")));
             assert_eq!(out.status.code(), Some(1));
             let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-            assert!(stdout.len() < BOUND, "{} bytes: {}", stdout.len(), &stdout[..300]);
+            assert!(
+                stdout.len() < BOUND,
+                "{} bytes: {}",
+                stdout.len(),
+                &stdout[..300]
+            );
             assert!(stderr.len() < BOUND, "{} bytes", stderr.len());
             assert!(stdout.contains("characters)…"), "{stdout}");
             assert!(!stdout.contains('\u{1b}'), "escaped");
@@ -59,11 +64,21 @@ fn a_long_path_is_quoted_as_an_excerpt() {
     // One argument of Linux holds at most 128 KiB.
     let long = format!("{}end", "d/".repeat(60_000));
     let err = fails(
-        &["probe", "--variant", "brazilian", "--data", &long, "W:W18:B1"],
+        &[
+            "probe",
+            "--variant",
+            "brazilian",
+            "--data",
+            &long,
+            "W:W18:B1",
+        ],
         1,
     );
     assert!(err.len() < BOUND, "{} bytes", err.len());
-    assert!(err.contains("(120003 characters)…") && err.contains("d/d/end"), "{err}");
+    assert!(
+        err.contains("(120003 characters)…") && err.contains("d/d/end"),
+        "{err}"
+    );
 }
 
 #[test]

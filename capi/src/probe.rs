@@ -518,7 +518,8 @@ pub unsafe extern "C" fn rafle_probe_rules_cached(
     guard(|| {
         // SAFETY: the caller's promises.
         let (tables, (pos, out), live) = unsafe { (handle(tb)?, io(pos, out)?, live.as_ref()) };
-        Ok(match tables.probe_draw_rules_cached(&pos, counters(live)?) {
+        let live = counters(live)?;
+        Ok(match tables.probe_draw_rules_cached(&pos, live) {
             Some(outcome) => {
                 *out = rules(outcome);
                 RAFLE_OK

@@ -604,7 +604,10 @@ fn counters_past_their_range_and_long_inputs_are_refused_with_bounded_texts() {
         assert!(rafle_open(long.as_ptr(), 0).is_null());
         let text = last_error();
         assert!(text.len() < 1_000, "{} bytes", text.len());
-        assert!(text.contains("(200003 characters)…") && text.contains("d/end"), "{text}");
+        assert!(
+            text.contains("(200003 characters)…") && text.contains("d/end"),
+            "{text}"
+        );
         let fen = CString::new(format!("W:WK1:BK28,{}", "9".repeat(1 << 20))).expect("no NUL");
         let mut pos = RaflePosition::default();
         assert_eq!(

@@ -213,7 +213,14 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
     };
     let mut out = untouched;
     let status = unsafe { rafle_probe_rules(handle, p, c, ptr_mut(nulls.out, &mut out)) };
-    judge(&what("rules"), status, out, untouched, &rule_problems, expected);
+    judge(
+        &what("rules"),
+        status,
+        out,
+        untouched,
+        &rule_problems,
+        expected,
+    );
     let mut out = untouched;
     let status = unsafe { rafle_probe_rules_cached(handle, p, c, ptr_mut(nulls.out, &mut out)) };
     if rule_problems.is_empty() && status == RAFLE_NOT_CACHED {

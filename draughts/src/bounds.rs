@@ -205,7 +205,11 @@ impl fmt::Display for OutOfRange {
             max,
             unit,
         } = self.range;
-        write!(f, "{name} must be from {min} to {max}{unit}, not {}", self.value)
+        write!(
+            f,
+            "{name} must be from {min} to {max}{unit}, not {}",
+            self.value
+        )
     }
 }
 

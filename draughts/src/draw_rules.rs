@@ -135,7 +135,10 @@ impl Limits {
                 )));
             }
             let bad_item = |why: String| {
-                bad(format!("item {position} \"{}\": {why}", crate::excerpt(part)))
+                bad(format!(
+                    "item {position} \"{}\": {why}",
+                    crate::excerpt(part)
+                ))
             };
             let (rule, plies) = part
                 .split_once('=')
@@ -428,7 +431,10 @@ mod tests {
             })
         );
         let long = format!("{},0", "9".repeat(100_000));
-        assert!(counters_error(&long).len() < 1000, "the input is quoted bounded");
+        assert!(
+            counters_error(&long).len() < 1000,
+            "the input is quoted bounded"
+        );
         assert_eq!(
             " 10000 , 0 ".parse(),
             Ok(Counters {

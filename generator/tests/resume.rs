@@ -186,7 +186,11 @@ fn a_run_asked_to_stop_stops_at_a_band_and_the_next_resumes_it() {
     assert!(matches!(err, GenerateError::Stopped), "{err}");
     assert!(err.to_string().contains("resumes"), "{err}");
     // Stopped after its second band, recorded; no table of it written, those before it kept.
-    let journal = dir.path().join("brazilian").join(WORK_DIR).join("KMvM.journal");
+    let journal = dir
+        .path()
+        .join("brazilian")
+        .join(WORK_DIR)
+        .join("KMvM.journal");
     let recorded = std::fs::read_to_string(journal).unwrap().lines().count() - 1;
     assert_eq!(recorded, 2);
     assert!(!dir.path().join("brazilian/KMvM.wdl").exists());
@@ -197,7 +201,13 @@ fn a_run_asked_to_stop_stops_at_a_band_and_the_next_resumes_it() {
         ..Watch::default()
     };
     let summaries = generate(&plan, &watch).unwrap();
-    assert!(summaries.iter().find(|s| s.material.to_string() == "KvK").unwrap().reused);
+    assert!(
+        summaries
+            .iter()
+            .find(|s| s.material.to_string() == "KvK")
+            .unwrap()
+            .reused
+    );
     assert!(watch.damaged.lock().unwrap().is_empty());
     let clean = tempfile::tempdir().unwrap();
     generate(
@@ -218,7 +228,10 @@ fn a_run_asked_to_stop_in_a_material_writes_no_table_of_it() {
         bands: 1,
         asked: AtomicU64::new(0),
     };
-    assert!(matches!(generate(&plan, &stop), Err(GenerateError::Stopped)));
+    assert!(matches!(
+        generate(&plan, &stop),
+        Err(GenerateError::Stopped)
+    ));
     assert!(!dir.path().join("brazilian/KMvK.wdl").exists());
 }
 

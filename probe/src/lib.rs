@@ -60,11 +60,11 @@ mod wdl;
 /// (re-exported here whole, so an engine needs this one dependency).
 pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
-    excerpt, parse_square, perft, printable, resets_counter, IntRange, OutOfRange, EXCERPT_CHARS,
-    MAX_THREADS, BadCounters, BadLimits, BadMaterialName,
-    Category, Color, Counters, FenError, FenErrorKind, GameOver, Limits, Material, Move, MoveError,
-    MoveList, Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet,
-    SquareStyle, UnknownVariant, Variant, MAX_COUNTER, MAX_LIMIT,
+    excerpt, parse_square, perft, printable, resets_counter, BadCounters, BadLimits,
+    BadMaterialName, Category, Color, Counters, FenError, FenErrorKind, GameOver, IntRange, Limits,
+    Material, Move, MoveError, MoveList, OutOfRange, Piece, PlacementError, Position, Role, Square,
+    SquareError, SquareIter, SquareSet, SquareStyle, UnknownVariant, Variant, EXCERPT_CHARS,
+    MAX_COUNTER, MAX_LIMIT, MAX_THREADS,
 };
 
 pub use answer::{Answer, AnswerError};

@@ -222,13 +222,17 @@ pub fn generate(
     };
     let result = detached(py, || {
         std::thread::scope(|scope| {
-            let worker = scope.spawn(|| pool.install(|| rafle_generator::generate(&plan, &reporter)));
+            let worker =
+                scope.spawn(|| pool.install(|| rafle_generator::generate(&plan, &reporter)));
             // This thread stays Python's: it runs the signal handlers (Ctrl-C raises
             // KeyboardInterrupt here), and a raised one stops the run at its next checkpoint.
             while !worker.is_finished() {
                 std::thread::sleep(SIGNALS_EVERY);
                 if let Err(e) = Python::attach(|py| py.check_signals()) {
-                    let mut failure = reporter.failure.lock().unwrap_or_else(PoisonError::into_inner);
+                    let mut failure = reporter
+                        .failure
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
                     reporter.stop(&mut failure, e);
                 }
             }

@@ -159,9 +159,7 @@ impl NativeTablebase {
         fen: &str,
         counters: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>)>,
     ) -> PyResult<Vec<MoveTuple>> {
-        let counters = counters
-            .map(|(k, c)| crate::counters(&k, &c))
-            .transpose()?;
+        let counters = counters.map(|(k, c)| crate::counters(&k, &c)).transpose()?;
         let (tables, pos) = self.prepare(py, variant_name, fen)?;
         let options = Options {
             counters,

@@ -325,5 +325,8 @@ async fn long_inputs_are_quoted_as_bounded_excerpts() {
         StatusCode::BAD_REQUEST,
     )
     .await;
-    assert!(message.len() < 1_000 && message.contains("(2000 characters)"), "{message}");
+    assert!(
+        message.len() < 1_000 && message.contains("(2000 characters)"),
+        "{message}"
+    );
 }
