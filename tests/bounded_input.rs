@@ -42,6 +42,23 @@ fn a_megabyte_fen_gives_a_bounded_line() {
 }
 
 #[test]
+fn a_valid_fen_padded_to_a_megabyte_is_answered_in_a_bounded_line() {
+    let (dir, _, _) = generate("brazilian", 2, &[]);
+    let fen = format!("W:WK1:BK28{}", " ".repeat(1 << 20));
+    for json in [false, true] {
+        let mut args = vec!["probe", "--variant", "brazilian", "--data", data(&dir)];
+        if json {
+            args.push("--json");
+        }
+        let out = rafle_with_input(&args, Some(&format!("{fen}\n")));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(stdout.len() < 4 * BOUND, "{} bytes", stdout.len());
+        assert!(stdout.contains("W:WK1:BK28"), "{stdout}");
+    }
+}
+
+#[test]
 fn a_long_variant_unit_or_memory_is_quoted_as_an_excerpt() {
     let long = "x".repeat(20_000);
     for args in [

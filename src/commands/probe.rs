@@ -274,7 +274,7 @@ impl Probe<'_> {
 
 fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) -> io::Result<()> {
     if json {
-        return write_json(out, &JsonAnswer::for_cli(answer, fen));
+        return write_json(out, &JsonAnswer::for_cli(answer, &excerpt(fen)));
     }
     // The variant first, as in JSON: the same FEN is a position of either board.
     let variant = answer.variant();
