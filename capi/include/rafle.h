@@ -108,7 +108,9 @@ typedef struct rafle_material {
     uint8_t black_kings;
 } rafle_material;
 
-/* The live draw-rule counters of the game, in plies (one move of one player). */
+/* The live draw-rule counters of the game, in plies (one move of one player), each from 0 to
+ * 10000: past it a rule-aware probe returns RAFLE_ERR_ARGUMENT, as every entry point refuses
+ * it. */
 typedef struct rafle_counters {
     uint32_t king_plies;     /* 6.2: plies in a row with only king moves and no capture */
     uint32_t category_plies; /* 6.3/6.4: plies since the position entered its category */

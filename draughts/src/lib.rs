@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 mod capture;
+mod bounds;
 mod diagram;
 pub mod draw_rules;
 mod fen;
@@ -45,6 +46,7 @@ mod uci;
 mod variant;
 
 pub use capture::{CaptureError, CaptureUnderWay, FenPosition};
+pub use bounds::{excerpt, IntRange, OutOfRange, EXCERPT_CHARS, MAX_THREADS};
 pub use draw_rules::{
     resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,
 };

@@ -12,7 +12,9 @@ use crate::{Limits, Material, Variant};
 /// Unix the bytes that are not UTF-8 as `\xff`, so that a file name given by a user or found
 /// in a directory cannot move the cursor, clear the screen or change the colours of the
 /// terminal the message lands in. Quotes and backslashes are kept as they are, as
-/// [`printable`](crate::printable) keeps them in FENs.
+/// [`printable`](crate::printable) keeps them in FENs. A path longer than
+/// [`EXCERPT_CHARS`](crate::EXCERPT_CHARS) is shown as an [`excerpt`](crate::excerpt) of it:
+/// its start and its end, with its length.
 #[derive(Debug, Clone, Copy)]
 pub struct PrintablePath<'a>(&'a Path);
 
@@ -29,19 +31,22 @@ pub fn printable_path(path: &Path) -> PrintablePath<'_> {
 
 impl fmt::Display for PrintablePath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut shown = String::new();
         #[cfg(unix)]
         {
+            use std::fmt::Write;
             use std::os::unix::ffi::OsStrExt;
             for chunk in self.0.as_os_str().as_bytes().utf8_chunks() {
-                f.write_str(&crate::printable(chunk.valid()))?;
+                shown.push_str(&crate::printable(chunk.valid()));
                 for byte in chunk.invalid() {
-                    write!(f, "\\x{byte:02x}")?;
+                    write!(shown, "\\x{byte:02x}")?;
                 }
             }
-            Ok(())
         }
         #[cfg(not(unix))]
-        f.write_str(&crate::printable(&self.0.to_string_lossy()))
+        shown.push_str(&crate::printable(&self.0.to_string_lossy()));
+        // Escaped text is printable already: the excerpt only bounds it.
+        f.write_str(&crate::excerpt(&shown))
     }
 }
 

@@ -35,7 +35,7 @@ where
 
 /// A FEN rafle cannot read: `FenError`, a `ValueError`.
 pub fn fen_error(py: Python<'_>, fen: &str, err: &FenError) -> PyErr {
-    let message = format!("{err} in FEN {:?}", rafle_probe::printable(fen));
+    let message = format!("{err} in FEN \"{}\"", rafle_probe::excerpt(fen));
     match args(py, (message, err.column)) {
         Ok(args) => raise(py, "FenError", args),
         Err(e) => e,
@@ -132,7 +132,7 @@ pub fn value_error(message: impl Into<String>) -> PyErr {
 pub fn unknown_variant(py: Python<'_>, name: &str) -> PyErr {
     let message = format!(
         "unknown variant {:?}: rafle has tables for \"international\" and \"brazilian\"",
-        rafle_probe::printable(name)
+        rafle_probe::excerpt(name)
     );
     args(py, (message,))
         .map(|a| raise(py, "UnsupportedVariantError", a))

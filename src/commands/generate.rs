@@ -24,7 +24,7 @@ pub struct GenerateArgs {
     variant: VariantChoice,
     /// Most pieces on the board, for every chosen variant [default: 5 for brazilian, 4 for
     /// international].
-    #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(rafle_generator::MAX_PIECES)))]
+    #[arg(long, short = 'p', value_name = "N", value_parser = super::request::parse_pieces)]
     pieces: Option<u32>,
     /// One unit of work: this material alone (like KKMvK), from the finished tables of the
     /// materials its moves reach, which must be in DIR. Needs --variant international or
@@ -42,7 +42,7 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
     /// Worker threads [default: one per core].
-    #[arg(long, short = 't', value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, short = 't', value_name = "T", value_parser = super::request::parse_threads)]
     threads: Option<u32>,
     /// Draw-rule limits in plies for the rule tables, like 6.2=50,6.3=32,6.4=10; rules left
     /// out keep the FMJD limit of each variant (6.2=50, 6.3=32 international or 40 Brazilian,
