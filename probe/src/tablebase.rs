@@ -98,7 +98,8 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::Io`] if `dir` is empty or cannot be read, or if a variant's place in it
-    /// (`<dir>/brazilian`, say) holds something else than a directory.
+    /// (`<dir>/brazilian`, say) holds something else than a directory (a file, a FIFO, a
+    /// symbolic link to nothing or in a loop of links).
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
         Tablebase::open_with_cache(dir, DEFAULT_CACHE_BYTES)
     }
@@ -108,7 +109,8 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::Io`] if `dir` is empty or cannot be read, or if a variant's place in it
-    /// (`<dir>/brazilian`, say) holds something else than a directory.
+    /// (`<dir>/brazilian`, say) holds something else than a directory (a file, a FIFO, a
+    /// symbolic link to nothing or in a loop of links).
     pub fn open_with_cache(
         dir: impl AsRef<Path>,
         cache_bytes: usize,
@@ -127,7 +129,8 @@ impl Tablebase {
                 ),
             ));
         }
-        let meta = std::fs::metadata(&dir).map_err(|e| io(&dir, e))?;
+        let meta = std::fs::metadata(&dir)
+            .map_err(|e| io(&dir, crate::file::broken_link(&dir).unwrap_or(e)))?;
         if !meta.is_dir() {
             return Err(io(&dir, std::io::Error::other("not a directory")));
         }
@@ -148,7 +151,13 @@ impl Tablebase {
                         std::io::Error::other("not a directory, where the variant's tables belong"),
                     ))
                 }
-                Err(_) => continue,
+                // No directory is no tables of that variant; a link there that leads nowhere
+                // is a broken layout, named as such, as is a place that cannot be looked at.
+                Err(e) => match crate::file::broken_link(sub.path()) {
+                    Some(broken) => return Err(io(sub.path(), broken)),
+                    None if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    None => return Err(io(sub.path(), e)),
+                },
             }
             for entry in std::fs::read_dir(sub.path()).map_err(|e| io(sub.path(), e))? {
                 let entry = entry.map_err(|e| io(sub.path(), e))?;
