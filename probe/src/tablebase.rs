@@ -608,6 +608,51 @@ impl Tablebase {
         (slot != NO_SLOT).then_some(slot)
     }
 
+    /// Checks that the tables of a material store sides to move that agree: the `.dtw` and
+    /// `.rules` tables the same side, and the `.wdl` table that side or both. Reads the
+    /// headers of the tables not yet opened; a table whose header cannot be read is left to
+    /// the probe that reads it to report.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::MixedHalves`] naming two tables that disagree.
+    pub fn check_halves(&self, variant: Variant, material: Material) -> Result<(), ProbeError> {
+        self.check_halves_with(variant, material.canonical(), None)
+    }
+
+    /// [`Tablebase::check_halves`], with the half of a table of the material just opened
+    /// (not yet kept) given.
+    fn check_halves_with(
+        &self,
+        variant: Variant,
+        material: Material,
+        opened: Option<(TableKind, StoredHalf)>,
+    ) -> Result<(), ProbeError> {
+        let mut halves: Vec<(PathBuf, StoredHalf)> = Vec::with_capacity(TableKind::ALL.len());
+        for kind in TableKind::ALL {
+            let path = table_path(&self.dir, variant, material, kind);
+            let stored = match (opened, self.opened_slot_table(kind, variant, material)) {
+                (Some((k, half)), _) if k == kind => half,
+                (_, Some((_, table))) => table.header().stored,
+                _ if self.slot(kind, variant, material).is_none() => continue,
+                _ => match crate::table::read_header(&path) {
+                    Ok(header) => header.stored,
+                    Err(_) => continue,
+                },
+            };
+            if let Some((first, half)) = halves.iter().find(|(_, h)| !halves_agree(*h, stored)) {
+                return Err(ProbeError::MixedHalves {
+                    variant,
+                    material,
+                    first: (first.clone(), *half),
+                    second: (path, stored),
+                });
+            }
+            halves.push((path, stored));
+        }
+        Ok(())
+    }
+
     /// The slot and table of a material's table of `kind` if it is already open.
     fn opened_slot_table(
         &self,
@@ -650,6 +695,13 @@ impl Tablebase {
                 }
             }
         }
+        // A material whose tables store sides that do not agree would be read through the
+        // wrong half: refused at once, naming both tables.
+        self.check_halves_with(
+            entry.variant,
+            entry.material,
+            Some((entry.kind, opened.header().stored)),
+        )?;
         // Two threads may open the same table at once; the first to finish is kept.
         let _ = entry.table.set(opened);
         let table = entry.table.get().ok_or_else(|| ProbeError::Corrupted {
@@ -733,6 +785,12 @@ fn rule_limits(
     mixed
         .or(first.map(|(path, limits)| FoundLimits::Agreed(path, limits)))
         .or(unreadable.map(FoundLimits::Unusable))
+}
+
+/// Whether two tables of one material storing `a` and `b` can be read together: the same
+/// side, or both sides (a `.wdl` table built without `--compact`) with any.
+fn halves_agree(a: StoredHalf, b: StoredHalf) -> bool {
+    a == b || a == StoredHalf::Both || b == StoredHalf::Both
 }
 
 #[cfg(test)]

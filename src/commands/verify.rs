@@ -104,6 +104,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     // Materials checked and failed, and table files missing (whose materials are not checked).
     let (mut checked, mut failed, mut missing) = (0, 0, 0);
+    // Materials not checked because a material they read has tables that do not agree.
+    let mut unchecked = 0;
     for work in work {
         let Work {
             variant,
@@ -163,6 +165,17 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
                         summary(&r, args.sample.is_some())
                     )
                 }
+                // A material read through another whose tables store sides that do not
+                // agree cannot be checked; the fault is that one's, reported on its own line.
+                Err(ProbeError::MixedHalves {
+                    material: mixed, ..
+                }) if mixed != material => {
+                    unchecked += 1;
+                    format!(
+                        "{variant} {material} not checked: it reads {mixed}, whose tables store \
+                         different sides to move\n"
+                    )
+                }
                 Err(err) => {
                     failed += 1;
                     format!("{variant} {material} error: {err}\n")
@@ -198,10 +211,17 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     }
     bar.finish_and_clear();
     let mut problems = Vec::new();
+    // A material not checked is not counted among those checked.
+    let checked = checked - unchecked;
     if failed > 0 {
         problems.push(format!(
             "{failed} of {checked} materials failed verification"
         ));
+    }
+    match unchecked {
+        0 => {}
+        1 => problems.push("1 material could not be checked".to_string()),
+        n => problems.push(format!("{n} materials could not be checked")),
     }
     match missing {
         0 => {}
