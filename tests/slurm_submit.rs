@@ -180,7 +180,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     let nothing = scratch.path().join("no-slurm");
     fs::create_dir_all(&nothing).unwrap();
     let dir = TempDir::new().unwrap();
-    let out = with_path(&submit_brazilian_3(&dir, &["--dry-run"]), &nothing);
+    let out = with_path(submit_brazilian_3(&dir, &["--dry-run"]), &nothing);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     assert!(
@@ -212,7 +212,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 
     // Without --dry-run and without Slurm, a clear refusal.
-    let out = with_path(&submit_brazilian_3(&dir, &[]), &nothing);
+    let out = with_path(submit_brazilian_3(&dir, &[]), &nothing);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
@@ -290,7 +290,7 @@ fn the_dry_run_script_runs_on_a_directory_that_does_not_exist_yet() {
         data_arg,
         "--dry-run",
     ];
-    let out = with_path(&submit, &nothing);
+    let out = with_path(submit, &nothing);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!data_dir.exists(), "a dry run writes nothing");
     run_script(scratch.path(), &out.stdout, &[]);
