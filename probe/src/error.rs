@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::format::TableKind;
+use crate::format::{StoredHalf, TableKind};
 use crate::{Limits, Material, Variant};
 
 /// A path as messages show it: the text of [`Path::display`] with control characters (and
@@ -113,6 +113,19 @@ pub enum ProbeError {
         /// Another table with other limits.
         second: (PathBuf, Limits),
     },
+    /// Two tables of one material store different sides to move (one built with
+    /// `--compact`, one without): the probe finds the side a table leaves out through the
+    /// others, so the tables of a material must store the same side, or the `.wdl` both.
+    MixedHalves {
+        /// The board.
+        variant: Variant,
+        /// The material (stored orientation).
+        material: Material,
+        /// One table and the side it stores.
+        first: (PathBuf, StoredHalf),
+        /// Another table of the material, storing another side.
+        second: (PathBuf, StoredHalf),
+    },
     /// The operating system refused to read a file or directory.
     Io {
         /// The file or directory.
@@ -196,6 +209,17 @@ impl ProbeError {
                 first: first.clone(),
                 second: second.clone(),
             },
+            ProbeError::MixedHalves {
+                variant,
+                material,
+                first,
+                second,
+            } => ProbeError::MixedHalves {
+                variant: *variant,
+                material: *material,
+                first: first.clone(),
+                second: second.clone(),
+            },
             ProbeError::Io { path, source } => ProbeError::Io {
                 path: path.clone(),
                 source: io::Error::new(source.kind(), source.to_string()),
@@ -274,6 +298,21 @@ impl fmt::Display for ProbeError {
             } => write!(
                 f,
                 "the {variant} rule tables mix draw-rule limits: {} has {}, {} has {}",
+                printable_path(&first.0),
+                first.1,
+                printable_path(&second.0),
+                second.1
+            ),
+            ProbeError::MixedHalves {
+                variant,
+                material,
+                first,
+                second,
+            } => write!(
+                f,
+                "the tables of {variant} {material} store different sides to move: {} stores \
+                 {}, {} stores {}; the tables of a material must agree (all built with \
+                 --compact or all without): build them again together",
                 printable_path(&first.0),
                 first.1,
                 printable_path(&second.0),

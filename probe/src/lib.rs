@@ -74,7 +74,7 @@ pub use rafle_draughts::{
 pub use answer::{Answer, AnswerError};
 pub use dtw::Dtw;
 pub use error::{printable_path, PrintablePath, ProbeError};
-pub use file::{open_regular, open_regular_with, open_table_file};
+pub use file::{broken_link, open_regular, open_regular_with, open_table_file};
 pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
 pub use layout::{table_path, DataDir, Tables, VariantDir, WorkFiles};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};

@@ -76,6 +76,9 @@ pub fn probe_error(py: Python<'_>, err: &ProbeError) -> PyErr {
         ProbeError::MixedLimits { first, .. } => {
             args(py, (message, Some(first.0.clone()))).map(|a| raise(py, "TableError", a))
         }
+        ProbeError::MixedHalves { first, .. } => {
+            args(py, (message, Some(first.0.clone()))).map(|a| raise(py, "TableError", a))
+        }
         // A kind added later: still a failure of the tables, with its message.
         _ => args(py, (message, None::<std::path::PathBuf>)).map(|a| raise(py, "TableError", a)),
     };

@@ -163,7 +163,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
             note(&format!(
                 "rafle: warning: {} has {} free, and this run may fill about {} at its peak \
                  (estimated as if every material were solved; see 'rafle plan')",
-                plan.dir.display(),
+                rafle_probe::printable_path(&plan.dir),
                 human_bytes(free),
                 human_bytes(disk.peak_bytes)
             ));
@@ -290,7 +290,7 @@ impl Progress for Bars {
         self.multi.suspend(|| {
             note(&format!(
                 "removed {count} temporary {files} left in {} by an interrupted run",
-                dir.display()
+                rafle_probe::printable_path(dir)
             ))
         });
     }
@@ -301,7 +301,7 @@ impl Progress for Bars {
             note(&format!(
                 "another rafle generate{who} is writing {material} in {}: waiting for it, \
                  then checking its tables",
-                dir.display()
+                rafle_probe::printable_path(dir)
             ))
         });
     }
@@ -321,8 +321,12 @@ impl Progress for Bars {
     }
 
     fn damaged_work_file(&self, path: &std::path::Path, what: &str) {
-        self.multi
-            .suspend(|| note(&format!("{} is damaged: {what}", path.display())));
+        self.multi.suspend(|| {
+            note(&format!(
+                "{} is damaged: {what}",
+                rafle_probe::printable_path(path)
+            ))
+        });
     }
 
     fn material_started(&self, _variant: Variant, material: Material, positions: u64) {

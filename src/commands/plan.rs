@@ -267,7 +267,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
         plan.max_pieces,
         plan.positions(),
         human_bytes(largest),
-        plan.dir.display()
+        rafle_probe::printable_path(&plan.dir)
     )?;
     let width = units.iter().map(|u| u.name.len()).max().unwrap_or(4).max(4);
     writeln!(
