@@ -647,6 +647,7 @@ fn every_data_option_names_rafle_data_in_its_help() {
         assert!(line.contains("[env: RAFLE_DATA]"), "{command:?}: {line}");
         assert!(line.contains("[default: data]"), "{command:?}: {line}");
     }
+}
 
 // ---- captures under way: lidraughts' ghost pieces --------------------------------------------
 
