@@ -131,7 +131,7 @@ impl Default for RafleMove {
     }
 }
 
-fn wdl_code(wdl: Wdl) -> c_int {
+pub(crate) fn wdl_code(wdl: Wdl) -> c_int {
     match wdl {
         Wdl::Loss => RAFLE_LOSS,
         Wdl::Draw => RAFLE_DRAW,
@@ -161,7 +161,7 @@ fn kind(code: c_int) -> Result<TableKind, Failure> {
     }
 }
 
-fn rules(outcome: RuleOutcome) -> RafleRules {
+pub(crate) fn rules(outcome: RuleOutcome) -> RafleRules {
     RafleRules {
         result: wdl_code(outcome.result),
         rule_class: class_code(outcome.value.class()),
@@ -175,7 +175,7 @@ fn rules(outcome: RuleOutcome) -> RafleRules {
     }
 }
 
-fn counters(counters: Option<&RafleCounters>) -> Counters {
+pub(crate) fn counters(counters: Option<&RafleCounters>) -> Counters {
     let plies = |p: u32| u16::try_from(p).unwrap_or(u16::MAX);
     counters.map_or(Counters::FRESH, |c| Counters {
         king_plies: plies(c.king_plies),
@@ -188,7 +188,7 @@ fn counters(counters: Option<&RafleCounters>) -> Counters {
 /// # Safety
 ///
 /// `tb` must be null or a handle from `rafle_open` not yet closed.
-unsafe fn handle<'a>(tb: *const RafleTablebase) -> Result<&'a Tablebase, Failure> {
+pub(crate) unsafe fn handle<'a>(tb: *const RafleTablebase) -> Result<&'a Tablebase, Failure> {
     // SAFETY: the caller's promise above.
     unsafe { tb.as_ref() }
         .map(|h| &h.tables)
