@@ -27,7 +27,7 @@ fn main() -> ExitCode {
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => return output::usage_error(&err),
+        Err(err) => return output::usage_error(err),
     };
     match commands::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,

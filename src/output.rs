@@ -56,7 +56,7 @@ pub(crate) use stderr_line;
 
 /// Prints clap's verdict: help and version on stdout, anything else as one line on stderr with
 /// exit code 2.
-pub fn usage_error(err: &clap::Error) -> ExitCode {
+pub fn usage_error(err: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
         err.kind(),
@@ -68,10 +68,23 @@ pub fn usage_error(err: &clap::Error) -> ExitCode {
     let message = if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         "no command given".to_string()
     } else {
-        one_line(&err.render().to_string())
+        one_line(&bounded(err).render().to_string())
     };
     stderr_line!("rafle: {message} (see 'rafle --help')");
     ExitCode::from(2)
+}
+
+/// The error with the values it quotes cut to an excerpt ([`rafle_probe::excerpt`]): clap
+/// quotes a value given whole, and a 20 KB `--variant` must not make a 20 KB message.
+fn bounded(mut err: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
+        if let Some(ContextValue::String(value)) = err.get(kind) {
+            let shown = rafle_probe::excerpt(value);
+            err.insert(kind, ContextValue::String(shown));
+        }
+    }
+    err
 }
 
 /// Clap's message up to its usage block, folded onto one line.

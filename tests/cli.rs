@@ -221,14 +221,12 @@ fn numbers_out_of_range_name_the_range() {
     }
     let err = usage_error(&["probe", "--counters", "70000,0", "W:W28:B23"]);
     assert!(
-        err.contains("K (the king plies of rule 6.2) must be a number from 0 to 10000"),
+        err.contains("king_plies (K, rule 6.2) must be from 0 to 10000 plies, not 70000"),
         "{err}"
     );
     let err = usage_error(&["probe", "--counters", "0,-1", "W:W28:B23"]);
     assert!(
-        err.contains(
-            "C (the plies in the category of rules 6.3/6.4) must be a number from 0 to 10000"
-        ),
+        err.contains("category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not -1"),
         "{err}"
     );
 }

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{generate_in, ok, rafle, text};
+use common::{fails, generate_in, ok, rafle, text};
 
 /// `rafle generate` of `variant` up to `pieces` in `dir`, compact or not: stdout and stderr.
 fn generate(dir: &Path, variant: &str, pieces: u32, compact: bool) -> (String, String) {
@@ -152,4 +152,104 @@ fn a_run_says_which_tables_keep_the_other_form() {
         stderr.contains(&format!("{new} materials kept their compact tables")),
         "{stderr}"
     );
+}
+
+/// A compact `.wdl` (storing Black to move) copied into a default set, whose `.dtw` and
+/// `.rules` store White to move: `verify` reported mismatches in two materials whose own
+/// tables are clean while probes and `stats` accepted the set. The material whose tables
+/// disagree is the error, everywhere; the materials that read it are not blamed.
+#[test]
+fn a_material_whose_tables_store_different_sides_is_named_and_others_are_not_blamed() {
+    let (full, compact) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    generate(full.path(), "brazilian", 3, false);
+    generate(compact.path(), "brazilian", 3, true);
+    let from = compact.path().join("brazilian/KKvK.wdl");
+    assert_eq!(
+        stored_half(&from),
+        2,
+        "KKvK's compact tables store Black to move"
+    );
+    let (wdl, dtw) = (
+        full.path().join("brazilian/KKvK.wdl"),
+        full.path().join("brazilian/KKvK.dtw"),
+    );
+    std::fs::copy(&from, &wdl).unwrap();
+    let d = full.path().to_str().unwrap();
+    let mixed = format!(
+        "the tables of brazilian KKvK store different sides to move: {} stores black to move, \
+         {} stores white to move; the tables of a material must agree (all built with \
+         --compact or all without): build them again together",
+        wdl.display(),
+        dtw.display()
+    );
+
+    let out = rafle(&["verify", "--variant", "brazilian", "--data", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out.stdout);
+    assert!(
+        report.contains(&format!("brazilian KKvK error: {mixed}\n")),
+        "{report}"
+    );
+    for line in report.lines().filter(|l| !l.starts_with("brazilian KKvK ")) {
+        assert!(
+            line.ends_with(" positions ok")
+                || line.ends_with(
+                    " not checked: it reads KKvK, whose tables store different sides to move"
+                ),
+            "{line}\n{report}"
+        );
+    }
+    assert!(!report.contains("mismatch"), "{report}");
+    assert!(
+        text(&out.stderr)
+            .contains("1 of 6 materials failed verification; 3 materials could not be checked"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let err = fails(&["stats", "--variant", "brazilian", "--data", d], 1);
+    assert!(err.contains(&mixed), "{err}");
+    let err = fails(
+        &[
+            "probe",
+            "--variant",
+            "brazilian",
+            "W:WK1,K2:BK28",
+            "--data",
+            d,
+        ],
+        1,
+    );
+    assert!(err.contains(&mixed), "{err}");
+    // A position of another material that never reaches KKvK is answered.
+    ok(&["probe", "--variant", "brazilian", "W:WK1:BK28", "--data", d]);
+
+    // Tables that agree though built apart pass: a compact `.wdl` of White to move beside a
+    // `.dtw` of White to move, and a `.wdl` of both sides beside compact tables of Black.
+    let white = compact.path().join("brazilian/KvM.wdl");
+    assert_eq!(stored_half(&white), 1);
+    let other = tempfile::tempdir().unwrap();
+    generate(other.path(), "brazilian", 3, false);
+    std::fs::copy(&white, other.path().join("brazilian/KvM.wdl")).unwrap();
+    std::fs::copy(
+        other.path().join("brazilian/KKvK.wdl"),
+        compact.path().join("brazilian/KKvK.wdl"),
+    )
+    .unwrap();
+    for dir in [other.path(), compact.path()] {
+        ok(&[
+            "verify",
+            "--variant",
+            "brazilian",
+            "--data",
+            dir.to_str().unwrap(),
+        ]);
+        ok(&[
+            "stats",
+            "--variant",
+            "brazilian",
+            "--data",
+            dir.to_str().unwrap(),
+        ]);
+    }
 }

@@ -279,6 +279,93 @@ fn a_file_where_a_variant_directory_belongs_is_named() {
     );
 }
 
+/// A symbolic link where a variant's directory belongs that leads nowhere (to nothing, or
+/// round a loop of links) was read as no tables of that variant, and `generate` failed with
+/// "File exists" or "Too many levels of symbolic links": every command names the link, as it
+/// names a file there.
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_or_a_loop_where_a_variant_directory_belongs_is_named() {
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    let d = data(&dir);
+    let link = dir.path().join("international");
+    let gone = dir.path().join("moved elsewhere");
+    let links: [(&str, &Path, String); 2] = [
+        (
+            "dangling",
+            &gone,
+            format!(
+                "{}: a symbolic link to {}, which does not exist: remove it, or link it to a \
+                 directory",
+                link.display(),
+                gone.display()
+            ),
+        ),
+        (
+            "loop",
+            &link,
+            format!(
+                "{}: a symbolic link in a loop of links: remove it, or link it to a directory",
+                link.display()
+            ),
+        ),
+    ];
+    for (what, target, expected) in &links {
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        for command in [
+            &[
+                "probe",
+                "--variant",
+                "international",
+                "W:WK1:BK50",
+                "--data",
+                d,
+            ][..],
+            &["probe", "--variant", "brazilian", "W:WK1:BK28", "--data", d],
+            &["verify", "--variant", "brazilian", "--data", d],
+            &["stats", "--variant", "brazilian", "--data", d],
+        ] {
+            let err = fails(command, 1);
+            assert!(err.contains(expected), "{what}, {command:?}: {err}");
+        }
+        let (code, _, err) = run_bounded(&[
+            "generate",
+            "--variant",
+            "international",
+            "--pieces",
+            "2",
+            "--data",
+            d,
+        ]);
+        assert_eq!(code, Some(1), "{what}: {err}");
+        assert!(err.ends_with(&format!("{expected}\n")), "{what}: {err}");
+        assert!(!gone.exists(), "nothing made through the link");
+        std::fs::remove_file(&link).unwrap();
+    }
+    // The data directory itself a link to nothing: named too, not "no tables".
+    let data_link = dir.path().join("data-link");
+    std::os::unix::fs::symlink(&gone, &data_link).unwrap();
+    let err = fails(
+        &[
+            "probe",
+            "--variant",
+            "brazilian",
+            "W:WK1:BK28",
+            "--data",
+            data_link.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(
+        err.contains(&format!(
+            "{}: a symbolic link to {}, which does not exist",
+            data_link.display(),
+            gone.display()
+        )),
+        "{err}"
+    );
+}
+
 /// The table files of one kind (extension) of a variant's directory, sorted.
 fn files_with(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(dir)

@@ -5,10 +5,13 @@
 
 mod common;
 
+use std::ffi::{OsStr, OsString};
 use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use common::{assert_same_tables, data, fails, generate, packed_files, text};
 use tempfile::TempDir;
@@ -41,7 +44,10 @@ fn fake_slurm(dir: &Path) -> PathBuf {
     bin
 }
 
-fn with_path(args: &[&str], path: &Path) -> std::process::Output {
+fn with_path<S: AsRef<OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    path: &Path,
+) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rafle"))
         .args(args)
         .env("PATH", path)
@@ -174,7 +180,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     let nothing = scratch.path().join("no-slurm");
     fs::create_dir_all(&nothing).unwrap();
     let dir = TempDir::new().unwrap();
-    let out = with_path(&submit_brazilian_3(&dir, &["--dry-run"]), &nothing);
+    let out = with_path(submit_brazilian_3(&dir, &["--dry-run"]), &nothing);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     assert!(
@@ -206,7 +212,7 @@ fn a_dry_run_prints_the_script_and_submits_nothing() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 
     // Without --dry-run and without Slurm, a clear refusal.
-    let out = with_path(&submit_brazilian_3(&dir, &[]), &nothing);
+    let out = with_path(submit_brazilian_3(&dir, &[]), &nothing);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
@@ -284,7 +290,7 @@ fn the_dry_run_script_runs_on_a_directory_that_does_not_exist_yet() {
         data_arg,
         "--dry-run",
     ];
-    let out = with_path(&submit, &nothing);
+    let out = with_path(submit, &nothing);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!data_dir.exists(), "a dry run writes nothing");
     run_script(scratch.path(), &out.stdout, &[]);
@@ -378,4 +384,148 @@ fn a_job_whose_data_directory_is_not_the_submitted_one_stops_before_writing() {
         "{err}"
     );
     assert!(!dir.path().join("brazilian").exists());
+}
+
+/// `rafle slurm submit` of Brazilian up to 3 pieces into `data`, then `extra`.
+fn submit_into(data: &Path, extra: &[&str]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["slurm", "submit", "-v", "brazilian", "-p", "3", "--data"]
+        .map(OsString::from)
+        .into();
+    args.push(data.as_os_str().to_owned());
+    args.extend(extra.iter().map(OsString::from));
+    args
+}
+
+/// Pipes a dry run's `script` to `sh` in `cwd`, with a strict `sbatch` made in `scratch`;
+/// asserts it succeeded.
+fn pipe_to_sh(scratch: &Path, cwd: &Path, script: &[u8]) {
+    let bin = strict_sbatch(scratch);
+    let mut sh = Command::new("/bin/sh")
+        .current_dir(cwd)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    sh.stdin.take().unwrap().write_all(script).unwrap();
+    let run = sh.wait_with_output().unwrap();
+    assert!(
+        run.status.success(),
+        "the script failed: {}",
+        text(&run.stderr)
+    );
+}
+
+/// A data directory whose name holds a newline and a command: the dry run's script, piped to
+/// `sh`, builds the tables in that very directory and runs nothing of its name; the summary
+/// and `rafle plan` show the name escaped, on one line.
+#[test]
+fn a_data_directory_named_with_a_newline_and_a_command_runs_no_command() {
+    let (reference, _, _) = generate("brazilian", 3, &[]);
+    let scratch = TempDir::new().unwrap();
+    let cwd = scratch.path().join("cwd");
+    fs::create_dir_all(&cwd).unwrap();
+    let nothing = scratch.path().join("no-slurm");
+    fs::create_dir_all(&nothing).unwrap();
+    let data_dir = scratch.path().join("data\n: ; touch PWNED #");
+    let out = with_path(submit_into(&data_dir, &["--dry-run"]), &nothing);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let script = text(&out.stdout);
+    let escaped = format!("{}/data\\n: ; touch PWNED #", scratch.path().display());
+    assert!(
+        script.contains(&format!(
+            "\n# brazilian: 9 units, 0 finished, 0 queued already, 10 jobs to submit; logs in \
+             {escaped}/slurm-logs\n"
+        )),
+        "{script}"
+    );
+    pipe_to_sh(scratch.path(), &cwd, &out.stdout);
+    assert!(!cwd.join("PWNED").exists(), "the name ran as a command");
+    assert!(!scratch.path().join("PWNED").exists());
+    assert_eq!(
+        assert_same_tables(reference.path(), &data_dir, "brazilian"),
+        27
+    );
+    assert_eq!(
+        fs::read_dir(data_dir.join("slurm-logs")).unwrap().count(),
+        10
+    );
+
+    let mut plan: Vec<OsString> = ["plan", "-v", "brazilian", "-p", "3", "--data"]
+        .map(OsString::from)
+        .into();
+    plan.push(data_dir.clone().into());
+    let out = with_path(plan, &nothing);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    let first = said.lines().next().unwrap();
+    assert!(
+        first.ends_with(&format!("9 finished in {escaped}")),
+        "{said}"
+    );
+}
+
+/// A data directory whose name is not UTF-8: the jobs, of a dry run's script or submitted,
+/// work in that very directory (its bytes kept, not replaced by U+FFFD), and messages show
+/// the byte as `\xff`.
+#[test]
+fn a_data_directory_whose_name_is_not_utf8_is_the_one_the_jobs_work_in() {
+    let (reference, _, _) = generate("brazilian", 3, &[]);
+    let scratch = TempDir::new().unwrap();
+    let nothing = scratch.path().join("no-slurm");
+    fs::create_dir_all(&nothing).unwrap();
+    let data_dir = scratch.path().join(OsStr::from_bytes(b"d\xff"));
+    let out = with_path(submit_into(&data_dir, &["--dry-run"]), &nothing);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let raw = b"/d\xff/slurm-logs";
+    let script = String::from_utf8_lossy(&out.stdout);
+    assert!(out.stdout.windows(raw.len()).any(|w| w == raw), "{script}");
+    assert!(
+        script.contains(&format!(
+            "10 jobs to submit; logs in {}/d\\xff/slurm-logs\n",
+            scratch.path().display()
+        )),
+        "{script}"
+    );
+    assert!(
+        !out.stdout.windows(3).any(|w| w == "\u{fffd}".as_bytes()),
+        "{script}"
+    );
+    pipe_to_sh(scratch.path(), scratch.path(), &out.stdout);
+    assert_eq!(
+        assert_same_tables(reference.path(), &data_dir, "brazilian"),
+        27
+    );
+    assert_eq!(packed_files(&data_dir), 0);
+    let entries: Vec<OsString> = fs::read_dir(scratch.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        entries
+            .iter()
+            .all(|e| !e.as_bytes().windows(3).any(|w| w == "\u{fffd}".as_bytes())),
+        "a directory named with U+FFFD: {entries:?}"
+    );
+
+    // Submitted to a stand-in sbatch that runs each job at once.
+    let bin = fake_slurm(scratch.path());
+    let data_dir = scratch.path().join(OsStr::from_bytes(b"e\xfe"));
+    let out = with_path(submit_into(&data_dir, &[]), &bin);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.starts_with(&format!(
+            "brazilian: 9 units, 0 finished, 0 queued already, 10 jobs submitted (jobs \
+             1000..1009); logs in {}/e\\xfe/slurm-logs",
+            scratch.path().display()
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        assert_same_tables(reference.path(), &data_dir, "brazilian"),
+        27
+    );
+    assert_eq!(packed_files(&data_dir), 0);
 }

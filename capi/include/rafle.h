@@ -109,7 +109,9 @@ typedef struct rafle_material {
     uint8_t black_kings;
 } rafle_material;
 
-/* The live draw-rule counters of the game, in plies (one move of one player). */
+/* The live draw-rule counters of the game, in plies (one move of one player), each from 0 to
+ * 10000: past it a rule-aware probe returns RAFLE_ERR_ARGUMENT, as every entry point refuses
+ * it. */
 typedef struct rafle_counters {
     uint32_t king_plies;     /* 6.2: plies in a row with only king moves and no capture */
     uint32_t category_plies; /* 6.3/6.4: plies since the position entered its category */
@@ -245,8 +247,9 @@ int rafle_best_move(const rafle_tablebase *tb, const rafle_position *pos, rafle_
  * ("W:WK20:B16,2,P27": G before a square a man, P a king), the capturing side to move. A
  * rafle_position cannot hold that (rafle_position_from_fen refuses ghosts). Writes win/draw/
  * loss into *wdl, the distance to the end of the game in plies into *plies (-1 for a draw),
- * and, if rules is not null, the rule-aware answer with the live counters (null: fresh)
- * into *rules; with rules null no rule table is needed. A position between moves gets the
+ * and, if rules is not null, the rule-aware answer with the live counters (null: fresh;
+ * past 10000 plies RAFLE_ERR_ARGUMENT, as in rafle_probe_rules) into *rules; with rules null
+ * no rule table is needed. A position between moves gets the
  * values of rafle_probe_dtw and rafle_probe_rules; a capture under way those of its best
  * completion, which are the whole move's from the position before the capture (the rule in
  * force is that of the material the move began in, ghosts counted). RAFLE_ERR_POSITION if

@@ -68,7 +68,8 @@ impl From<ProbeError> for Failure {
             ProbeError::Corrupted { .. }
             | ProbeError::Truncated { .. }
             | ProbeError::WrongTable { .. }
-            | ProbeError::OldFormat { .. } => RAFLE_ERR_BAD_TABLE,
+            | ProbeError::OldFormat { .. }
+            | ProbeError::MixedHalves { .. } => RAFLE_ERR_BAD_TABLE,
             ProbeError::MixedLimits { .. } => RAFLE_ERR_MIXED_LIMITS,
             ProbeError::Io { .. } => RAFLE_ERR_IO,
             _ => RAFLE_ERR_INTERNAL,

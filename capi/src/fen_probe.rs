@@ -59,7 +59,8 @@ fn values(
 /// ghost pieces (`G27` a man, `P27` a king, taken by the capture still under way), the
 /// capturing side to move. Win, draw or loss into `*wdl`, the distance to the end of the game
 /// in plies into `*plies` (-1 for a draw) and, if `out_rules` is not null, the rule-aware
-/// answer with the live `counters` (null: fresh) into `*out_rules`. A position between moves
+/// answer with the live `counters` (null: fresh; refused past their range, as by
+/// `rafle_probe_rules`) into `*out_rules`. A position between moves
 /// gets the values of `rafle_probe_dtw` and `rafle_probe_rules`; a capture under way those of
 /// its best completion, which are the values of the whole move from the position before the
 /// capture. A FEN that does not read, or whose capturing piece cannot be told, is
@@ -94,7 +95,8 @@ pub unsafe extern "C" fn rafle_probe_fen(
         let (live, out_rules) = unsafe { (counters.as_ref(), out_rules.as_mut()) };
         let read = FenPosition::from_fen(variant, text)
             .map_err(|e| Failure::new(RAFLE_ERR_POSITION, e.to_string()))?;
-        let wanted = out_rules.is_some().then(|| live_counters(live));
+        let live = live_counters(live)?;
+        let wanted = out_rules.is_some().then_some(live);
         let (dtw, outcome) = values(tables, &read, wanted)?;
         *wdl = wdl_code(dtw.wdl());
         *plies = dtw.plies().map_or(-1, c_int::from);

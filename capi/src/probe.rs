@@ -175,11 +175,11 @@ pub(crate) fn rules(outcome: RuleOutcome) -> RafleRules {
     }
 }
 
-pub(crate) fn counters(counters: Option<&RafleCounters>) -> Counters {
-    let plies = |p: u32| u16::try_from(p).unwrap_or(u16::MAX);
-    counters.map_or(Counters::FRESH, |c| Counters {
-        king_plies: plies(c.king_plies),
-        category_plies: plies(c.category_plies),
+/// The live counters (fresh for null), each in the range every entry point takes.
+pub(crate) fn counters(counters: Option<&RafleCounters>) -> Result<Counters, Failure> {
+    counters.map_or(Ok(Counters::FRESH), |c| {
+        Counters::from_plies(c.king_plies.into(), c.category_plies.into())
+            .map_err(|e| Failure::new(RAFLE_ERR_ARGUMENT, e.to_string()))
     })
 }
 
@@ -497,7 +497,7 @@ pub unsafe extern "C" fn rafle_probe_rules(
     guard(|| {
         // SAFETY: the caller's promises.
         let (tables, (pos, out), live) = unsafe { (handle(tb)?, io(pos, out)?, live.as_ref()) };
-        *out = rules(tables.probe_draw_rules(&pos, counters(live))?);
+        *out = rules(tables.probe_draw_rules(&pos, counters(live)?)?);
         Ok(RAFLE_OK)
     })
 }
@@ -518,7 +518,8 @@ pub unsafe extern "C" fn rafle_probe_rules_cached(
     guard(|| {
         // SAFETY: the caller's promises.
         let (tables, (pos, out), live) = unsafe { (handle(tb)?, io(pos, out)?, live.as_ref()) };
-        Ok(match tables.probe_draw_rules_cached(&pos, counters(live)) {
+        let live = counters(live)?;
+        Ok(match tables.probe_draw_rules_cached(&pos, live) {
             Some(outcome) => {
                 *out = rules(outcome);
                 RAFLE_OK

@@ -783,4 +783,77 @@ fn probe_fen_refuses_what_it_cannot_read() {
         assert_eq!(status, RAFLE_ERR_ARGUMENT);
     }
     assert_eq!(wdl, 0, "nothing written on failure");
+    // Counters past their range are refused as by rafle_probe_rules.
+    let too_many = RafleCounters {
+        king_plies: 10_001,
+        category_plies: 0,
+    };
+    let got = probe_fen(&tb, RAFLE_BRAZILIAN, "W:WK20:B16,P27", Some(too_many), true);
+    assert_eq!(got.0, RAFLE_ERR_ARGUMENT);
+    assert_eq!(
+        last_error(),
+        "king_plies (K, rule 6.2) must be from 0 to 10000 plies, not 10001"
+    );
+}
+
+#[test]
+fn counters_past_their_range_and_long_inputs_are_refused_with_bounded_texts() {
+    let dir = tables();
+    let tb = Handle::open(dir.path(), 0);
+    let mut ok = RaflePosition::default();
+    let mut rules = RafleRules::default();
+    // SAFETY (all the calls below): valid pointers and a live handle.
+    unsafe {
+        assert_eq!(
+            rafle_position_from_fen(RAFLE_BRAZILIAN, c"W:WK1:BK28".as_ptr(), &mut ok),
+            RAFLE_OK
+        );
+        let at_most = RafleCounters {
+            king_plies: 10_000,
+            category_plies: 0,
+        };
+        assert_eq!(rafle_probe_rules(tb.0, &ok, &at_most, &mut rules), RAFLE_OK);
+        for (king_plies, category_plies, expected) in [
+            (
+                10_001,
+                0,
+                "king_plies (K, rule 6.2) must be from 0 to 10000 plies, not 10001",
+            ),
+            (
+                0,
+                u32::MAX,
+                "category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not 4294967295",
+            ),
+        ] {
+            let live = RafleCounters {
+                king_plies,
+                category_plies,
+            };
+            assert_eq!(
+                rafle_probe_rules(tb.0, &ok, &live, &mut rules),
+                RAFLE_ERR_ARGUMENT
+            );
+            assert_eq!(last_error(), expected);
+            assert_eq!(
+                rafle_probe_rules_cached(tb.0, &ok, &live, &mut rules),
+                RAFLE_ERR_ARGUMENT
+            );
+        }
+        // A 200 KB path and a 1 MB FEN are quoted as excerpts.
+        let long = CString::new(format!("{}end", "d/".repeat(100_000))).expect("no NUL");
+        assert!(rafle_open(long.as_ptr(), 0).is_null());
+        let text = last_error();
+        assert!(text.len() < 1_000, "{} bytes", text.len());
+        assert!(
+            text.contains("(200003 characters)…") && text.contains("d/end"),
+            "{text}"
+        );
+        let fen = CString::new(format!("W:WK1:BK28,{}", "9".repeat(1 << 20))).expect("no NUL");
+        let mut pos = RaflePosition::default();
+        assert_eq!(
+            rafle_position_from_fen(RAFLE_BRAZILIAN, fen.as_ptr(), &mut pos),
+            RAFLE_ERR_POSITION
+        );
+        assert!(last_error().len() < 1_000, "{} bytes", last_error().len());
+    }
 }

@@ -134,13 +134,17 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
     let counters = if nulls.counters {
         Counters::FRESH
     } else {
-        let plies = |p: u32| u16::try_from(p).unwrap_or(u16::MAX);
-        Counters {
-            king_plies: plies(live.king_plies),
-            category_plies: plies(live.category_plies),
-        }
+        // Past the range, the rule probes refuse them (below): these are not used.
+        Counters::from_plies(live.king_plies.into(), live.category_plies.into())
+            .unwrap_or(Counters::FRESH)
     };
     let problems = argument_problems(nulls, &pos, &[nulls.out]);
+    // The rule probes also refuse counters past MAX_COUNTER, as every entry point does.
+    let mut rule_problems = problems.clone();
+    let past = |plies: u32| plies > u32::from(rafle_probe::MAX_COUNTER);
+    if !nulls.counters && (past(live.king_plies) || past(live.category_plies)) {
+        rule_problems.push(RAFLE_ERR_ARGUMENT);
+    }
     let what = |probe: &str| format!("{probe} of {pos:?} {live:?} {nulls:?}");
     let answer = |f: &dyn Fn(&Position) -> Result<c_int, ProbeError>| match &rust_pos {
         Ok(pos) => f(pos).map_err(|e| status_of(&e)),
@@ -209,10 +213,17 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
     };
     let mut out = untouched;
     let status = unsafe { rafle_probe_rules(handle, p, c, ptr_mut(nulls.out, &mut out)) };
-    judge(&what("rules"), status, out, untouched, &problems, expected);
+    judge(
+        &what("rules"),
+        status,
+        out,
+        untouched,
+        &rule_problems,
+        expected,
+    );
     let mut out = untouched;
     let status = unsafe { rafle_probe_rules_cached(handle, p, c, ptr_mut(nulls.out, &mut out)) };
-    if problems.is_empty() && status == RAFLE_NOT_CACHED {
+    if rule_problems.is_empty() && status == RAFLE_NOT_CACHED {
         assert_eq!(out, untouched, "{}", what("cached rules"));
     } else {
         judge(
@@ -220,7 +231,7 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
             status,
             out,
             untouched,
-            &problems,
+            &rule_problems,
             expected,
         );
     }
@@ -562,6 +573,15 @@ fn probe_fen_answers_as_the_rust_api_or_refuses() {
                 "FEN {:?} of variant {variant}",
                 String::from_utf8_lossy(&bytes)
             );
+            let untouched = (wdl, plies, rules.result) == (7, 7, 7);
+            // Counters past MAX_COUNTER are refused, as every entry point refuses them (the
+            // header does not say which of several problems is reported).
+            let past = |plies: u32| plies > u32::from(rafle_probe::MAX_COUNTER);
+            if !null_counters && (past(live.king_plies) || past(live.category_plies)) {
+                failed(&what, status, &[RAFLE_ERR_ARGUMENT, RAFLE_ERR_POSITION]);
+                assert!(untouched, "{what}: written on error");
+                return;
+            }
             let v = variant_of(variant).expect("a variant");
             let read = std::str::from_utf8(&bytes)
                 .ok()
@@ -575,9 +595,9 @@ fn probe_fen_answers_as_the_rust_api_or_refuses() {
                 );
                 return;
             };
-            let counters = (!null_counters).then(|| Counters {
-                king_plies: u16::try_from(live.king_plies).unwrap_or(u16::MAX),
-                category_plies: u16::try_from(live.category_plies).unwrap_or(u16::MAX),
+            let counters = (!null_counters).then(|| {
+                Counters::from_plies(live.king_plies.into(), live.category_plies.into())
+                    .expect("within the range")
             });
             let asked = (!null_rules).then(|| counters.unwrap_or(Counters::FRESH));
             let options = Options {

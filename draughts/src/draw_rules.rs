@@ -10,7 +10,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::{Material, Move, Position, Role, Variant};
+use crate::{IntRange, Material, Move, OutOfRange, Position, Role, Variant};
 
 /// The counting rule in force in a position, a function of its material and variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -118,7 +118,7 @@ impl Limits {
     /// 1 to [`MAX_LIMIT`], or a rule given twice. A list is all or nothing: a typo must not
     /// leave a limit silently at its default or at the last of two values.
     pub fn parse(variant: Variant, text: &str) -> Result<Limits, BadLimits> {
-        let bad = |why: String| BadLimits(format!("{text:?}: {why}"));
+        let bad = |why: String| BadLimits(format!("\"{}\": {why}", crate::excerpt(text)));
         if text.trim().is_empty() {
             return Err(bad(
                 "the limits list is empty (expected rule=plies items, like 6.2=50,6.4=10)".into(),
@@ -134,7 +134,12 @@ impl Limits {
                     "empty item at position {position} of the limits list"
                 )));
             }
-            let bad_item = |why: String| bad(format!("item {position} {part:?}: {why}"));
+            let bad_item = |why: String| {
+                bad(format!(
+                    "item {position} \"{}\": {why}",
+                    crate::excerpt(part)
+                ))
+            };
             let (rule, plies) = part
                 .split_once('=')
                 .ok_or_else(|| bad_item("expected rule=plies, like 6.2=50".into()))?;
@@ -269,28 +274,43 @@ impl FromStr for Counters {
 
     /// Reads `K,C`: the 6.2 count, then the category count, each from 0 to [`MAX_COUNTER`].
     fn from_str(text: &str) -> Result<Counters, BadCounters> {
-        let bad = |why: String| BadCounters(format!("{text:?}: {why}"));
+        let bad = |why: String| BadCounters(format!("\"{}\": {why}", crate::excerpt(text)));
         let (k, c) = text.split_once(',').ok_or_else(|| {
             bad(format!(
                 "expected K,C like 12,0 (K the king plies of rule 6.2, C the plies in the \
                  category of rules 6.3/6.4, each from 0 to {MAX_COUNTER})"
             ))
         })?;
-        let number = |s: &str, what: &str| {
-            s.trim()
-                .parse::<u16>()
-                .ok()
-                .filter(|n| *n <= MAX_COUNTER)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "{what} must be a number from 0 to {MAX_COUNTER}, not {:?}",
-                        s.trim()
-                    ))
-                })
+        let number = |s: &str, range: IntRange| {
+            range
+                .parse(s)
+                .map(|n| u16::try_from(n).expect("a counter's range is within u16"))
+                .map_err(|e| bad(e.to_string()))
         };
         Ok(Counters {
-            king_plies: number(k, "K (the king plies of rule 6.2)")?,
-            category_plies: number(c, "C (the plies in the category of rules 6.3/6.4)")?,
+            king_plies: number(k, IntRange::KING_PLIES)?,
+            category_plies: number(c, IntRange::CATEGORY_PLIES)?,
+        })
+    }
+}
+
+impl Counters {
+    /// The counters of `king_plies` and `category_plies` plies, each from 0 to
+    /// [`MAX_COUNTER`] ([`IntRange::KING_PLIES`], [`IntRange::CATEGORY_PLIES`]), as every
+    /// entry point takes them from a caller's numbers.
+    ///
+    /// # Errors
+    ///
+    /// [`OutOfRange`] for the first counter out of its range.
+    pub fn from_plies(king_plies: i128, category_plies: i128) -> Result<Counters, OutOfRange> {
+        let plies = |n: i128, range: IntRange| {
+            range
+                .check_signed(n)
+                .map(|n| u16::try_from(n).expect("a counter's range is within u16"))
+        };
+        Ok(Counters {
+            king_plies: plies(king_plies, IntRange::KING_PLIES)?,
+            category_plies: plies(category_plies, IntRange::CATEGORY_PLIES)?,
         })
     }
 }
@@ -453,15 +473,36 @@ mod tests {
     fn counters_say_their_range() {
         assert_eq!(
             counters_error("70000,0"),
-            "bad counters \"70000,0\": K (the king plies of rule 6.2) must be a number from 0 to \
-             10000, not \"70000\""
+            "bad counters \"70000,0\": king_plies (K, rule 6.2) must be from 0 to 10000 plies, \
+             not 70000"
         );
         assert_eq!(
             counters_error("0,10001"),
-            "bad counters \"0,10001\": C (the plies in the category of rules 6.3/6.4) must be a \
-             number from 0 to 10000, not \"10001\""
+            "bad counters \"0,10001\": category_plies (C, rules 6.3/6.4) must be from 0 to 10000 \
+             plies, not 10001"
         );
         assert!(counters_error("4").contains("each from 0 to 10000"));
+        assert_eq!(
+            Counters::from_plies(-1, 0).unwrap_err().to_string(),
+            "king_plies (K, rule 6.2) must be from 0 to 10000 plies, not -1"
+        );
+        assert_eq!(
+            Counters::from_plies(0, 1 << 70).unwrap_err().to_string(),
+            "category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not \
+             1180591620717411303424"
+        );
+        assert_eq!(
+            Counters::from_plies(10_000, 3),
+            Ok(Counters {
+                king_plies: MAX_COUNTER,
+                category_plies: 3
+            })
+        );
+        let long = format!("{},0", "9".repeat(100_000));
+        assert!(
+            counters_error(&long).len() < 1000,
+            "the input is quoted bounded"
+        );
         assert_eq!(
             " 10000 , 0 ".parse(),
             Ok(Counters {

@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+mod bounds;
 mod capture;
 mod diagram;
 pub mod draw_rules;
@@ -44,6 +45,7 @@ mod square;
 mod uci;
 mod variant;
 
+pub use bounds::{excerpt, IntRange, OutOfRange, EXCERPT_CHARS, MAX_THREADS};
 pub use capture::{CaptureError, CaptureUnderWay, FenPosition};
 pub use draw_rules::{
     resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,

@@ -146,7 +146,7 @@ impl fmt::Display for BadMaterialName {
         write!(
             f,
             "'{}' is not a material name like KKMvK",
-            crate::printable(&self.0)
+            crate::excerpt(&self.0)
         )
     }
 }

@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::geometry::{step, Dir};
 use crate::square::{parse_square, SquareError};
-use crate::{printable, Move, Position, Square, SquareStyle};
+use crate::{excerpt, Move, Position, Square, SquareStyle};
 
 /// Why a move text matches no single legal move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,30 +40,30 @@ impl fmt::Display for MoveError {
                 f,
                 "cannot read move '{}' (expected squares joined by '-' or 'x', like 32-28 or \
                  28x19)",
-                printable(text)
+                excerpt(text)
             ),
             MoveError::Square(e) => e.fmt(f),
             MoveError::UciSyntax(text) => write!(
                 f,
                 "cannot read uci move '{}' (expected two-digit squares run together, the \
                  start then every landing square, like 3126 or 4632231405)",
-                printable(text)
+                excerpt(text)
             ),
             MoveError::Illegal { text, legal } if legal.is_empty() => write!(
                 f,
                 "'{}' is not legal: the side to move has no legal move",
-                printable(text)
+                excerpt(text)
             ),
             MoveError::Illegal { text, legal } => write!(
                 f,
                 "'{}' is not a legal move here (legal: {})",
-                printable(text),
+                excerpt(text),
                 legal.join(" ")
             ),
             MoveError::Ambiguous { text, candidates } => write!(
                 f,
                 "'{}' is ambiguous: write the full path, one of {}",
-                printable(text),
+                excerpt(text),
                 candidates.join(" ")
             ),
         }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::geometry::{bit_of_square, internal_to_numbered, numbered_to_internal, square_of_bit};
-use crate::{printable, Variant};
+use crate::{excerpt, Variant};
 
 /// A playable square, numbered 1..=50 (international) or 1..=32 (Brazilian) from the top-left
 /// dark square as White sees the board (FMJD article 2.6).
@@ -106,22 +106,22 @@ impl fmt::Display for SquareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SquareError::OutOfRange { number, max } => {
-                write!(f, "square {number} is out of range (1..{max})")
+                write!(f, "square {} is out of range (1..{max})", excerpt(number))
             }
             SquareError::LightSquare(name) => {
                 write!(
                     f,
                     "'{}' is a light square; pieces stand on dark squares only",
-                    printable(name)
+                    excerpt(name)
                 )
             }
             SquareError::OffBoard(name) => {
-                write!(f, "square '{}' is off the board", printable(name))
+                write!(f, "square '{}' is off the board", excerpt(name))
             }
             SquareError::Unknown(name) => write!(
                 f,
                 "unknown square '{}' (expected a number or an algebraic name like c3)",
-                printable(name)
+                excerpt(name)
             ),
         }
     }

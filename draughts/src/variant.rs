@@ -132,7 +132,7 @@ impl fmt::Display for UnknownVariant {
         write!(
             f,
             "unknown variant '{}' (expected {})",
-            crate::printable(&self.0),
+            crate::excerpt(&self.0),
             names.join(" or ")
         )
     }

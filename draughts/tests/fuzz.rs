@@ -385,7 +385,7 @@ proptest! {
             }
             Err(e) => {
                 prop_assert!(!(fits(&k) && fits(&c)));
-                let expected = format!("must be a number from 0 to {MAX_COUNTER}");
+                let expected = format!("must be from 0 to {MAX_COUNTER} plies");
                 prop_assert!(e.to_string().contains(&expected), "{}", e);
             }
         }
@@ -461,8 +461,7 @@ fn found_a_counter_past_the_range_accepted() {
     let err = "0,10001".parse::<Counters>().unwrap_err();
     assert!(
         err.to_string().ends_with(
-            "C (the plies in the category of rules 6.3/6.4) must be a number from 0 to 10000, \
-             not \"10001\""
+            "category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not 10001"
         ),
         "{err}"
     );

@@ -122,6 +122,16 @@ pub enum GenerateError {
         /// The other generation's process, if it says.
         pid: Option<u32>,
     },
+    /// A count of the request out of its range (pieces, threads, a memory budget), refused
+    /// with the words every entry point uses.
+    OutOfRange(rafle_probe::OutOfRange),
+    /// The table directory is the empty path: tables would go to the current directory
+    /// unasked.
+    EmptyDirectory,
+    /// The run was stopped at a checkpoint, as its [`Progress`](crate::Progress) asked
+    /// ([`Progress::should_stop`](crate::Progress::should_stop)): the work done stays, and
+    /// the next run resumes it.
+    Stopped,
     /// A freshly written table did not read back the same.
     Check {
         /// The board.
@@ -153,7 +163,7 @@ impl fmt::Display for GenerateError {
                 f,
                 "{variant} {material}: a value that cannot be right ({detail}) in {}: a file was \
                  changed after it was written",
-                path.display()
+                printable_path(path)
             ),
             GenerateError::NoSuchSeedPart { variant, material, part, parts: 0 } => write!(
                 f,
@@ -203,6 +213,14 @@ impl fmt::Display for GenerateError {
             GenerateError::Check { variant, material, source } => {
                 write!(f, "the {variant} {material} table failed its read-back check: {source}")
             }
+            GenerateError::OutOfRange(e) => e.fmt(f),
+            GenerateError::EmptyDirectory => {
+                f.write_str("the table directory is an empty path: name one (like data)")
+            }
+            GenerateError::Stopped => f.write_str(
+                "generation stopped: the tables written stay, and the next run resumes from \
+                 its last checkpoint",
+            ),
         }
     }
 }

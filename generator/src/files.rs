@@ -230,6 +230,11 @@ fn lock_file(dir: &VariantDir, path: &Path) -> Result<File, GenerateError> {
     // creating the work directory inside it would say.
     let dir = dir.path();
     for place in [dir.parent(), Some(dir)].into_iter().flatten() {
+        // A link there that leads nowhere is named, not what creating the directories
+        // through it would say ("File exists", "Too many levels of symbolic links").
+        if let Some(broken) = rafle_probe::broken_link(place) {
+            return Err(io(place, broken));
+        }
         if fs::metadata(place).is_ok_and(|meta| !meta.is_dir()) {
             return Err(io(
                 place,

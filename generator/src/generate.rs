@@ -91,7 +91,9 @@ pub struct MaterialSummary {
 /// [`GenerateError::Busy`] when another generation writes the directory and this one or the
 /// other is a whole run (a unit of work waits for another unit of the same material),
 /// [`GenerateError::Io`] when a file cannot be written,
-/// [`GenerateError::Check`] when a written table does not read back the same.
+/// [`GenerateError::Check`] when a written table does not read back the same,
+/// [`GenerateError::Stopped`] when `progress` asked the run to stop
+/// ([`Progress::should_stop`]).
 pub fn generate(
     plan: &Plan,
     progress: &dyn Progress,
@@ -164,6 +166,9 @@ pub fn generate(
     let mut store = Store::new(LEAST_CACHE_BYTES);
     let mut summaries = Vec::with_capacity(plan.materials.len());
     for (j, m) in plan.materials.iter().enumerate() {
+        if progress.should_stop() {
+            return Err(GenerateError::Stopped);
+        }
         progress.material_started(plan.variant, m.material, m.positions);
         let started = Instant::now();
         let index = PositionIndex::new(plan.variant, m.material);
@@ -402,6 +407,12 @@ fn solve_material(
     let mut checkpoint = Instant::now();
     for band in bands.iter().skip(journal.bands.len()) {
         journal.finish_band(solver.solve_band(band, progress)?);
+        if progress.should_stop() {
+            // Recorded as at any checkpoint: the next run starts from the next band.
+            journal.checkpoint(values)?;
+            store.release();
+            return Err(GenerateError::Stopped);
+        }
         if checkpoint.elapsed() >= CHECKPOINT_EVERY {
             journal.checkpoint(values)?;
             store.release();

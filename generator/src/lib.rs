@@ -52,7 +52,10 @@ pub use error::{human_bytes, GenerateError, VerifyError};
 pub use files::{create_temporary, temporary_path, write_replacing};
 pub use generate::{generate, MaterialSummary};
 pub use memory::{available_memory, default_budget, peak_resident_memory, resident_memory};
-pub use plan::{parse_memory, DiskEstimate, DiskParts, MaterialPlan, Plan, UnitState, MAX_PIECES};
+pub use plan::{
+    check_directory, parse_memory, DiskEstimate, DiskParts, MaterialPlan, Plan, UnitState,
+    MAX_PIECES, PIECES,
+};
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 /// Which tables a run writes, and the name of the work directory: the table directory's
 /// layout ([`rafle_probe::layout`]) is the prober's.

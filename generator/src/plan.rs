@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use rafle_probe::format::TableKind;
 use rafle_probe::layout::parse_table_name;
-use rafle_probe::{DataDir, Limits, Material, PositionIndex, Table, Tables, Variant, VariantDir};
+use rafle_probe::{
+    DataDir, IntRange, Limits, Material, PositionIndex, Table, Tables, Variant, VariantDir,
+};
 
 use crate::values::BYTES_PER_POSITION;
 use crate::GenerateError;
@@ -24,6 +26,28 @@ pub use disk::{DiskEstimate, DiskParts};
 
 /// The most pieces rafle generates (the index handles more; memory does not).
 pub const MAX_PIECES: u32 = rafle_probe::MAX_GENERATED_PIECES;
+
+/// Refuses the empty path as a table directory, as every entry point does: tables would go
+/// to the current directory, which the caller did not name.
+///
+/// # Errors
+///
+/// [`GenerateError::EmptyDirectory`].
+pub fn check_directory(dir: &Path) -> Result<(), GenerateError> {
+    if dir.as_os_str().is_empty() {
+        return Err(GenerateError::EmptyDirectory);
+    }
+    Ok(())
+}
+
+/// The pieces a generation may be asked for: from 2 to [`MAX_PIECES`], as every entry point
+/// takes them.
+pub const PIECES: IntRange = IntRange {
+    name: "pieces",
+    min: 2,
+    max: MAX_PIECES as u64,
+    unit: "",
+};
 
 /// One material of a plan.
 #[derive(Debug, Clone)]
@@ -111,8 +135,16 @@ impl Plan {
     ///
     /// # Errors
     ///
-    /// [`GenerateError::TooManyPieces`] past [`MAX_PIECES`].
+    /// [`GenerateError::TooManyPieces`] past [`MAX_PIECES`],
+    /// [`GenerateError::OutOfRange`] below 2 pieces, [`GenerateError::EmptyDirectory`] for
+    /// an empty `dir`.
     pub fn new(variant: Variant, max_pieces: u32, dir: &Path) -> Result<Plan, GenerateError> {
+        check_directory(dir)?;
+        if max_pieces < 2 {
+            return Err(GenerateError::OutOfRange(
+                PIECES.refuse(&max_pieces.to_string()),
+            ));
+        }
         if max_pieces > MAX_PIECES {
             return Err(GenerateError::TooManyPieces {
                 requested: max_pieces,

@@ -28,6 +28,13 @@ pub trait Progress: Sync {
     fn advance(&self, _units: u64) {}
     /// A material is done.
     fn material_finished(&self, _summary: &MaterialSummary) {}
+    /// Whether the run should stop (asked at each checkpoint: before each material, after
+    /// each band of positions solved). Once it answers `true`, the run records the work done
+    /// as a stopped run would, and [`generate`](crate::generate) returns
+    /// [`GenerateError::Stopped`](crate::GenerateError::Stopped); the next run resumes it.
+    fn should_stop(&self) -> bool {
+        false
+    }
 }
 
 /// Units of work a material has per position.

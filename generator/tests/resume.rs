@@ -150,3 +150,95 @@ fn a_changed_band_and_those_after_it_are_solved_again() {
         assert_eq!(std::fs::read(&partial).unwrap(), good_partial);
     }
 }
+
+/// Asks to stop once `material` has solved `bands` bands.
+struct StopIn {
+    material: &'static str,
+    inside: AtomicBool,
+    bands: u64,
+    asked: AtomicU64,
+}
+
+impl Progress for StopIn {
+    fn material_started(&self, _: Variant, material: Material, _: u64) {
+        let inside = material.to_string() == self.material;
+        self.inside.store(inside, Ordering::SeqCst);
+    }
+
+    fn should_stop(&self) -> bool {
+        // Asked before each material (not yet inside it) and after each of its bands.
+        self.inside.load(Ordering::SeqCst)
+            && self.asked.fetch_add(1, Ordering::SeqCst) + 1 >= self.bands
+    }
+}
+
+#[test]
+fn a_run_asked_to_stop_stops_at_a_band_and_the_next_resumes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan::new(Variant::Brazilian, 3, dir.path()).unwrap();
+    let stop = StopIn {
+        material: "KMvM",
+        inside: AtomicBool::new(false),
+        bands: 2,
+        asked: AtomicU64::new(0),
+    };
+    let err = generate(&plan, &stop).unwrap_err();
+    assert!(matches!(err, GenerateError::Stopped), "{err}");
+    assert!(err.to_string().contains("resumes"), "{err}");
+    // Stopped after its second band, recorded; no table of it written, those before it kept.
+    let journal = dir
+        .path()
+        .join("brazilian")
+        .join(WORK_DIR)
+        .join("KMvM.journal");
+    let recorded = std::fs::read_to_string(journal).unwrap().lines().count() - 1;
+    assert_eq!(recorded, 2);
+    assert!(!dir.path().join("brazilian/KMvM.wdl").exists());
+    assert!(dir.path().join("brazilian/KvK.wdl").exists());
+    // The next run takes the two bands as they are and finishes the same tables.
+    let watch = Watch {
+        material: "KMvM",
+        ..Watch::default()
+    };
+    let summaries = generate(&plan, &watch).unwrap();
+    assert!(
+        summaries
+            .iter()
+            .find(|s| s.material.to_string() == "KvK")
+            .unwrap()
+            .reused
+    );
+    assert!(watch.damaged.lock().unwrap().is_empty());
+    let clean = tempfile::tempdir().unwrap();
+    generate(
+        &Plan::new(Variant::Brazilian, 3, clean.path()).unwrap(),
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(tables(dir.path()), tables(clean.path()));
+}
+
+#[test]
+fn a_run_asked_to_stop_in_a_material_writes_no_table_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan::new(Variant::Brazilian, 3, dir.path()).unwrap();
+    let stop = StopIn {
+        material: "KMvK",
+        inside: AtomicBool::new(false),
+        bands: 1,
+        asked: AtomicU64::new(0),
+    };
+    assert!(matches!(
+        generate(&plan, &stop),
+        Err(GenerateError::Stopped)
+    ));
+    assert!(!dir.path().join("brazilian/KMvK.wdl").exists());
+}
+
+#[test]
+fn an_empty_directory_or_too_few_pieces_are_refused() {
+    let err = Plan::new(Variant::Brazilian, 3, Path::new("")).unwrap_err();
+    assert!(matches!(err, GenerateError::EmptyDirectory), "{err}");
+    let err = Plan::new(Variant::Brazilian, 1, Path::new("data")).unwrap_err();
+    assert_eq!(err.to_string(), "pieces must be from 2 to 8, not 1");
+}

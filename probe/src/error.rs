@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::format::TableKind;
+use crate::format::{StoredHalf, TableKind};
 use crate::{Limits, Material, Variant};
 
 /// A path as messages show it: the text of [`Path::display`] with control characters (and
@@ -12,7 +12,9 @@ use crate::{Limits, Material, Variant};
 /// Unix the bytes that are not UTF-8 as `\xff`, so that a file name given by a user or found
 /// in a directory cannot move the cursor, clear the screen or change the colours of the
 /// terminal the message lands in. Quotes and backslashes are kept as they are, as
-/// [`printable`](crate::printable) keeps them in FENs.
+/// [`printable`](crate::printable) keeps them in FENs. A path longer than
+/// [`EXCERPT_CHARS`](crate::EXCERPT_CHARS) is shown as an [`excerpt`](crate::excerpt) of it:
+/// its start and its end, with its length.
 #[derive(Debug, Clone, Copy)]
 pub struct PrintablePath<'a>(&'a Path);
 
@@ -29,19 +31,22 @@ pub fn printable_path(path: &Path) -> PrintablePath<'_> {
 
 impl fmt::Display for PrintablePath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut shown = String::new();
         #[cfg(unix)]
         {
+            use std::fmt::Write;
             use std::os::unix::ffi::OsStrExt;
             for chunk in self.0.as_os_str().as_bytes().utf8_chunks() {
-                f.write_str(&crate::printable(chunk.valid()))?;
+                shown.push_str(&crate::printable(chunk.valid()));
                 for byte in chunk.invalid() {
-                    write!(f, "\\x{byte:02x}")?;
+                    write!(shown, "\\x{byte:02x}")?;
                 }
             }
-            Ok(())
         }
         #[cfg(not(unix))]
-        f.write_str(&crate::printable(&self.0.to_string_lossy()))
+        shown.push_str(&crate::printable(&self.0.to_string_lossy()));
+        // Escaped text is printable already: the excerpt only bounds it.
+        f.write_str(&crate::excerpt(&shown))
     }
 }
 
@@ -107,6 +112,19 @@ pub enum ProbeError {
         first: (PathBuf, Limits),
         /// Another table with other limits.
         second: (PathBuf, Limits),
+    },
+    /// Two tables of one material store different sides to move (one built with
+    /// `--compact`, one without): the probe finds the side a table leaves out through the
+    /// others, so the tables of a material must store the same side, or the `.wdl` both.
+    MixedHalves {
+        /// The board.
+        variant: Variant,
+        /// The material (stored orientation).
+        material: Material,
+        /// One table and the side it stores.
+        first: (PathBuf, StoredHalf),
+        /// Another table of the material, storing another side.
+        second: (PathBuf, StoredHalf),
     },
     /// The operating system refused to read a file or directory.
     Io {
@@ -191,6 +209,17 @@ impl ProbeError {
                 first: first.clone(),
                 second: second.clone(),
             },
+            ProbeError::MixedHalves {
+                variant,
+                material,
+                first,
+                second,
+            } => ProbeError::MixedHalves {
+                variant: *variant,
+                material: *material,
+                first: first.clone(),
+                second: second.clone(),
+            },
             ProbeError::Io { path, source } => ProbeError::Io {
                 path: path.clone(),
                 source: io::Error::new(source.kind(), source.to_string()),
@@ -269,6 +298,21 @@ impl fmt::Display for ProbeError {
             } => write!(
                 f,
                 "the {variant} rule tables mix draw-rule limits: {} has {}, {} has {}",
+                printable_path(&first.0),
+                first.1,
+                printable_path(&second.0),
+                second.1
+            ),
+            ProbeError::MixedHalves {
+                variant,
+                material,
+                first,
+                second,
+            } => write!(
+                f,
+                "the tables of {variant} {material} store different sides to move: {} stores \
+                 {}, {} stores {}; the tables of a material must agree (all built with \
+                 --compact or all without): build them again together",
                 printable_path(&first.0),
                 first.1,
                 printable_path(&second.0),

@@ -133,6 +133,51 @@ fn describe(kind: FileType) -> &'static str {
     "a special file"
 }
 
+/// Why the symbolic link at `path` leads to nothing that can be opened, if there is one: a
+/// link whose target does not exist or a loop of links, where a directory (a variant's, the
+/// data directory) belongs. Such a link is named as the error rather than read as no
+/// directory, which would say there are no tables, or have a writer fail on creating a
+/// directory in its place.
+///
+/// `None` if nothing is at `path`, if it is not a link, or if the link can be followed.
+pub fn broken_link(path: &Path) -> Option<io::Error> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    let err = std::fs::metadata(path).err()?;
+    let what = if err.kind() == io::ErrorKind::NotFound {
+        match std::fs::read_link(path) {
+            Ok(target) => format!(
+                "a symbolic link to {}, which does not exist",
+                crate::printable_path(&target)
+            ),
+            Err(_) => "a symbolic link to nothing that exists".to_string(),
+        }
+    } else if is_loop(&err) {
+        "a symbolic link in a loop of links".to_string()
+    } else {
+        format!("a symbolic link that cannot be followed ({err})")
+    };
+    Some(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{what}: remove it, or link it to a directory"),
+    ))
+}
+
+/// Whether `err` says a path runs through a loop of symbolic links.
+fn is_loop(err: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        err.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = err;
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +297,39 @@ mod tests {
         let mut file = open_regular_with(&new, OpenOptions::new().append(true)).unwrap();
         io::Write::write_all(&mut file, b"two\n").unwrap();
         assert_eq!(std::fs::read(&new).unwrap(), b"one\ntwo\n");
+    }
+}
+
+#[cfg(all(test, unix))]
+mod link_tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn dangling_links_and_loops_are_named_and_others_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let dangling = dir.path().join("brazilian");
+        symlink(dir.path().join("gone"), &dangling).unwrap();
+        let err = broken_link(&dangling).unwrap();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "a symbolic link to {}, which does not exist: remove it, or link it to a directory",
+                dir.path().join("gone").display()
+            )
+        );
+        let looped = dir.path().join("international");
+        symlink(&looped, &looped).unwrap();
+        assert_eq!(
+            broken_link(&looped).unwrap().to_string(),
+            "a symbolic link in a loop of links: remove it, or link it to a directory"
+        );
+        // Nothing there, a directory, a link to one: nothing to say.
+        assert!(broken_link(&dir.path().join("none")).is_none());
+        assert!(broken_link(dir.path()).is_none());
+        let good = dir.path().join("good");
+        symlink(dir.path(), &good).unwrap();
+        assert!(broken_link(&good).is_none());
     }
 }

@@ -64,17 +64,17 @@ mod wdl;
 /// (re-exported here whole, so an engine needs this one dependency).
 pub use rafle_draughts as draughts;
 pub use rafle_draughts::{
-    parse_square, perft, printable, resets_counter, BadCounters, BadLimits, BadMaterialName,
-    CaptureError, CaptureUnderWay, Category, Color, Counters, FenError, FenErrorKind, FenPosition,
-    GameOver, Limits, Material, Move, MoveError, MoveList, Piece, PlacementError, Position, Role,
-    Square, SquareError, SquareIter, SquareSet, SquareStyle, UnknownVariant, Variant, MAX_COUNTER,
-    MAX_LIMIT,
+    excerpt, parse_square, perft, printable, resets_counter, BadCounters, BadLimits,
+    BadMaterialName, CaptureError, CaptureUnderWay, Category, Color, Counters, FenError,
+    FenErrorKind, FenPosition, GameOver, IntRange, Limits, Material, Move, MoveError, MoveList,
+    OutOfRange, Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet,
+    SquareStyle, UnknownVariant, Variant, EXCERPT_CHARS, MAX_COUNTER, MAX_LIMIT, MAX_THREADS,
 };
 
 pub use answer::{Answer, AnswerError};
 pub use dtw::Dtw;
 pub use error::{printable_path, PrintablePath, ProbeError};
-pub use file::{open_regular, open_regular_with, open_table_file};
+pub use file::{broken_link, open_regular, open_regular_with, open_table_file};
 pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
 pub use layout::{table_path, DataDir, Tables, VariantDir, WorkFiles};
 pub use rule_value::{RuleClass, RuleOutcome, RuleValue};

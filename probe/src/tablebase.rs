@@ -98,7 +98,8 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::Io`] if `dir` is empty or cannot be read, or if a variant's place in it
-    /// (`<dir>/brazilian`, say) holds something else than a directory.
+    /// (`<dir>/brazilian`, say) holds something else than a directory (a file, a FIFO, a
+    /// symbolic link to nothing or in a loop of links).
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
         Tablebase::open_with_cache(dir, DEFAULT_CACHE_BYTES)
     }
@@ -108,7 +109,8 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::Io`] if `dir` is empty or cannot be read, or if a variant's place in it
-    /// (`<dir>/brazilian`, say) holds something else than a directory.
+    /// (`<dir>/brazilian`, say) holds something else than a directory (a file, a FIFO, a
+    /// symbolic link to nothing or in a loop of links).
     pub fn open_with_cache(
         dir: impl AsRef<Path>,
         cache_bytes: usize,
@@ -127,7 +129,8 @@ impl Tablebase {
                 ),
             ));
         }
-        let meta = std::fs::metadata(&dir).map_err(|e| io(&dir, e))?;
+        let meta = std::fs::metadata(&dir)
+            .map_err(|e| io(&dir, crate::file::broken_link(&dir).unwrap_or(e)))?;
         if !meta.is_dir() {
             return Err(io(&dir, std::io::Error::other("not a directory")));
         }
@@ -148,7 +151,13 @@ impl Tablebase {
                         std::io::Error::other("not a directory, where the variant's tables belong"),
                     ))
                 }
-                Err(_) => continue,
+                // No directory is no tables of that variant; a link there that leads nowhere
+                // is a broken layout, named as such, as is a place that cannot be looked at.
+                Err(e) => match crate::file::broken_link(sub.path()) {
+                    Some(broken) => return Err(io(sub.path(), broken)),
+                    None if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    None => return Err(io(sub.path(), e)),
+                },
             }
             for entry in std::fs::read_dir(sub.path()).map_err(|e| io(sub.path(), e))? {
                 let entry = entry.map_err(|e| io(sub.path(), e))?;
@@ -599,6 +608,51 @@ impl Tablebase {
         (slot != NO_SLOT).then_some(slot)
     }
 
+    /// Checks that the tables of a material store sides to move that agree: the `.dtw` and
+    /// `.rules` tables the same side, and the `.wdl` table that side or both. Reads the
+    /// headers of the tables not yet opened; a table whose header cannot be read is left to
+    /// the probe that reads it to report.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::MixedHalves`] naming two tables that disagree.
+    pub fn check_halves(&self, variant: Variant, material: Material) -> Result<(), ProbeError> {
+        self.check_halves_with(variant, material.canonical(), None)
+    }
+
+    /// [`Tablebase::check_halves`], with the half of a table of the material just opened
+    /// (not yet kept) given.
+    fn check_halves_with(
+        &self,
+        variant: Variant,
+        material: Material,
+        opened: Option<(TableKind, StoredHalf)>,
+    ) -> Result<(), ProbeError> {
+        let mut halves: Vec<(PathBuf, StoredHalf)> = Vec::with_capacity(TableKind::ALL.len());
+        for kind in TableKind::ALL {
+            let path = table_path(&self.dir, variant, material, kind);
+            let stored = match (opened, self.opened_slot_table(kind, variant, material)) {
+                (Some((k, half)), _) if k == kind => half,
+                (_, Some((_, table))) => table.header().stored,
+                _ if self.slot(kind, variant, material).is_none() => continue,
+                _ => match crate::table::read_header(&path) {
+                    Ok(header) => header.stored,
+                    Err(_) => continue,
+                },
+            };
+            if let Some((first, half)) = halves.iter().find(|(_, h)| !halves_agree(*h, stored)) {
+                return Err(ProbeError::MixedHalves {
+                    variant,
+                    material,
+                    first: (first.clone(), *half),
+                    second: (path, stored),
+                });
+            }
+            halves.push((path, stored));
+        }
+        Ok(())
+    }
+
     /// The slot and table of a material's table of `kind` if it is already open.
     fn opened_slot_table(
         &self,
@@ -641,6 +695,13 @@ impl Tablebase {
                 }
             }
         }
+        // A material whose tables store sides that do not agree would be read through the
+        // wrong half: refused at once, naming both tables.
+        self.check_halves_with(
+            entry.variant,
+            entry.material,
+            Some((entry.kind, opened.header().stored)),
+        )?;
         // Two threads may open the same table at once; the first to finish is kept.
         let _ = entry.table.set(opened);
         let table = entry.table.get().ok_or_else(|| ProbeError::Corrupted {
@@ -724,6 +785,12 @@ fn rule_limits(
     mixed
         .or(first.map(|(path, limits)| FoundLimits::Agreed(path, limits)))
         .or(unreadable.map(FoundLimits::Unusable))
+}
+
+/// Whether two tables of one material storing `a` and `b` can be read together: the same
+/// side, or both sides (a `.wdl` table built without `--compact`) with any.
+fn halves_agree(a: StoredHalf, b: StoredHalf) -> bool {
+    a == b || a == StoredHalf::Both || b == StoredHalf::Both
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ where
 
 /// A FEN rafle cannot read: `FenError`, a `ValueError`.
 pub fn fen_error(py: Python<'_>, fen: &str, err: &FenError) -> PyErr {
-    let message = format!("{err} in FEN {:?}", rafle_probe::printable(fen));
+    let message = format!("{err} in FEN \"{}\"", rafle_probe::excerpt(fen));
     match args(py, (message, err.column)) {
         Ok(args) => raise(py, "FenError", args),
         Err(e) => e,
@@ -74,6 +74,9 @@ pub fn probe_error(py: Python<'_>, err: &ProbeError) -> PyErr {
             args(py, (message, Some(path.clone()))).map(|a| raise(py, "TableError", a))
         }
         ProbeError::MixedLimits { first, .. } => {
+            args(py, (message, Some(first.0.clone()))).map(|a| raise(py, "TableError", a))
+        }
+        ProbeError::MixedHalves { first, .. } => {
             args(py, (message, Some(first.0.clone()))).map(|a| raise(py, "TableError", a))
         }
         // A kind added later: still a failure of the tables, with its message.
@@ -132,7 +135,7 @@ pub fn value_error(message: impl Into<String>) -> PyErr {
 pub fn unknown_variant(py: Python<'_>, name: &str) -> PyErr {
     let message = format!(
         "unknown variant {:?}: rafle has tables for \"international\" and \"brazilian\"",
-        rafle_probe::printable(name)
+        rafle_probe::excerpt(name)
     );
     args(py, (message,))
         .map(|a| raise(py, "UnsupportedVariantError", a))

@@ -3,15 +3,17 @@
 //! Python callable.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use rafle_generator::{MaterialSummary, Plan, Progress, Tables, MAX_PIECES, UNITS_PER_POSITION};
-use rafle_probe::{Material, Variant};
+use rafle_generator::{
+    GenerateError, MaterialSummary, Plan, Progress, Tables, PIECES, UNITS_PER_POSITION,
+};
+use rafle_probe::{IntRange, Material, Variant};
 
-use crate::{detached, errors, variant};
+use crate::{detached, errors, int_in, variant};
 
 /// One finished material: material, positions, wins, draws, losses, longest win in plies,
 /// seconds, the bytes of its `.wdl`, `.dtw` and `.rules` tables, whether existing tables were
@@ -36,6 +38,10 @@ pub type SummaryTuple = (
 /// work done in the whole plan and their total.
 type EventTuple = (&'static str, Option<String>, Option<u64>, u64, u64);
 
+/// How often the thread that called `generate` looks for a signal (Ctrl-C) while the
+/// generator works: Python runs signal handlers in that thread alone.
+const SIGNALS_EVERY: Duration = Duration::from_millis(50);
+
 /// Less often than this, `advance` reports are not passed on: the generator reports many
 /// times a second from every thread, and each report takes the GIL.
 const ADVANCE_EVERY: Duration = Duration::from_millis(200);
@@ -49,12 +55,23 @@ struct Reporter {
     /// Units done in the current material.
     current: AtomicU64,
     last_advance: Mutex<Instant>,
-    /// The first exception the callback raised: raised once generation ends (a generation
-    /// cannot be stopped half-way), and no further call is made.
+    /// The first exception the callback raised, or that a signal handler raised
+    /// (`KeyboardInterrupt`): the generation stops at its next checkpoint and raises it, and
+    /// no further call is made.
     failure: Mutex<Option<PyErr>>,
+    /// Whether `failure` holds an exception: the generator asks at each checkpoint.
+    stopping: AtomicBool,
 }
 
 impl Reporter {
+    /// Keeps `e` (unless an exception is kept already) and asks the generation to stop.
+    fn stop(&self, failure: &mut Option<PyErr>, e: PyErr) {
+        if failure.is_none() {
+            *failure = Some(e);
+        }
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
     fn report(&self, event: EventTuple) {
         let Some(callback) = &self.callback else {
             return;
@@ -65,7 +82,7 @@ impl Reporter {
         }
         // The lock is held while Python runs: the callback is never called twice at once.
         if let Err(e) = Python::attach(|py| callback.call1(py, (event,)).map(drop)) {
-            *failure = Some(e);
+            self.stop(&mut failure, e);
         }
     }
 
@@ -117,6 +134,10 @@ impl Progress for Reporter {
             self.total,
         ));
     }
+
+    fn should_stop(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
 }
 
 fn summary_tuple(s: &MaterialSummary) -> SummaryTuple {
@@ -140,7 +161,10 @@ fn summary_tuple(s: &MaterialSummary) -> SummaryTuple {
 /// `rafle generate --variant V --pieces N --data DIR` does: tables already valid there are
 /// reused. `memory` is the budget in bytes (default: the memory free, less a tenth),
 /// `threads` the worker threads (default: one per core), `progress` a callable given an
-/// event tuple, `tables` `"all"` or `"wdl"` (`--tables`), `compact` as `--compact`.
+/// event tuple, `tables` `"all"` or `"wdl"` (`--tables`), `compact` as `--compact`. Counts
+/// are taken in the ranges every entry point takes (`ValueError` out of them, whatever their
+/// size). Ctrl-C, or an exception of `progress`, stops the run at its next checkpoint and is
+/// raised: the work done stays, and the next run resumes it.
 #[pyfunction]
 #[pyo3(signature = (
     directory, variant_name, pieces, memory=None, threads=None, progress=None, tables="all",
@@ -151,27 +175,32 @@ pub fn generate(
     py: Python<'_>,
     directory: PathBuf,
     variant_name: &str,
-    pieces: u32,
-    memory: Option<u64>,
-    threads: Option<usize>,
+    pieces: &Bound<'_, PyAny>,
+    memory: Option<&Bound<'_, PyAny>>,
+    threads: Option<&Bound<'_, PyAny>>,
     progress: Option<Py<PyAny>>,
     tables: &str,
     compact: bool,
 ) -> PyResult<Vec<SummaryTuple>> {
     let variant = variant(py, variant_name)?;
-    if !(2..=MAX_PIECES).contains(&pieces) {
-        return Err(errors::value_error(format!(
-            "pieces must be from 2 to {MAX_PIECES}, not {pieces}"
-        )));
-    }
-    if threads == Some(0) {
-        return Err(errors::value_error("threads must be at least 1"));
-    }
+    let pieces = u32::try_from(int_in(pieces, PIECES)?).expect("the range of pieces is u32");
+    let memory = memory.map(|m| int_in(m, IntRange::MEMORY)).transpose()?;
+    let threads = threads
+        .map(|t| int_in(t, IntRange::THREADS))
+        .transpose()?
+        .map(|t| usize::try_from(t).expect("the range of threads is within usize"));
     let tables = Tables::from_name(tables).ok_or_else(|| {
-        errors::value_error(format!("tables must be \"all\" or \"wdl\", not {tables:?}"))
+        errors::value_error(format!(
+            "tables must be \"all\" or \"wdl\", not \"{}\"",
+            rafle_probe::excerpt(tables)
+        ))
     })?;
-    let plan = plan(&directory, variant, pieces, memory, tables, compact)
-        .map_err(|e| errors::generate_error(py, &e))?;
+    let plan = plan(&directory, variant, pieces, memory, tables, compact).map_err(|e| match e {
+        GenerateError::OutOfRange(_) | GenerateError::EmptyDirectory => {
+            errors::value_error(e.to_string())
+        }
+        e => errors::generate_error(py, &e),
+    })?;
     let pool = rayon::ThreadPoolBuilder::new()
         // 0 lets rayon pick one thread per core (or RAYON_NUM_THREADS).
         .num_threads(threads.unwrap_or(0))
@@ -189,9 +218,29 @@ pub fn generate(
                 .unwrap_or_else(Instant::now),
         ),
         failure: Mutex::new(None),
+        stopping: AtomicBool::new(false),
     };
     let result = detached(py, || {
-        pool.install(|| rafle_generator::generate(&plan, &reporter))
+        std::thread::scope(|scope| {
+            let worker =
+                scope.spawn(|| pool.install(|| rafle_generator::generate(&plan, &reporter)));
+            // This thread stays Python's: it runs the signal handlers (Ctrl-C raises
+            // KeyboardInterrupt here), and a raised one stops the run at its next checkpoint.
+            while !worker.is_finished() {
+                std::thread::sleep(SIGNALS_EVERY);
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    let mut failure = reporter
+                        .failure
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    reporter.stop(&mut failure, e);
+                }
+            }
+            // A panic of the generator goes on to `detached`, which raises it as RafleError.
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
     })?;
     if let Some(e) = reporter
         .failure

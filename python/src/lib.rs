@@ -10,8 +10,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use rafle_probe::{Counters, FenPosition, Position, Square, Variant, MAX_COUNTER};
+use pyo3::types::{PyBool, PyInt};
+use rafle_probe::{Counters, FenPosition, IntRange, Position, Square, Variant, MAX_COUNTER};
 
 mod convert;
 mod errors;
@@ -68,22 +70,38 @@ pub(crate) fn fen_position(py: Python<'_>, variant_name: &str, fen: &str) -> PyR
     FenPosition::from_fen(variant, fen).map_err(|e| errors::fen_error(py, fen, &e))
 }
 
-/// Live draw-rule counters from Python integers, each from 0 to [`MAX_COUNTER`].
-pub(crate) fn counters(king_plies: i64, category_plies: i64) -> PyResult<Counters> {
-    let plies = |n: i64, what: &str| {
-        u16::try_from(n)
-            .ok()
-            .filter(|n| *n <= MAX_COUNTER)
-            .ok_or_else(|| {
-                errors::value_error(format!(
-                    "{what} must be from 0 to {MAX_COUNTER} plies, not {n}"
-                ))
-            })
+/// Live draw-rule counters from Python integers of any size, each in its range
+/// ([`IntRange::KING_PLIES`], [`IntRange::CATEGORY_PLIES`]).
+pub(crate) fn counters(
+    king_plies: &Bound<'_, PyAny>,
+    category_plies: &Bound<'_, PyAny>,
+) -> PyResult<Counters> {
+    let plies = |value, range: IntRange| {
+        int_in(value, range).map(|n| u16::try_from(n).expect("a counter's range is within u16"))
     };
     Ok(Counters {
-        king_plies: plies(king_plies, "king_plies (rule 6.2)")?,
-        category_plies: plies(category_plies, "category_plies (rules 6.3/6.4)")?,
+        king_plies: plies(king_plies, IntRange::KING_PLIES)?,
+        category_plies: plies(category_plies, IntRange::CATEGORY_PLIES)?,
     })
+}
+
+/// A Python int of any size in `range`: `ValueError` with the message every entry point gives
+/// when it is out of it (never `OverflowError`), `TypeError` when it is no int (a bool is
+/// none either).
+pub(crate) fn int_in(value: &Bound<'_, PyAny>, range: IntRange) -> PyResult<u64> {
+    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "{} must be an int, not {}",
+            range.name,
+            value.get_type().name()?
+        )));
+    }
+    match value.extract::<i128>() {
+        Ok(n) => range.check_signed(n),
+        // Past i128: past every range; its digits are quoted as an excerpt.
+        Err(_) => Err(range.refuse(&value.str()?.to_string_lossy())),
+    }
+    .map_err(|e| errors::value_error(e.to_string()))
 }
 
 /// Runs `work` without the GIL, so that other Python threads run meanwhile. A panic in it is

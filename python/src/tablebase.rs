@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use pyo3::prelude::*;
 use rafle_probe::answer::{max_pieces, Answer, AnswerError, Options, Values};
 use rafle_probe::{
-    CaptureUnderWay, Counters, Dtw, FenPosition, Limits, Position, SquareStyle, Tablebase, Wdl,
-    DEFAULT_CACHE_BYTES,
+    CaptureUnderWay, Counters, Dtw, FenPosition, IntRange, Limits, Position, SquareStyle,
+    Tablebase, Wdl, DEFAULT_CACHE_BYTES,
 };
 
 use crate::convert::{self, EndTuple, MoveTuple, PlyTuple, RulesTuple};
@@ -124,8 +124,16 @@ impl NativeTablebase {
     /// Lists the tables of `directory`; `cache_bytes` bounds the decompressed blocks kept.
     #[new]
     #[pyo3(signature = (directory, cache_bytes=None))]
-    fn new(py: Python<'_>, directory: PathBuf, cache_bytes: Option<usize>) -> PyResult<Self> {
-        let budget = cache_bytes.unwrap_or(DEFAULT_CACHE_BYTES);
+    fn new(
+        py: Python<'_>,
+        directory: PathBuf,
+        cache_bytes: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let budget = match cache_bytes {
+            Some(bytes) => usize::try_from(crate::int_in(bytes, IntRange::CACHE_BYTES)?)
+                .expect("the range of cache bytes is within usize"),
+            None => DEFAULT_CACHE_BYTES,
+        };
         let dir = directory.clone();
         let tables = detached(py, move || Tablebase::open_with_cache(&dir, budget))?
             .map_err(|e| errors::probe_error(py, &e))?;
@@ -210,8 +218,8 @@ impl NativeTablebase {
         py: Python<'_>,
         variant_name: &str,
         fen: &str,
-        king_plies: i64,
-        category_plies: i64,
+        king_plies: &Bound<'_, PyAny>,
+        category_plies: &Bound<'_, PyAny>,
     ) -> PyResult<RulesTuple> {
         let counters = counters(king_plies, category_plies)?;
         let (tables, read) = self.prepare_read(py, variant_name, fen)?;
@@ -241,9 +249,9 @@ impl NativeTablebase {
         py: Python<'_>,
         variant_name: &str,
         fen: &str,
-        counters: Option<(i64, i64)>,
+        counters: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>)>,
     ) -> PyResult<Vec<MoveTuple>> {
-        let counters = counters.map(|(k, c)| crate::counters(k, c)).transpose()?;
+        let counters = counters.map(|(k, c)| crate::counters(&k, &c)).transpose()?;
         let (tables, read) = self.prepare_read(py, variant_name, fen)?;
         let options = Options {
             counters,
@@ -294,8 +302,8 @@ impl NativeTablebase {
         py: Python<'_>,
         variant_name: &str,
         fen: &str,
-        king_plies: i64,
-        category_plies: i64,
+        king_plies: &Bound<'_, PyAny>,
+        category_plies: &Bound<'_, PyAny>,
     ) -> PyResult<(Vec<PlyTuple>, EndTuple)> {
         let counters = counters(king_plies, category_plies)?;
         let (tables, pos) = self.prepare(py, variant_name, fen)?;

@@ -17,7 +17,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use rafle_probe::{printable, Counters, FenPosition, Tablebase, Variant};
+use rafle_probe::{excerpt, Counters, FenPosition, Tablebase, Variant};
 use serde::{Deserialize, Serialize};
 use tower_http::cors::{Any, CorsLayer};
 
@@ -76,7 +76,7 @@ async fn not_found(uri: Uri) -> ApiError {
 async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
-        format!("{method} is not allowed on {}", uri.path()),
+        format!("{method} is not allowed on {}", excerpt(uri.path())),
     )
 }
 
@@ -86,7 +86,7 @@ fn variant(path: Result<Path<String>, PathRejection>) -> Result<Variant, ApiErro
     name.parse().map_err(|_| {
         ApiError::not_found(format!(
             "unknown variant '{}' (expected 'international' or 'brazilian')",
-            printable(&name)
+            excerpt(&name)
         ))
     })
 }
@@ -126,7 +126,7 @@ impl ProbeQuery {
                 other => {
                     return Err(ApiError::bad_request(format!(
                         "unknown query parameter '{}' (expected {})",
-                        printable(other),
+                        excerpt(other),
                         match allowed {
                             Parameters::FenAndCounters => "fen and counters",
                             Parameters::Fen => "fen",
@@ -287,7 +287,11 @@ async fn batch_route(
                     });
                 let written = match answer {
                     Ok(answer) => serde_json::to_writer(&mut out, &JsonAnswer::for_api(&answer)),
-                    Err(error) => serde_json::to_writer(&mut out, &JsonError { fen, error }),
+                    Err(error) => {
+                        // The answers come in order: an excerpt is enough to recognise it.
+                        let fen = &excerpt(fen);
+                        serde_json::to_writer(&mut out, &JsonError { fen, error })
+                    }
                 };
                 written.map_err(|e| ApiError::internal(format!("writing JSON: {e}")))?;
             }

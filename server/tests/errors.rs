@@ -33,7 +33,7 @@ async fn bad_requests_get_their_status_and_say_what_and_where() {
         (
             "/api/v1/brazilian?fen=W:WK1:BK28&counters=0,70000",
             StatusCode::BAD_REQUEST,
-            "C (the plies in the category of rules 6.3/6.4) must be a number from 0 to 10000",
+            "category_plies (C, rules 6.3/6.4) must be from 0 to 10000 plies, not 70000",
         ),
         (
             "/api/v1/brazilian",
@@ -289,4 +289,44 @@ async fn every_rule_table_damaged_gives_500_naming_a_file() {
     // Refused as a whole, as without the limits no position of it can be answered.
     let message = error(&app, request, StatusCode::INTERNAL_SERVER_ERROR).await;
     assert_eq!(message, named);
+}
+
+#[tokio::test]
+async fn long_inputs_are_quoted_as_bounded_excerpts() {
+    let app = app();
+    // A megabyte FEN in a batch: its error quotes an excerpt of it.
+    let fen = format!("W:WK1:BK28,{}", "9".repeat(1_000_000));
+    let body = json!({ "fens": [fen] }).to_string();
+    let reply = post(&app, "/api/v1/brazilian/batch", body).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert!(reply.text.len() < 1_000, "{} bytes", reply.text.len());
+    let error = &reply.body["results"][0];
+    assert!(
+        error["fen"]
+            .as_str()
+            .unwrap()
+            .contains("…(1000011 characters)…"),
+        "{error}"
+    );
+    // A 20 KB variant name and query key.
+    let name = "x".repeat(20_000);
+    let message = get_error(
+        &app,
+        &format!("/api/v1/{name}?fen=W:WK1:BK28"),
+        StatusCode::NOT_FOUND,
+    )
+    .await;
+    assert!(message.len() < 1_000, "{} bytes", message.len());
+    assert!(message.contains("(20000 characters)"), "{message}");
+    let key = "k".repeat(2_000);
+    let message = get_error(
+        &app,
+        &format!("/api/v1/brazilian?{key}=1"),
+        StatusCode::BAD_REQUEST,
+    )
+    .await;
+    assert!(
+        message.len() < 1_000 && message.contains("(2000 characters)"),
+        "{message}"
+    );
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use rafle_generator::write_replacing;
-use rafle_probe::DataDir;
+use rafle_probe::{printable_path, DataDir};
 
 use crate::output::{other, Failure};
 
@@ -20,7 +20,7 @@ pub fn stamp_token(data: &Path, dry_run: bool) -> Result<String, Failure> {
         Ok(text) if is_token(text.trim()) => return Ok(text.trim().to_string()),
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(other(anyhow!("cannot read {}: {e}", path.display()))),
+        Err(e) => return Err(other(anyhow!("cannot read {}: {e}", printable_path(&path)))),
     }
     let token = format!(
         "{:016x}{:016x}",
@@ -67,7 +67,7 @@ pub fn check_stamp(data: &Path, token: &str) -> Result<(), Failure> {
         // Something other than a file in the stamp's place is named as such; a directory the
         // node cannot reach at all is the usual case of a directory not shared.
         Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
-            return Err(other(anyhow!("cannot read {}: {e}", path.display())))
+            return Err(other(anyhow!("cannot read {}: {e}", printable_path(&path))))
         }
         Err(_) => None,
     };
@@ -85,7 +85,7 @@ pub fn check_stamp(data: &Path, token: &str) -> Result<(), Failure> {
         "{} on {node} {what} ({} should hold {token}): the data directory is not the one \
          the jobs were submitted with. It must be on a filesystem shared by every node, at the \
          same path",
-        data.display(),
-        path.display()
+        printable_path(data),
+        printable_path(&path)
     )))
 }

@@ -61,7 +61,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "KINDS", default_value = "wdl,dtw,rules", value_parser = parse_kinds)]
     kinds: Kinds,
     /// Worker threads [default: one per core].
-    #[arg(long, short = 't', value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, short = 't', value_name = "T", value_parser = super::request::parse_threads)]
     threads: Option<u32>,
     /// Budget of each directory's cache of decompressed blocks, like 256M or 1G [default:
     /// 256M].
@@ -95,7 +95,7 @@ fn parse_kinds(text: &str) -> Result<Kinds, String> {
             other => {
                 return Err(format!(
                     "unknown kind {:?} (expected wdl, dtw or rules, comma-separated)",
-                    rafle_draughts::printable(other)
+                    rafle_draughts::excerpt(other)
                 ))
             }
         }

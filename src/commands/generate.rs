@@ -24,7 +24,7 @@ pub struct GenerateArgs {
     variant: VariantChoice,
     /// Most pieces on the board, for every chosen variant [default: 5 for brazilian, 4 for
     /// international].
-    #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(rafle_generator::MAX_PIECES)))]
+    #[arg(long, short = 'p', value_name = "N", value_parser = super::request::parse_pieces)]
     pieces: Option<u32>,
     /// One unit of work: this material alone (like KKMvK), from the finished tables of the
     /// materials its moves reach, which must be in DIR. Needs --variant international or
@@ -42,7 +42,7 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
     /// Worker threads [default: one per core].
-    #[arg(long, short = 't', value_name = "T", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, short = 't', value_name = "T", value_parser = super::request::parse_threads)]
     threads: Option<u32>,
     /// Draw-rule limits in plies for the rule tables, like 6.2=50,6.3=32,6.4=10; rules left
     /// out keep the FMJD limit of each variant (6.2=50, 6.3=32 international or 40 Brazilian,
@@ -163,7 +163,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
             note(&format!(
                 "rafle: warning: {} has {} free, and this run may fill about {} at its peak \
                  (estimated as if every material were solved; see 'rafle plan')",
-                plan.dir.display(),
+                rafle_probe::printable_path(&plan.dir),
                 human_bytes(free),
                 human_bytes(disk.peak_bytes)
             ));
@@ -290,7 +290,7 @@ impl Progress for Bars {
         self.multi.suspend(|| {
             note(&format!(
                 "removed {count} temporary {files} left in {} by an interrupted run",
-                dir.display()
+                rafle_probe::printable_path(dir)
             ))
         });
     }
@@ -301,7 +301,7 @@ impl Progress for Bars {
             note(&format!(
                 "another rafle generate{who} is writing {material} in {}: waiting for it, \
                  then checking its tables",
-                dir.display()
+                rafle_probe::printable_path(dir)
             ))
         });
     }
@@ -321,8 +321,12 @@ impl Progress for Bars {
     }
 
     fn damaged_work_file(&self, path: &std::path::Path, what: &str) {
-        self.multi
-            .suspend(|| note(&format!("{} is damaged: {what}", path.display())));
+        self.multi.suspend(|| {
+            note(&format!(
+                "{} is damaged: {what}",
+                rafle_probe::printable_path(path)
+            ))
+        });
     }
 
     fn material_started(&self, _variant: Variant, material: Material, positions: u64) {

@@ -120,7 +120,7 @@ impl VariantArg {
         crate::output::stderr_line!(
             "rafle: note: {} is a position of both variants, read as {assumed} (the default); \
              --variant {other} reads it as {other}",
-            rafle_probe::printable(fen)
+            rafle_probe::excerpt(fen)
         );
         true
     }
@@ -159,7 +159,7 @@ pub fn parse_variant_choice(text: &str) -> Result<VariantChoice, String> {
         .map_err(|_| {
             format!(
                 "unknown variant '{}' (expected 'international', 'brazilian' or 'all')",
-                rafle_draughts::printable(text)
+                rafle_draughts::excerpt(text)
             )
         })
 }

@@ -38,7 +38,7 @@ pub struct PlanArgs {
     #[arg(long, short = 'v', default_value = "all", value_parser = parse_variant_choice)]
     pub variant: VariantChoice,
     /// Most pieces on the board [default: 5 for brazilian, 4 for international].
-    #[arg(long, short = 'p', value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(rafle_generator::MAX_PIECES)))]
+    #[arg(long, short = 'p', value_name = "N", value_parser = super::request::parse_pieces)]
     pub pieces: Option<u32>,
     /// Table directory, where finished units are looked for.
     #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
@@ -267,7 +267,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
         plan.max_pieces,
         plan.positions(),
         human_bytes(largest),
-        plan.dir.display()
+        rafle_probe::printable_path(&plan.dir)
     )?;
     let width = units.iter().map(|u| u.name.len()).max().unwrap_or(4).max(4);
     writeln!(

@@ -10,7 +10,7 @@ use clap::Args;
 use rafle_probe::answer::json::{write_line as write_json, JsonAnswer, JsonError};
 use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
-    printable, BadCounters, Category, Counters, Dtw, FenPosition, ProbeError, RuleClass, RuleValue,
+    excerpt, BadCounters, Category, Counters, Dtw, FenPosition, ProbeError, RuleClass, RuleValue,
     Tablebase, Wdl,
 };
 
@@ -263,9 +263,10 @@ impl Batch<'_> {
             Err(error) => {
                 self.failed += 1;
                 if self.args.json {
+                    let fen = &excerpt(fen);
                     write_json(out, &JsonError { fen, error })
                 } else {
-                    writeln!(out, "{} error: {error}", printable(fen))
+                    writeln!(out, "{} error: {error}", excerpt(fen))
                 }
             }
         }
@@ -290,7 +291,7 @@ impl Probe<'_> {
 
 fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) -> io::Result<()> {
     if json {
-        return write_json(out, &JsonAnswer::for_cli(answer, fen));
+        return write_json(out, &JsonAnswer::for_cli(answer, &excerpt(fen)));
     }
     // The variant first, as in JSON: the same FEN is a position of either board.
     let variant = answer.variant();
@@ -299,7 +300,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
         return writeln!(
             out,
             "{variant} {} unknown: more pieces than the tables cover",
-            printable(fen)
+            excerpt(fen)
         );
     };
     let category = Category::of_position(&answer.position);
@@ -329,7 +330,7 @@ fn write_answer(out: &mut impl Write, fen: &str, answer: &Answer, json: bool) ->
     writeln!(
         out,
         "{variant} {}{capture} {}; {rules}",
-        printable(fen),
+        excerpt(fen),
         describe(values.dtw)
     )?;
     let width = answer.moves.iter().map(|m| m.text.len()).max().unwrap_or(0);

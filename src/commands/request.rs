@@ -53,7 +53,7 @@ pub fn seed_part_name(variant: Variant, material: Material, part: u32) -> String
 
 /// Reads a unit name, `<variant>/<material>` or `<variant>/<material>/seed-<part>`.
 pub fn parse_unit(text: &str) -> Result<UnitName, String> {
-    let shown = rafle_draughts::printable(text);
+    let shown = rafle_draughts::excerpt(text);
     let usage = || {
         format!(
             "unit {shown:?} is not <variant>/<material> (like brazilian/KKMvK) or \
@@ -87,6 +87,22 @@ pub fn parse_unit(text: &str) -> Result<UnitName, String> {
     })
 }
 
+/// Reads `--threads`: from 1 to [`rafle_probe::MAX_THREADS`], as every entry point takes it.
+pub fn parse_threads(text: &str) -> Result<u32, String> {
+    rafle_probe::IntRange::THREADS
+        .parse(text)
+        .map(|n| u32::try_from(n).expect("the range of threads is within u32"))
+        .map_err(|e| e.to_string())
+}
+
+/// Reads `--pieces`: from 2 to [`rafle_generator::MAX_PIECES`].
+pub fn parse_pieces(text: &str) -> Result<u32, String> {
+    rafle_generator::PIECES
+        .parse(text)
+        .map(|n| u32::try_from(n).expect("the range of pieces is within u32"))
+        .map_err(|e| e.to_string())
+}
+
 /// Running out of memory or asking for too many pieces is the request's fault; anything else
 /// (a full disk, a table that does not read back) is not.
 pub fn failure(err: GenerateError) -> Failure {
@@ -96,7 +112,9 @@ pub fn failure(err: GenerateError) -> Failure {
         | GenerateError::NoSuchMaterial { .. }
         | GenerateError::MissingTables { .. }
         | GenerateError::NoSuchSeedPart { .. }
-        | GenerateError::LimitsWouldMix { .. } => input(err),
+        | GenerateError::LimitsWouldMix { .. }
+        | GenerateError::OutOfRange(_)
+        | GenerateError::EmptyDirectory => input(err),
         err => other(err),
     }
 }

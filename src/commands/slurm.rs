@@ -3,6 +3,7 @@
 //! accounting; rafle only describes the graph.
 
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +11,7 @@ use std::process::Command;
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
 use rafle_generator::Tables;
-use rafle_probe::DataDir;
+use rafle_probe::{printable_path, DataDir};
 
 use super::cluster_stamp::stamp_token;
 use super::plan::{plans, units, PlanArgs};
@@ -81,7 +82,7 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         Some(path) => absolute(path)?,
         None => std::env::current_exe().map_err(other)?,
     };
-    let comment = format!("rafle:{}", data.display());
+    let comment = format!("rafle:{}", comment_path(&data));
     let plan_args = PlanArgs {
         data: data.clone(),
         ..args.plan.clone()
@@ -108,29 +109,30 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
     let logs = layout.slurm_logs();
     if !args.dry_run {
         std::fs::create_dir_all(&logs)
-            .map_err(|e| other(anyhow!("cannot create {}: {e}", logs.display())))?;
+            .map_err(|e| other(anyhow!("cannot create {}: {e}", printable_path(&logs))))?;
     }
     let token = stamp_token(&data, args.dry_run)?;
     let mut out = io::stdout().lock();
     if args.dry_run {
+        // Every path is written as its bytes, quoted: the script works in the very directory
+        // named, whatever its name holds.
         writeln!(out, "#!/bin/sh\nset -e")?;
         // What a submission creates before its first job: the data directory, for the stamp,
         // and the logs' directory, without which Slurm cannot start a job.
-        writeln!(
-            out,
-            "mkdir -p {}",
-            shell_words(&[logs.display().to_string()])
-        )?;
+        write_line(&mut out, &[b"mkdir -p ", &shell_word(logs.as_os_str())])?;
         // Written under a temporary name and renamed, as `submit` writes it: a link planted
         // at the stamp is replaced, never written through.
         let stamp = layout.cluster_stamp();
         let mut template = stamp.clone().into_os_string();
         template.push(".XXXXXX");
-        let stamp = shell_words(&[stamp.display().to_string()]);
-        let template = shell_words(&[Path::new(&template).display().to_string()]);
-        writeln!(
-            out,
-            "t=$(mktemp {template}) && printf '%s\\n' {token} > \"$t\" && mv -fT \"$t\" {stamp}"
+        write_line(
+            &mut out,
+            &[
+                b"t=$(mktemp ",
+                &shell_word(&template),
+                format!(") && printf '%s\\n' {token} > \"$t\" && mv -fT \"$t\" ").as_bytes(),
+                &shell_word(stamp.as_os_str()),
+            ],
         )?;
     }
     let job = JobParts {
@@ -179,12 +181,12 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         let due = !ours.is_empty() || work_files_left(&data, plan.variant);
         if due && !queued.contains_key(&job_name(&finish)) {
             let memory = units.iter().map(|u| u.memory_bytes).max().unwrap_or(0);
-            let command = vec![
+            let command = words([
                 "--variant".to_string(),
                 plan.variant.name().to_string(),
                 "--pieces".to_string(),
                 plan.max_pieces.to_string(),
-            ];
+            ]);
             let sbatch = job.sbatch(plan, &finish, memory, &ours, command);
             let id = job.submit(&mut out, &sbatch, &finish)?;
             queued.insert(job_name(&finish), id.clone());
@@ -199,12 +201,14 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
             (Some(first), Some(last)) if !args.dry_run => format!(" (jobs {first}..{last})"),
             _ => String::new(),
         };
+        // Escaped as every message's paths are: in a dry run this line is a comment of the
+        // script, which a newline in the path would end.
         let line = format!(
             "{}: {} units, {finished} finished, {kept} queued already, {} jobs {what}{range}; logs in {}",
             plan.variant,
             units.len(),
             submitted.len(),
-            logs.display()
+            printable_path(&logs)
         );
         if args.dry_run {
             writeln!(out, "# {line}")?;
@@ -238,8 +242,8 @@ impl JobParts<'_> {
         name: &str,
         memory: u64,
         needs: &[String],
-        what: Vec<String>,
-    ) -> Vec<String> {
+        what: Vec<OsString>,
+    ) -> Vec<OsString> {
         let args = self.args;
         // Slurm counts memory in MiB; a tenth more than planned leaves room for what the plan
         // does not see (the binary, libc) before a cgroup limit kills the job.
@@ -247,34 +251,39 @@ impl JobParts<'_> {
         let log = DataDir::new(self.data)
             .slurm_logs()
             .join(format!("{}-%j.log", name.replace('/', "-")));
-        let mut sbatch = vec![
+        let mut output = OsString::from("--output=");
+        output.push(log);
+        let mut sbatch = words([
             "--parsable".to_string(),
             format!("--job-name={}", job_name(name)),
             format!("--comment={}", self.comment),
-            format!("--output={}", log.display()),
+        ]);
+        sbatch.push(output);
+        sbatch.extend(words([
             format!("--mem={mem_mib}M"),
             format!("--cpus-per-task={}", args.cpus),
             "--nodes=1".to_string(),
-        ];
+        ]));
         if let Some(partition) = &args.partition {
-            sbatch.push(format!("--partition={partition}"));
+            sbatch.push(format!("--partition={partition}").into());
         }
         if let Some(account) = &args.account {
-            sbatch.push(format!("--account={account}"));
+            sbatch.push(format!("--account={account}").into());
         }
         if !needs.is_empty() {
-            sbatch.push(format!("--dependency=afterok:{}", needs.join(":")));
-            sbatch.push("--kill-on-invalid-dep=yes".to_string());
+            sbatch.push(format!("--dependency=afterok:{}", needs.join(":")).into());
+            sbatch.push("--kill-on-invalid-dep=yes".into());
         }
+        // The paths go into the job's command as they are, byte for byte.
         let mut command = vec![
-            "exec".to_string(),
-            self.rafle.display().to_string(),
-            "generate".to_string(),
+            OsString::from("exec"),
+            self.rafle.as_os_str().to_owned(),
+            OsString::from("generate"),
         ];
         command.extend(what);
-        command.extend([
-            "--data".to_string(),
-            self.data.display().to_string(),
+        command.push("--data".into());
+        command.push(self.data.as_os_str().to_owned());
+        command.extend(words([
             "--threads".to_string(),
             args.cpus.to_string(),
             "--memory".to_string(),
@@ -283,14 +292,16 @@ impl JobParts<'_> {
             plan.limits.to_string(),
             "--cluster-stamp".to_string(),
             self.token.to_string(),
-        ]);
+        ]));
         if plan.tables == Tables::Wdl {
-            command.extend(["--tables".to_string(), "wdl".to_string()]);
+            command.extend(words(["--tables".to_string(), "wdl".to_string()]));
         }
         if plan.compact {
-            command.push("--compact".to_string());
+            command.push("--compact".into());
         }
-        sbatch.push(format!("--wrap={}", shell_words(&command)));
+        let mut wrap = b"--wrap=".to_vec();
+        wrap.extend(shell_words(&command));
+        sbatch.push(os_string(wrap));
         sbatch
     }
 
@@ -299,12 +310,19 @@ impl JobParts<'_> {
     fn submit(
         &self,
         out: &mut impl Write,
-        sbatch: &[String],
+        sbatch: &[OsString],
         name: &str,
     ) -> Result<String, Failure> {
         if self.args.dry_run {
             let var = shell_variable(name);
-            writeln!(out, "{var}=$(sbatch {})", shell_words(sbatch))?;
+            write_line(
+                out,
+                &[
+                    format!("{var}=$(sbatch ").as_bytes(),
+                    &shell_words(sbatch),
+                    b")",
+                ],
+            )?;
             Ok(format!("${var}"))
         } else {
             run_sbatch(sbatch, name)
@@ -313,8 +331,8 @@ impl JobParts<'_> {
 }
 
 /// What `rafle generate` builds for a unit.
-fn unit_command(name: &str) -> Vec<String> {
-    vec!["--unit".to_string(), name.to_string()]
+fn unit_command(name: &str) -> Vec<OsString> {
+    words(["--unit".to_string(), name.to_string()])
 }
 
 /// Whether the variant's work directory still holds packed values units kept for each other.
@@ -328,7 +346,7 @@ fn work_files_left(data: &Path, variant: rafle_probe::Variant) -> bool {
 }
 
 /// Runs sbatch; the job id it prints.
-fn run_sbatch(sbatch: &[String], unit: &str) -> Result<String, Failure> {
+fn run_sbatch(sbatch: &[OsString], unit: &str) -> Result<String, Failure> {
     let output = Command::new("sbatch")
         .args(sbatch)
         .output()
@@ -400,8 +418,12 @@ fn which(program: &str, hint: bool) -> Result<(), Failure> {
 
 /// `path` made absolute (jobs run elsewhere, from another directory).
 fn absolute(path: &Path) -> Result<PathBuf, Failure> {
-    std::path::absolute(path)
-        .map_err(|e| input(anyhow!("cannot make {} absolute: {e}", path.display())))
+    std::path::absolute(path).map_err(|e| {
+        input(anyhow!(
+            "cannot make {} absolute: {e}",
+            printable_path(path)
+        ))
+    })
 }
 
 /// A shell variable name for a unit's job id.
@@ -413,23 +435,109 @@ fn shell_variable(unit: &str) -> String {
     format!("job_{name}")
 }
 
-/// Words joined for a POSIX shell, each quoted when it needs to be.
-fn shell_words(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|w| {
-            let plain = !w.is_empty()
-                && w.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,%+@".contains(&b));
-            // A dependency on a job submitted earlier in a dry run stays a variable.
-            if plain || (w.starts_with("--dependency=afterok:$") && !w.contains('\'')) {
-                w.clone()
-            } else {
-                format!("'{}'", w.replace('\'', r"'\''"))
+/// The data directory as the jobs' `--comment` names it, which tells a submission the jobs of
+/// its directory in the queue: its path as text (Slurm keeps a comment as text), the same for
+/// every plain path, with backslashes doubled and control characters and bytes that are not
+/// UTF-8 escaped, so that two directories never share a comment.
+fn comment_path(path: &Path) -> String {
+    let mut text = String::new();
+    for chunk in os_bytes(path.as_os_str()).utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => text.push_str("\\\\"),
+                c if c.is_control() => text.extend(c.escape_default()),
+                c => text.push(c),
             }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+        }
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    text
+}
+
+/// Words of text as arguments.
+fn words<const N: usize>(words: [String; N]) -> Vec<OsString> {
+    words.into_iter().map(OsString::from).collect()
+}
+
+/// The bytes of `text` (a path, an argument) as the system has them.
+fn os_bytes(text: &OsStr) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(text.as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        match text.to_string_lossy() {
+            std::borrow::Cow::Borrowed(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+            std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
+        }
+    }
+}
+
+/// An argument of these bytes.
+fn os_string(bytes: Vec<u8>) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        OsString::from_vec(bytes)
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// Writes the pieces of one line of the dry run's script and its newline.
+fn write_line(out: &mut impl Write, pieces: &[&[u8]]) -> io::Result<()> {
+    for piece in pieces {
+        out.write_all(piece)?;
+    }
+    out.write_all(b"\n")
+}
+
+/// A word for a POSIX shell (the dry run's script and the jobs' `--wrap` commands are run by
+/// `sh`): as it is when it needs no quoting, else in single quotes, which keep every byte as it
+/// is (a newline, a byte that is not UTF-8) but a single quote, written `'\''`.
+fn shell_word(word: &OsStr) -> Vec<u8> {
+    let bytes = os_bytes(word);
+    let plain = !bytes.is_empty()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,%+@".contains(b));
+    // A dependency on a job submitted earlier in a dry run stays a variable.
+    let variable = bytes.starts_with(b"--dependency=afterok:$")
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_=:$".contains(b));
+    if plain || variable {
+        return bytes.into_owned();
+    }
+    let mut quoted = Vec::with_capacity(bytes.len() + 2);
+    quoted.push(b'\'');
+    for &b in bytes.iter() {
+        if b == b'\'' {
+            quoted.extend_from_slice(br"'\''");
+        } else {
+            quoted.push(b);
+        }
+    }
+    quoted.push(b'\'');
+    quoted
+}
+
+/// Words joined for a POSIX shell, each quoted when it needs to be ([`shell_word`]).
+fn shell_words(words: &[OsString]) -> Vec<u8> {
+    let mut line = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            line.push(b' ');
+        }
+        line.extend(shell_word(word));
+    }
+    line
 }
 
 #[cfg(test)]
@@ -438,8 +546,38 @@ mod tests {
 
     #[test]
     fn shell_words_quote_what_needs_it() {
-        let words = ["a", "b c", "it's", "--x=1:2", ""].map(String::from);
-        assert_eq!(shell_words(&words), r"a 'b c' 'it'\''s' --x=1:2 ''");
+        let words = [
+            "a",
+            "b c",
+            "it's",
+            "--x=1:2",
+            "",
+            "--dependency=afterok:$job_a:$job_b",
+        ]
+        .map(OsString::from);
+        assert_eq!(
+            shell_words(&words),
+            br"a 'b c' 'it'\''s' --x=1:2 '' --dependency=afterok:$job_a:$job_b"
+        );
+        // A newline stays inside its quotes; a command substitution is no variable.
+        let words = ["x\n; touch y", "--dependency=afterok:$(touch y)"].map(OsString::from);
+        assert_eq!(
+            shell_words(&words),
+            b"'x\n; touch y' '--dependency=afterok:$(touch y)'"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn bytes_that_are_not_utf8_are_kept_in_words_and_escaped_in_comments() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(OsStr::from_bytes(b"/d\xff/x y"));
+        assert_eq!(shell_word(path.as_os_str()), b"'/d\xff/x y'");
+        assert_eq!(comment_path(path), r"/d\xff/x y");
+        // Backslashes are doubled, so no other path has this comment.
+        assert_eq!(comment_path(Path::new(r"/d\xff/x y")), r"/d\\xff/x y");
+        assert_eq!(comment_path(Path::new("/a\nb")), r"/a\nb");
+        assert_eq!(comment_path(Path::new("/plain/data")), "/plain/data");
     }
 
     #[test]

@@ -90,6 +90,13 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         .iter()
         .map(|&v| tables.limits(v).map_err(other))
         .collect::<Result<Vec<Option<Limits>>, Failure>>()?;
+    // And a material whose tables store sides to move that do not agree (one built with
+    // --compact among tables built without): the values read through it would be wrong.
+    for &variant in &chosen {
+        for material in tables.materials(variant) {
+            tables.check_halves(variant, material).map_err(other)?;
+        }
+    }
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = crate::output::positions_bar();
     let mut out = io::stdout().lock();

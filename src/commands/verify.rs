@@ -109,6 +109,8 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let (mut checked, mut failed, mut missing) = (0, 0, 0);
     // The positions of the materials checked, and those looked at (fewer with --sample).
     let (mut positions, mut looked_at) = (0u64, 0u64);
+    // Materials not checked because a material they read has tables that do not agree.
+    let mut unchecked = 0;
     for work in work {
         let Work {
             variant,
@@ -171,6 +173,17 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
                         summary(&r, args.sample.is_some())
                     )
                 }
+                // A material read through another whose tables store sides that do not
+                // agree cannot be checked; the fault is that one's, reported on its own line.
+                Err(ProbeError::MixedHalves {
+                    material: mixed, ..
+                }) if mixed != material => {
+                    unchecked += 1;
+                    format!(
+                        "{variant} {material} not checked: it reads {mixed}, whose tables store \
+                         different sides to move\n"
+                    )
+                }
                 Err(err) => {
                     positions += PositionIndex::count(variant, material);
                     failed += 1;
@@ -207,10 +220,12 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     }
     bar.finish_and_clear();
     let sampled = args.sample.map(|_| looked_at);
+    // A material not checked is not counted among those checked.
+    let checked = checked - unchecked;
     writeln!(
         out,
         "{}",
-        run_summary(checked, positions, sampled, failed, missing)
+        run_summary(checked, positions, sampled, failed, unchecked, missing)
     )?;
     out.flush()?;
     let mut problems = Vec::new();
@@ -218,6 +233,11 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         problems.push(format!(
             "{failed} of {checked} materials failed verification"
         ));
+    }
+    match unchecked {
+        0 => {}
+        1 => problems.push("1 material could not be checked".to_string()),
+        n => problems.push(format!("{n} materials could not be checked")),
     }
     match missing {
         0 => {}
@@ -237,6 +257,7 @@ fn run_summary(
     positions: u64,
     sampled: Option<u64>,
     failed: usize,
+    unchecked: usize,
     missing: usize,
 ) -> String {
     let positions = match sampled {
@@ -246,6 +267,9 @@ fn run_summary(
     let mut verdict = Vec::new();
     if failed > 0 {
         verdict.push(format!("{failed} failed"));
+    }
+    if unchecked > 0 {
+        verdict.push(format!("{unchecked} not checked"));
     }
     match missing {
         0 => {}

@@ -160,24 +160,25 @@ fn working_bytes(positions: u64) -> u64 {
 /// A message saying what is wrong.
 pub fn parse_memory(text: &str) -> Result<u64, String> {
     let t = text.trim();
+    let shown = format!("\"{}\"", rafle_probe::excerpt(text));
     let digits = t
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
     let number: f64 = number
         .parse()
-        .map_err(|_| format!("{text:?} is not a memory size (like 8G or 512M)"))?;
+        .map_err(|_| format!("{shown} is not a memory size (like 8G or 512M)"))?;
     let shift = match unit.trim().trim_end_matches("iB").trim_end_matches('B') {
         "" => 0,
         "K" | "k" => 10,
         "M" | "m" => 20,
         "G" | "g" => 30,
         "T" | "t" => 40,
-        _ => return Err(format!("{text:?}: unknown unit (use K, M, G or T)")),
+        _ => return Err(format!("{shown}: unknown unit (use K, M, G or T)")),
     };
     let bytes = number * (1u64 << shift) as f64;
     if !(1.0..1e19).contains(&bytes) {
-        return Err(format!("{text:?} is not a usable memory size"));
+        return Err(format!("{shown} is not a usable memory size"));
     }
     Ok(bytes as u64)
 }

@@ -111,9 +111,10 @@ def generate(
     core. ``progress`` is a callable given a :class:`GenerateProgress` for each report
     (called from the generator's threads, one call at a time, with the GIL held); None
     prints a line per material on standard error (:class:`StderrProgress`), False prints
-    nothing. An exception the callable raises stops the reports and is raised once the
-    generation has ended (it cannot be stopped half-way; tables already written stay and are
-    reused by the next run). The GIL is released while generating.
+    nothing. An exception the callable raises, or Ctrl-C (``KeyboardInterrupt``), stops the
+    generation at its next checkpoint (within seconds) and is raised: tables already written
+    and the work of the material under way stay, and the next run resumes from them. The GIL
+    is released while generating.
 
     >>> rafle.generate("tables", "brazilian", 3, progress=False)[0]   # doctest: +SKIP
     MaterialSummary(material='KvK', positions=992, ...)
@@ -122,18 +123,10 @@ def generate(
     international up to 4 take about a minute on 2 cores.
     """
     name = variant_name(variant)
-    if isinstance(pieces, bool) or not isinstance(pieces, int):
-        raise TypeError(f"pieces must be an int, not {type(pieces).__name__}")
+    # The ranges of pieces, memory and threads (and the messages out of them) are the
+    # library's, as for every entry point: the native half checks them.
     if isinstance(memory, str):
         memory = _native.parse_memory(memory)
-    elif memory is not None and (
-        isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0
-    ):
-        raise ValueError(f"memory must be a number of bytes > 0 or a size like '4G', not {memory!r}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-        raise ValueError(f"threads must be an int >= 1, not {threads!r}")
-    if pieces < 2:
-        raise ValueError(f"pieces must be at least 2, not {pieces}")
     if not isinstance(compact, bool):
         raise TypeError(f"compact must be a bool, not {type(compact).__name__}")
     if progress is None or progress is True:

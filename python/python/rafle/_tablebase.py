@@ -43,10 +43,7 @@ class Tablebase:
     def __init__(
         self, directory: Union[str, "os.PathLike[str]"], cache_bytes: Optional[int] = None
     ) -> None:
-        if cache_bytes is not None and (
-            isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0
-        ):
-            raise ValueError(f"cache_bytes must be a number of bytes >= 0, not {cache_bytes!r}")
+        # The range (and the message out of it) is the library's, as for every entry point.
         self._native = _native.Tablebase(os.fspath(directory), cache_bytes)
 
     def __enter__(self) -> "Tablebase":
