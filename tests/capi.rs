@@ -53,27 +53,33 @@ fn library_dir() -> PathBuf {
 /// Compiles `examples/probe.c`, warnings as errors; returns the program.
 fn build_example(out: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    build_c(&root.join("examples/probe.c"), &out.join("probe-example"))
+}
+
+/// Compiles the C program `source` against `librafle` into `program`, warnings as errors.
+fn build_c(source: &Path, program: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = library_dir();
-    let program = out.join("probe-example");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let output = Command::new(&cc)
         .args(["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-I"])
         .arg(root.join("capi/include"))
-        .arg(root.join("examples/probe.c"))
+        .arg(source)
         .arg("-L")
         .arg(&lib)
         .arg("-lrafle")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
         .arg("-o")
-        .arg(&program)
+        .arg(program)
         .output()
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
     assert!(
         output.status.success(),
-        "{cc} failed on examples/probe.c:\n{}",
+        "{cc} failed on {}:\n{}",
+        source.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    program
+    program.to_path_buf()
 }
 
 fn run(program: &Path, args: &[&std::ffi::OsStr], input: &str) -> (i32, String, String) {
@@ -404,4 +410,73 @@ fn the_header_compiles_as_cpp() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// A C program reading one Brazilian FEN a line, printing what `rafle_probe_fen` answers
+/// with the counters 50,10, at the limits of rules 6.2 and 6.4 (or the status and the error
+/// text).
+const PROBE_FEN_C: &str = r#"#include <stdio.h>
+#include <string.h>
+#include "rafle.h"
+
+int main(int argc, char **argv) {
+    char fen[256];
+    rafle_tablebase *tb = argc > 1 ? rafle_open(argv[1], 0) : NULL;
+    if (tb == NULL) return 2;
+    while (fgets(fen, sizeof fen, stdin) != NULL) {
+        rafle_counters live = {50, 10};
+        rafle_rules rules;
+        int wdl, plies, status;
+        fen[strcspn(fen, "\n")] = '\0';
+        status = rafle_probe_fen(tb, RAFLE_BRAZILIAN, fen, &live, &wdl, &plies, &rules);
+        if (status == RAFLE_OK)
+            printf("wdl=%d plies=%d class=%d count=%d rule=%d limit=%d result=%d\n", wdl, plies,
+                   rules.rule_class, rules.count, rules.rule, rules.limit, rules.result);
+        else
+            printf("%s: %s\n", rafle_status_name(status), rafle_last_error());
+    }
+    rafle_close(tb);
+    return 0;
+}
+"#;
+
+/// `rafle_probe_fen` called from C as the header declares it: a capture under way (a ghost
+/// king on 27) answered as the whole move from before the capture, and a FEN whose capturing
+/// piece cannot be told refused with the Rust API's text.
+#[test]
+fn a_c_program_probes_a_capture_under_way() {
+    let tables = tables();
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let source = out.path().join("probe_fen.c");
+    std::fs::write(&source, PROBE_FEN_C).expect("written");
+    let program = build_c(&source, &out.path().join("probe-fen"));
+    let bad = "W:WK20:BG1";
+    let input = format!("W:WK20:B16,P27\nW:WK31:B16,K27\n{bad}\n");
+    let (code, stdout, stderr) = run(&program, &[tables.path().as_os_str()], &input);
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let rust = Tablebase::open(tables.path()).expect("tables open");
+    let before = Position::from_fen(Variant::Brazilian, "W:WK31:B16,K27").expect("a position");
+    let counters = Counters {
+        king_plies: 50,
+        category_plies: 10,
+    };
+    let dtw = rust.probe_dtw(&before).expect("probed");
+    let rules = rust.probe_draw_rules(&before, counters).expect("probed");
+    let expected = format!(
+        "wdl=1 plies={} class=2 count={} rule={} limit={} result=0",
+        dtw.plies().expect("a win"),
+        rules.value.count().expect("a win has a count"),
+        rules.category.article().replace('.', ""),
+        rules.limit,
+    );
+    // The counters are used: at the rule's limit the win is a draw.
+    assert_eq!(
+        (dtw, rules.value.class(), rules.result),
+        (Dtw::Win(1), RuleClass::Win, Wdl::Draw)
+    );
+    assert_eq!(lines[..2], [expected.as_str(), expected.as_str()]);
+    let refusal = rafle_probe::FenPosition::from_fen(Variant::Brazilian, bad).unwrap_err();
+    assert_eq!(lines[2], format!("RAFLE_ERR_POSITION: {refusal}"));
+    assert_eq!(lines.len(), 3);
 }

@@ -15,7 +15,8 @@
  *   towards squares 1..5 (1..4), where they are crowned.
  * - A position is four bitboards, bit n-1 standing for square n (see rafle_position), with the
  *   variant and the side to move. rafle_squares_to_bits builds a bitboard from a square list;
- *   rafle_position_from_fen reads a PDN FEN.
+ *   rafle_position_from_fen reads a PDN FEN; rafle_probe_fen probes a FEN that may be a
+ *   capture under way (lidraughts' ghost pieces).
  * - Every function returning int returns a status: RAFLE_OK (0), a positive status that is an
  *   answer rather than an error (RAFLE_NOT_CACHED, RAFLE_NO_MOVE), or a negative error code
  *   (RAFLE_ERR_*). Results are written through pointer arguments, which must not be null;
@@ -240,6 +241,22 @@ int rafle_probe_rules_cached(const rafle_tablebase *tb, const rafle_position *po
  * the game is over (out->wdl is then RAFLE_LOSS, or RAFLE_WIN if the opponent has no piece;
  * out->text is ""). */
 int rafle_best_move(const rafle_tablebase *tb, const rafle_position *pos, rafle_move *out);
+
+/* Probes the position a FEN holds, which may be a capture under way: lidraughts sends, between
+ * the jumps of a capture, a FEN with the pieces already taken still on the board as ghosts
+ * ("W:WK20:B16,2,P27": G before a square a man, P a king), the capturing side to move. A
+ * rafle_position cannot hold that (rafle_position_from_fen refuses ghosts). Writes win/draw/
+ * loss into *wdl, the distance to the end of the game in plies into *plies (-1 for a draw),
+ * and, if rules is not null, the rule-aware answer with the live counters (null: fresh;
+ * past 10000 plies RAFLE_ERR_ARGUMENT, as in rafle_probe_rules) into *rules; with rules null
+ * no rule table is needed. A position between moves gets the
+ * values of rafle_probe_dtw and rafle_probe_rules; a capture under way those of its best
+ * completion, which are the whole move's from the position before the capture (the rule in
+ * force is that of the material the move began in, ghosts counted). RAFLE_ERR_POSITION if
+ * the FEN does not read or its capturing piece cannot be told, with the text `rafle probe`
+ * gives for it (a FEN without ghosts reads as in rafle_position_from_fen). */
+int rafle_probe_fen(const rafle_tablebase *tb, int variant, const char *fen,
+                    const rafle_counters *counters, int *wdl, int *plies, rafle_rules *rules);
 
 #ifdef __cplusplus
 }

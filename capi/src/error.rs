@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use rafle_probe::answer::AnswerError;
 use rafle_probe::ProbeError;
 
 /// Success.
@@ -74,6 +75,18 @@ impl From<ProbeError> for Failure {
             _ => RAFLE_ERR_INTERNAL,
         };
         Failure::new(status, e.to_string())
+    }
+}
+
+impl From<AnswerError> for Failure {
+    fn from(e: AnswerError) -> Failure {
+        match e {
+            AnswerError::Probe(probe) => probe.into(),
+            AnswerError::NoRuleTables { .. } => {
+                Failure::new(RAFLE_ERR_MISSING_TABLE, e.to_string())
+            }
+            _ => Failure::new(RAFLE_ERR_INTERNAL, e.to_string()),
+        }
     }
 }
 

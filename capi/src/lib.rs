@@ -44,6 +44,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod fen_probe;
 mod position;
 mod probe;
 
@@ -53,6 +54,7 @@ pub use error::{
     RAFLE_ERR_NULL, RAFLE_ERR_POSITION, RAFLE_ERR_TOO_MANY_PIECES, RAFLE_NOT_CACHED, RAFLE_NO_MOVE,
     RAFLE_OK,
 };
+pub use fen_probe::rafle_probe_fen;
 pub use position::{
     rafle_check_position, rafle_position_from_fen, rafle_squares_to_bits, RaflePosition,
     RAFLE_BLACK, RAFLE_BRAZILIAN, RAFLE_INTERNATIONAL, RAFLE_WHITE,

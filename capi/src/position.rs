@@ -171,6 +171,21 @@ fn what_is_wrong(variant: Variant, sets: [u64; 4]) -> String {
     "the bitboards are not a position".to_string()
 }
 
+/// The text of a FEN given by C.
+///
+/// # Safety
+///
+/// `fen` must be null or a NUL-terminated string that outlives the text.
+pub(crate) unsafe fn fen_text<'a>(fen: *const c_char) -> Result<&'a str, Failure> {
+    if fen.is_null() {
+        return Err(Failure::null("fen"));
+    }
+    // SAFETY: not null, and the caller promises a NUL-terminated string.
+    let text = unsafe { CStr::from_ptr(fen) };
+    text.to_str()
+        .map_err(|_| Failure::new(RAFLE_ERR_POSITION, "the FEN is not UTF-8"))
+}
+
 /// Reads a PDN FEN (`"W:W31-50:B1-20"`; Brazilian squares may be algebraic) into `*out`.
 ///
 /// # Safety
@@ -185,14 +200,8 @@ pub unsafe extern "C" fn rafle_position_from_fen(
 ) -> c_int {
     guard(|| {
         let variant = variant(variant_code)?;
-        if fen.is_null() {
-            return Err(Failure::null("fen"));
-        }
-        // SAFETY: not null, and the caller promises a NUL-terminated string.
-        let text = unsafe { CStr::from_ptr(fen) };
-        let text = text
-            .to_str()
-            .map_err(|_| Failure::new(RAFLE_ERR_POSITION, "the FEN is not UTF-8"))?;
+        // SAFETY: the caller's promise.
+        let text = unsafe { fen_text(fen) }?;
         let pos = Position::from_fen(variant, text)
             .map_err(|e| Failure::new(RAFLE_ERR_POSITION, e.to_string()))?;
         // SAFETY: the caller promises `out` is null or valid for writing.

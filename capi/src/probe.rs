@@ -131,7 +131,7 @@ impl Default for RafleMove {
     }
 }
 
-fn wdl_code(wdl: Wdl) -> c_int {
+pub(crate) fn wdl_code(wdl: Wdl) -> c_int {
     match wdl {
         Wdl::Loss => RAFLE_LOSS,
         Wdl::Draw => RAFLE_DRAW,
@@ -161,7 +161,7 @@ fn kind(code: c_int) -> Result<TableKind, Failure> {
     }
 }
 
-fn rules(outcome: RuleOutcome) -> RafleRules {
+pub(crate) fn rules(outcome: RuleOutcome) -> RafleRules {
     RafleRules {
         result: wdl_code(outcome.result),
         rule_class: class_code(outcome.value.class()),
@@ -176,7 +176,7 @@ fn rules(outcome: RuleOutcome) -> RafleRules {
 }
 
 /// The live counters (fresh for null), each in the range every entry point takes.
-fn counters(counters: Option<&RafleCounters>) -> Result<Counters, Failure> {
+pub(crate) fn counters(counters: Option<&RafleCounters>) -> Result<Counters, Failure> {
     counters.map_or(Ok(Counters::FRESH), |c| {
         Counters::from_plies(c.king_plies.into(), c.category_plies.into())
             .map_err(|e| Failure::new(RAFLE_ERR_ARGUMENT, e.to_string()))
@@ -188,7 +188,7 @@ fn counters(counters: Option<&RafleCounters>) -> Result<Counters, Failure> {
 /// # Safety
 ///
 /// `tb` must be null or a handle from `rafle_open` not yet closed.
-unsafe fn handle<'a>(tb: *const RafleTablebase) -> Result<&'a Tablebase, Failure> {
+pub(crate) unsafe fn handle<'a>(tb: *const RafleTablebase) -> Result<&'a Tablebase, Failure> {
     // SAFETY: the caller's promise above.
     unsafe { tb.as_ref() }
         .map(|h| &h.tables)

@@ -588,6 +588,214 @@ fn ghost_pieces_are_refused_never_read_as_squares() {
     }
 }
 
+/// What `rafle_probe_fen` answers: status, win/draw/loss, plies and the rule answer (when
+/// asked), the outputs as they were left.
+fn probe_fen(
+    tb: &Handle,
+    variant: c_int,
+    fen: &str,
+    counters: Option<RafleCounters>,
+    with_rules: bool,
+) -> (c_int, c_int, c_int, Option<RafleRules>) {
+    let text = CString::new(fen).expect("no NUL");
+    let (mut wdl, mut plies) = (7, 7);
+    let mut rules = RafleRules {
+        result: 7,
+        ..RafleRules::default()
+    };
+    let live = counters
+        .as_ref()
+        .map_or(null(), |c| c as *const RafleCounters);
+    let out = if with_rules {
+        &mut rules as *mut RafleRules
+    } else {
+        null_mut()
+    };
+    // SAFETY: a live handle, a NUL-terminated string, counters and outputs on the stack or null.
+    let status = unsafe {
+        rafle_probe_fen(
+            tb.0,
+            variant,
+            text.as_ptr(),
+            live,
+            &mut wdl,
+            &mut plies,
+            out,
+        )
+    };
+    (status, wdl, plies, with_rules.then_some(rules))
+}
+
+/// `rafle_probe_fen` of a FEN between moves answers as `rafle_probe_dtw` and
+/// `rafle_probe_rules` of the position `rafle_position_from_fen` reads.
+#[test]
+fn probe_fen_of_a_position_between_moves_is_the_position_probes() {
+    let dir = tables();
+    let tb = Handle::open(dir.path(), 0);
+    for (code, fen) in [
+        (RAFLE_BRAZILIAN, "B:W29:B25,22"),
+        (RAFLE_BRAZILIAN, "W:WK1,K2:BK28"),
+        (RAFLE_INTERNATIONAL, "W:WK28,K33:BK1"),
+        (RAFLE_INTERNATIONAL, "W:W45:B5,6"),
+    ] {
+        let pos = c_position(code, fen);
+        for live in [None, Some((0, 0)), Some((12, 3)), Some((49, 9))] {
+            let counters = live.map(|(k, c)| RafleCounters {
+                king_plies: k,
+                category_plies: c,
+            });
+            let (mut wdl, mut plies, mut rules) = (0, 0, RafleRules::default());
+            let live_ptr = counters
+                .as_ref()
+                .map_or(null(), |c| c as *const RafleCounters);
+            // SAFETY: a live handle, a valid position, outputs on the stack.
+            unsafe {
+                assert_eq!(rafle_probe_dtw(tb.0, &pos, &mut wdl, &mut plies), RAFLE_OK);
+                assert_eq!(
+                    rafle_probe_rules(tb.0, &pos, live_ptr, &mut rules),
+                    RAFLE_OK
+                );
+            }
+            let got = probe_fen(&tb, code, fen, counters, true);
+            assert_eq!(got, (RAFLE_OK, wdl, plies, Some(rules)), "{fen} {live:?}");
+            let got = probe_fen(&tb, code, fen, counters, false);
+            assert_eq!(got, (RAFLE_OK, wdl, plies, None), "{fen} {live:?}");
+        }
+    }
+}
+
+/// Lidraughts sends a capture under way with the pieces already taken as ghosts (`P27`);
+/// `rafle_position_from_fen` cannot hold it, `rafle_probe_fen` answers it: worth the whole
+/// move from the position before the capture, with and without the draw rules.
+#[test]
+fn probe_fen_answers_a_capture_under_way_as_the_whole_move() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let plan = Plan::new(Variant::Brazilian, 4, dir.path()).expect("plan");
+    generate(&plan, &NoProgress).expect("tables generate");
+    let tb = Handle::open(dir.path(), 0);
+    // The king on 31 takes the king on 27, then the man on 16 (to 11 or 7): the first jump
+    // made, the king stands on 20 and the king on 27 is a ghost.
+    let (before, mid) = ("W:WK31:B16,2,K27", "W:WK20:B16,2,P27");
+    let mut results = Vec::new();
+    for live in [
+        None,
+        Some((0, 0)),
+        Some((0, 40)),
+        Some((49, 0)),
+        Some((50, 0)),
+    ] {
+        let counters = live.map(|(k, c)| RafleCounters {
+            king_plies: k,
+            category_plies: c,
+        });
+        let whole = probe_fen(&tb, RAFLE_BRAZILIAN, before, counters, true);
+        let under_way = probe_fen(&tb, RAFLE_BRAZILIAN, mid, counters, true);
+        assert_eq!(whole.0, RAFLE_OK, "{}", last_error());
+        assert_eq!(under_way, whole, "{live:?}");
+        assert_eq!((whole.1, whole.2), (RAFLE_WIN, 9));
+        results.push(whole.3.expect("asked").result);
+        let no_rules = probe_fen(&tb, RAFLE_BRAZILIAN, mid, counters, false);
+        assert_eq!(no_rules, (RAFLE_OK, RAFLE_WIN, 9, None));
+    }
+    // The counters are used: at the 6.2 limit the win is drawn by the rules.
+    assert!(
+        results.contains(&RAFLE_WIN) && results.contains(&RAFLE_DRAW),
+        "{results:?}"
+    );
+}
+
+/// A ghost FEN that is no capture under way rafle can answer is refused with the text the
+/// Rust API gives, the outputs untouched; so are null pointers.
+#[test]
+fn probe_fen_refuses_what_it_cannot_read() {
+    let dir = tables();
+    let tb = Handle::open(dir.path(), 0);
+    for (variant, code, fen) in [
+        (
+            Variant::International,
+            RAFLE_INTERNATIONAL,
+            "B:WK46:BG7,K5:H0:F1",
+        ),
+        (Variant::Brazilian, RAFLE_BRAZILIAN, "W:W21,22:BG27,17,18,5"),
+        (Variant::Brazilian, RAFLE_BRAZILIAN, "W:WK20:BG1"),
+        (Variant::Brazilian, RAFLE_BRAZILIAN, "W:W33:B1"),
+    ] {
+        let got = probe_fen(&tb, code, fen, None, true);
+        let expected = rafle_probe::FenPosition::from_fen(variant, fen)
+            .unwrap_err()
+            .to_string();
+        let untouched = RafleRules {
+            result: 7,
+            ..RafleRules::default()
+        };
+        assert_eq!(got, (RAFLE_ERR_POSITION, 7, 7, Some(untouched)), "{fen}");
+        assert_eq!(last_error(), expected, "{fen}");
+    }
+    let fen = c"W:WK20:B16,P27";
+    let mut wdl = 0;
+    // SAFETY: null pointers where the header says they are refused.
+    unsafe {
+        let status = rafle_probe_fen(
+            tb.0,
+            RAFLE_BRAZILIAN,
+            fen.as_ptr(),
+            null(),
+            &mut wdl,
+            null_mut(),
+            null_mut(),
+        );
+        assert_eq!(
+            (status, last_error().as_str()),
+            (RAFLE_ERR_NULL, "plies is a null pointer")
+        );
+        let status = rafle_probe_fen(
+            tb.0,
+            RAFLE_BRAZILIAN,
+            null(),
+            null(),
+            &mut wdl,
+            &mut wdl,
+            null_mut(),
+        );
+        assert_eq!(
+            (status, last_error().as_str()),
+            (RAFLE_ERR_NULL, "fen is a null pointer")
+        );
+        let status = rafle_probe_fen(
+            null(),
+            RAFLE_BRAZILIAN,
+            fen.as_ptr(),
+            null(),
+            &mut wdl,
+            &mut wdl,
+            null_mut(),
+        );
+        assert_eq!(status, RAFLE_ERR_NULL);
+        let status = rafle_probe_fen(
+            tb.0,
+            5,
+            fen.as_ptr(),
+            null(),
+            &mut wdl,
+            &mut wdl,
+            null_mut(),
+        );
+        assert_eq!(status, RAFLE_ERR_ARGUMENT);
+    }
+    assert_eq!(wdl, 0, "nothing written on failure");
+    // Counters past their range are refused as by rafle_probe_rules.
+    let too_many = RafleCounters {
+        king_plies: 10_001,
+        category_plies: 0,
+    };
+    let got = probe_fen(&tb, RAFLE_BRAZILIAN, "W:WK20:B16,P27", Some(too_many), true);
+    assert_eq!(got.0, RAFLE_ERR_ARGUMENT);
+    assert_eq!(
+        last_error(),
+        "king_plies (K, rule 6.2) must be from 0 to 10000 plies, not 10001"
+    );
+}
+
 #[test]
 fn counters_past_their_range_and_long_inputs_are_refused_with_bounded_texts() {
     let dir = tables();

@@ -497,3 +497,141 @@ fn the_cached_and_full_probes_answer_a_finished_game_alike() {
     assert_eq!(rust.probe_wdl(&pos).ok(), Some(Wdl::Win));
     assert_eq!(rust.probe_wdl_cached(&pos), Some(Wdl::Win));
 }
+
+/// FENs with lidraughts' ghost pieces, as sent between the jumps of a capture, and near
+/// misses of them: ghosts of either side, capturing pieces that cannot be told.
+fn ghost_fen_bytes() -> impl Strategy<Value = Vec<u8>> {
+    const GHOSTS: [&str; 6] = [
+        "W:WK20:B16,P27",
+        "W:WK20:B16,G27",
+        "B:WK46:BG7,K5:H0:F1",
+        "W:W21,22:BG27,17,18,5",
+        "B:W10,P14:BK1",
+        "W:W20:B16,G24",
+    ];
+    let edit = prop::sample::select("GPKWB:,0123456789".chars().collect::<Vec<char>>());
+    (
+        prop::sample::select(GHOSTS.to_vec()),
+        prop::collection::vec((any::<prop::sample::Index>(), 0..3u8, edit), 0..3),
+    )
+        .prop_map(|(fen, edits)| {
+            let mut chars: Vec<char> = fen.chars().collect();
+            for (at, how, c) in edits {
+                let i = at.index(chars.len() + 1);
+                match how {
+                    0 => chars.insert(i, c),
+                    1 if i < chars.len() => chars[i] = c,
+                    _ if i < chars.len() => {
+                        chars.remove(i);
+                    }
+                    _ => chars.push(c),
+                }
+            }
+            chars.into_iter().collect::<String>().into_bytes()
+        })
+}
+
+/// `rafle_probe_fen` on any FEN, ghosts or not: the Rust API's answer (a capture under way
+/// worth its best completion), or a documented status with the outputs untouched.
+#[test]
+fn probe_fen_answers_as_the_rust_api_or_refuses() {
+    use rafle_probe::answer::{Answer, Options};
+    use rafle_probe::FenPosition;
+    let dir = tables();
+    let tb = Handle::open(dir.path(), 1 << 20);
+    let rust = Tablebase::open(dir.path()).expect("tables open");
+    let strategy = (
+        prop_oneof![1 => 0..2, 4 => Just(RAFLE_BRAZILIAN)],
+        prop_oneof![fen_bytes(), ghost_fen_bytes()],
+        c_counters(),
+        prop::bool::weighted(0.3),
+        prop::bool::weighted(0.3),
+    );
+    run(
+        500,
+        strategy,
+        |(variant, bytes, live, null_counters, null_rules)| {
+            let fen = std::ffi::CString::new(bytes.clone()).expect("no NUL");
+            let (mut wdl, mut plies) = (7, 7);
+            let mut rules = RafleRules {
+                result: 7,
+                ..RafleRules::default()
+            };
+            // SAFETY: a live handle, a NUL-terminated string, counters and outputs or null.
+            let status = unsafe {
+                rafle_probe_fen(
+                    tb.0,
+                    variant,
+                    fen.as_ptr(),
+                    ptr(null_counters, &live),
+                    &mut wdl,
+                    &mut plies,
+                    ptr_mut(null_rules, &mut rules),
+                )
+            };
+            let what = format!(
+                "FEN {:?} of variant {variant}",
+                String::from_utf8_lossy(&bytes)
+            );
+            let untouched = (wdl, plies, rules.result) == (7, 7, 7);
+            // Counters past MAX_COUNTER are refused, as every entry point refuses them (the
+            // header does not say which of several problems is reported).
+            let past = |plies: u32| plies > u32::from(rafle_probe::MAX_COUNTER);
+            if !null_counters && (past(live.king_plies) || past(live.category_plies)) {
+                failed(&what, status, &[RAFLE_ERR_ARGUMENT, RAFLE_ERR_POSITION]);
+                assert!(untouched, "{what}: written on error");
+                return;
+            }
+            let v = variant_of(variant).expect("a variant");
+            let read = std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|text| FenPosition::from_fen(v, text).ok());
+            let Some(read) = read else {
+                failed(&what, status, &[RAFLE_ERR_POSITION]);
+                assert_eq!(
+                    (wdl, plies, rules.result),
+                    (7, 7, 7),
+                    "{what}: written on error"
+                );
+                return;
+            };
+            let counters = (!null_counters).then(|| {
+                Counters::from_plies(live.king_plies.into(), live.category_plies.into())
+                    .expect("within the range")
+            });
+            let asked = (!null_rules).then(|| counters.unwrap_or(Counters::FRESH));
+            let options = Options {
+                counters: asked,
+                line: false,
+            };
+            match Answer::probe_fen(&rust, &read, options) {
+                Ok(answer) => {
+                    let values = answer.values.expect("a probed answer has values");
+                    assert_eq!(status, RAFLE_OK, "{what}: {}", last_error());
+                    let expected_plies = values.dtw.plies().map_or(-1, c_int::from);
+                    assert_eq!(
+                        (wdl, plies),
+                        (wdl_code(values.wdl), expected_plies),
+                        "{what}"
+                    );
+                    match answer.rule_outcome() {
+                        Some(outcome) => assert_eq!(rules, rules_of(&outcome), "{what}"),
+                        None => assert_eq!(rules.result, 7, "{what}: rules written unasked"),
+                    }
+                }
+                Err(e) => {
+                    assert_ne!(
+                        status, RAFLE_OK,
+                        "{what}: answered where Rust fails with {e}"
+                    );
+                    assert_ne!(status, RAFLE_ERR_INTERNAL, "{what}: {}", last_error());
+                    assert_eq!(
+                        (wdl, plies, rules.result),
+                        (7, 7, 7),
+                        "{what}: written on error"
+                    );
+                }
+            }
+        },
+    );
+}

@@ -29,8 +29,8 @@
 
 #![warn(missing_docs)]
 
-mod capture;
 mod bounds;
+mod capture;
 mod diagram;
 pub mod draw_rules;
 mod fen;
@@ -45,8 +45,8 @@ mod square;
 mod uci;
 mod variant;
 
-pub use capture::{CaptureError, CaptureUnderWay, FenPosition};
 pub use bounds::{excerpt, IntRange, OutOfRange, EXCERPT_CHARS, MAX_THREADS};
+pub use capture::{CaptureError, CaptureUnderWay, FenPosition};
 pub use draw_rules::{
     resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,
 };

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use pyo3::prelude::*;
 use rafle_probe::answer::{max_pieces, Answer, AnswerError, Options, Values};
 use rafle_probe::{
-    CaptureUnderWay, Dtw, FenPosition, IntRange, Limits, Position, SquareStyle, Tablebase, Wdl,
-    DEFAULT_CACHE_BYTES,
+    CaptureUnderWay, Counters, Dtw, FenPosition, IntRange, Limits, Position, SquareStyle,
+    Tablebase, Wdl, DEFAULT_CACHE_BYTES,
 };
 
 use crate::convert::{self, EndTuple, MoveTuple, PlyTuple, RulesTuple};
@@ -68,6 +68,54 @@ impl NativeTablebase {
                 .map(|a| a.values.expect("a probed answer has values"))
         })?
         .map_err(|e| errors::answer_error(py, &e))
+    }
+
+    /// The draw-rule answer of a capture under way with the live counters: that of its best
+    /// completion, as `rafle probe --counters` gives it.
+    fn capture_rules(
+        &self,
+        py: Python<'_>,
+        tables: Arc<Tablebase>,
+        cap: CaptureUnderWay,
+        counters: Counters,
+    ) -> PyResult<RulesTuple> {
+        let options = Options {
+            counters: Some(counters),
+            line: false,
+        };
+        let answer = detached(py, move || Answer::probe_capture(&tables, &cap, options))?
+            .map_err(|e| errors::answer_error(py, &e))?;
+        let outcome = answer
+            .rule_outcome()
+            .expect("an answer with counters has a rule outcome");
+        let limits = answer
+            .values
+            .and_then(|v| v.rules)
+            .expect("an answer with counters has rule values")
+            .limits;
+        Ok(convert::rules_tuple(&outcome, limits, counters))
+    }
+
+    /// The completion of a capture under way [`Tablebase::best_completion`] chooses, with its
+    /// values read as every completion's are.
+    fn best_completion(
+        &self,
+        py: Python<'_>,
+        tables: Arc<Tablebase>,
+        cap: CaptureUnderWay,
+    ) -> PyResult<Option<MoveTuple>> {
+        let answer = detached(py, move || {
+            let (best, _) = tables.best_completion(&cap)?;
+            let answer = Answer::probe_capture(&tables, &cap, Options::default())?;
+            Ok::<_, AnswerError>((best, answer))
+        })?
+        .map_err(|e| errors::answer_error(py, &e))?;
+        let (best, answer) = answer;
+        Ok(answer
+            .moves
+            .iter()
+            .find(|m| m.mv == best)
+            .and_then(|m| convert::move_tuple(answer.move_path(m), m)))
     }
 }
 
@@ -174,7 +222,13 @@ impl NativeTablebase {
         category_plies: &Bound<'_, PyAny>,
     ) -> PyResult<RulesTuple> {
         let counters = counters(king_plies, category_plies)?;
-        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let (tables, read) = self.prepare_read(py, variant_name, fen)?;
+        let pos = match read {
+            FenPosition::Whole(pos) => pos,
+            FenPosition::CaptureUnderWay(cap) => {
+                return self.capture_rules(py, tables, cap, counters);
+            }
+        };
         let found = detached(py, move || {
             let outcome = tables.probe_draw_rules(&pos, counters)?;
             // A finished game is answered without rule tables, under the FMJD limits.
@@ -224,7 +278,11 @@ impl NativeTablebase {
         variant_name: &str,
         fen: &str,
     ) -> PyResult<Option<MoveTuple>> {
-        let (tables, pos) = self.prepare(py, variant_name, fen)?;
+        let (tables, read) = self.prepare_read(py, variant_name, fen)?;
+        let pos = match read {
+            FenPosition::Whole(pos) => pos,
+            FenPosition::CaptureUnderWay(cap) => return self.best_completion(py, tables, cap),
+        };
         let found = detached(py, move || {
             let Some((best, _)) = tables.best_move(&pos)? else {
                 return Ok(None);

@@ -31,7 +31,32 @@ def test_ghosts_that_cannot_be_placed_are_refused(tb):
         tb.probe_wdl("B:WK46:BG7,K5:H0:F1")
     with pytest.raises(rafle.FenError, match="piece on 21 or on 22"):
         tb.moves("W:W21,22:BG27,17,18,5")
-    # What only a position between moves has is refused, naming the ghost.
-    for call in (tb.best_move, tb.probe_draw_rules):
-        with pytest.raises(rafle.FenError, match="'P27' is a ghost piece"):
-            call(MID, "brazilian")
+    with pytest.raises(rafle.FenError, match="piece on 21 or on 22"):
+        tb.best_move("W:W21,22:BG27,17,18,5")
+    with pytest.raises(rafle.FenError, match="the ghost piece on 7 is in the list of the side"):
+        tb.probe_draw_rules("B:WK46:BG7,K5:H0:F1")
+    # A line starts between moves: refused, naming the ghost.
+    with pytest.raises(rafle.FenError, match="'P27' is a ghost piece"):
+        tb.line(MID, "brazilian")
+
+
+def test_the_best_completion_is_the_best_move_from_before_the_capture(tb):
+    best = tb.best_move(MID, "brazilian")
+    whole = tb.best_move(BEFORE, "brazilian")
+    assert best.text == "20x" + str(whole.to_square)
+    assert (best.from_square, best.captured, best.path) == (20, (16, 27), (20, whole.to_square))
+    assert (best.fen, best.wdl, best.dtw, best.rule_class, best.count, best.resets) == (
+        whole.fen, whole.wdl, whole.dtw, whole.rule_class, whole.count, whole.resets)
+    assert best.dtw == tb.probe_dtw(MID, "brazilian") == 9
+
+
+def test_a_capture_under_way_under_the_draw_rules(tb):
+    results = set()
+    for king_plies, category_plies in [(0, 0), (0, 40), (49, 0), (50, 0)]:
+        mid = tb.probe_draw_rules(MID, "brazilian", king_plies, category_plies)
+        whole = tb.probe_draw_rules(BEFORE, "brazilian", king_plies, category_plies)
+        assert mid == whole
+        assert (mid.king_plies, mid.category_plies) == (king_plies, category_plies)
+        results.add(mid.result)
+    # The counters are used: at the 6.2 limit the rules draw the win.
+    assert results == {rafle.Wdl.WIN, rafle.Wdl.DRAW}

@@ -28,6 +28,20 @@ impl Answer {
         }
     }
 
+    /// The rule-aware outcome with the counters asked, as [`Tablebase::probe_draw_rules`]
+    /// gives it for a position between moves; for a capture under way, that of its value (the
+    /// best completion) under the rule of the material the move began in. `None` without
+    /// counters or rule values.
+    pub fn rule_outcome(&self) -> Option<RuleOutcome> {
+        let rules = self.values?.rules?;
+        Some(RuleOutcome::new(
+            rules.value,
+            Category::of_position(&self.position),
+            rules.limits,
+            self.counters?,
+        ))
+    }
+
     /// As [`Answer::unknown`], for what a FEN holds.
     pub fn unknown_fen(
         tables: &Tablebase,

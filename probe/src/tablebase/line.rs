@@ -8,8 +8,8 @@ use std::fmt;
 use super::Tablebase;
 use crate::format::TableKind;
 use crate::{
-    Category, Color, Counters, Dtw, GameOver, Move, MoveList, Position, ProbeError, RuleOutcome,
-    SquareStyle, Wdl,
+    CaptureUnderWay, Category, Color, Counters, Dtw, GameOver, Move, MoveList, Position,
+    ProbeError, RuleOutcome, SquareStyle, Wdl,
 };
 
 use super::moves::{listing_order, MoveValues};
@@ -182,11 +182,47 @@ impl Tablebase {
         if pos.game_over().is_some() {
             return Ok(None);
         }
+        self.best_among(pos, &pos.legal_moves())
+    }
+
+    /// The completion of a capture under way [`Tablebase::best_move`] would choose were the
+    /// completions the position's only moves, with the capture's value (the best of its
+    /// completions, as [`crate::answer::Answer::probe_capture`] gives it).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::best_move`].
+    ///
+    /// ```
+    /// # use rafle_probe::{CaptureUnderWay, Dtw, Position, Tablebase, Variant};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
+    /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
+    /// let tables = Tablebase::open(dir.path())?;
+    /// // The king on 31 takes the king on 27, then the man on 16: the first jump made.
+    /// let cap = CaptureUnderWay::from_fen(Variant::Brazilian, "W:WK20:B16,P27")?;
+    /// let before = Position::from_fen(Variant::Brazilian, "W:WK31:B16,K27")?;
+    /// let (mv, value) = tables.best_completion(&cap)?;
+    /// assert_eq!(value, Dtw::Win(1));
+    /// assert_eq!(Some((mv.to(), value)), tables.best_move(&before)?.map(|(m, v)| (m.to(), v)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn best_completion(&self, cap: &CaptureUnderWay) -> Result<(Move, Dtw), ProbeError> {
+        let best = self.best_among(&cap.board(), &cap.completions())?;
+        Ok(best.expect("a capture under way has a completion"))
+    }
+
+    /// The best of `moves`, moves of `pos`, by distance to win; `None` if there is none.
+    fn best_among(
+        &self,
+        pos: &Position,
+        moves: &MoveList,
+    ) -> Result<Option<(Move, Dtw)>, ProbeError> {
         self.check_pieces(TableKind::Dtw, pos)?;
         // Only the distances are needed: probing the other kinds too would slow an engine's
         // move choice for nothing.
         let mut best: Option<(Move, Dtw)> = None;
-        for mv in &pos.legal_moves() {
+        for mv in moves {
             let value = Dtw::from_successors([self.probe_dtw(&pos.play(mv))?]);
             let better = best.is_none_or(|(kept_move, kept)| {
                 preference(value)
