@@ -192,7 +192,10 @@ fn a_material_whose_tables_store_different_sides_is_named_and_others_are_not_bla
     );
     // The last line sums the run up: the mixed material failed, the three that read it were
     // not checked (nor counted among the materials verified).
-    let (last, lines) = report.trim_end().rsplit_once('\n').map_or(("", ""), |(l, r)| (r, l));
+    let (last, lines) = report
+        .trim_end()
+        .rsplit_once('\n')
+        .map_or(("", ""), |(l, r)| (r, l));
     assert!(
         last.starts_with("verified 6 materials, ") && last.ends_with(": 1 failed, 3 not checked"),
         "{report}"
