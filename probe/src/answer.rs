@@ -168,6 +168,40 @@ pub struct MoveAnswer {
     pub values: Option<MoveValues>,
 }
 
+impl MoveAnswer {
+    /// A move of `before` as the tables value it, written `text`: its values, and with the
+    /// counters asked, the counters after it and its result under the rules (`limits`); `limit`
+    /// is the limit of the rule in force before it, which its rule value is counted against.
+    fn of(
+        m: &crate::tablebase::MoveValues,
+        text: String,
+        before: &Position,
+        options: Options,
+        limits: Option<Limits>,
+        limit: Option<u8>,
+    ) -> MoveAnswer {
+        let rules = limit.and_then(|l| Some((m.draw_rules?, m.rule_value_for_mover(l)?)));
+        let counters_after = options.counters.map(|c| m.counters_after(before, c));
+        let result = counters_after
+            .zip(limits)
+            .and_then(|(after, limits)| m.outcome_after(limits, after))
+            .map(|o| o.result);
+        MoveAnswer {
+            mv: m.mv,
+            text,
+            next: m.next,
+            resets: m.resets,
+            counters_after,
+            values: Some(MoveValues {
+                wdl: m.wdl,
+                dtw: m.dtw,
+                rules,
+                result,
+            }),
+        }
+    }
+}
+
 /// What the tables say after a move, for the side to move *there* (a winning move shows a
 /// loss), as they store it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,26 +256,8 @@ impl Answer {
         let moves = found
             .iter()
             .map(|m| {
-                let rules =
-                    outcome.and_then(|o| Some((m.draw_rules?, m.rule_value_for_mover(o.limit)?)));
-                let counters_after = options.counters.map(|c| m.counters_after(pos, c));
-                let result = counters_after
-                    .zip(limits)
-                    .and_then(|(after, limits)| m.outcome_after(limits, after))
-                    .map(|o| o.result);
-                MoveAnswer {
-                    mv: m.mv,
-                    text: pos.move_text_among(&m.mv, &legal, SquareStyle::Numeric),
-                    next: m.next,
-                    resets: m.resets,
-                    counters_after,
-                    values: Some(MoveValues {
-                        wdl: m.wdl,
-                        dtw: m.dtw,
-                        rules,
-                        result,
-                    }),
-                }
+                let text = pos.move_text_among(&m.mv, &legal, SquareStyle::Numeric);
+                MoveAnswer::of(m, text, pos, options, limits, outcome.map(|o| o.limit))
             })
             .collect();
         let line = if options.line {

@@ -3,7 +3,7 @@
 //! the best of them, as the value of a position is the best of its moves. Every entry point
 //! answers a FEN through [`Answer::probe_fen`], so none can read ghosts another way.
 
-use super::{max_pieces, rule_limits, Answer, AnswerError, MoveAnswer, MoveValues, Options};
+use super::{max_pieces, rule_limits, Answer, AnswerError, MoveAnswer, Options};
 use super::{Rules, Values};
 use crate::{
     CaptureUnderWay, Category, Counters, Dtw, FenPosition, RuleOutcome, RuleValue, SquareStyle,
@@ -111,26 +111,9 @@ impl Answer {
         let moves = found
             .iter()
             .map(|m| {
-                let rules = limits
-                    .and_then(|l| Some((m.draw_rules?, m.rule_value_for_mover(l.of(category))?)));
-                let counters_after = options.counters.map(|c| m.counters_after(&board, c));
-                let result = counters_after
-                    .zip(limits)
-                    .and_then(|(after, limits)| m.outcome_after(limits, after))
-                    .map(|o| o.result);
-                MoveAnswer {
-                    mv: m.mv,
-                    text: cap.completion_text(&m.mv, &completions, SquareStyle::Numeric),
-                    next: m.next,
-                    resets: m.resets,
-                    counters_after,
-                    values: Some(MoveValues {
-                        wdl: m.wdl,
-                        dtw: m.dtw,
-                        rules,
-                        result,
-                    }),
-                }
+                let text = cap.completion_text(&m.mv, &completions, SquareStyle::Numeric);
+                let limit = limits.map(|l| l.of(category));
+                MoveAnswer::of(m, text, &board, options, limits, limit)
             })
             .collect();
         Ok(Answer {
