@@ -514,21 +514,7 @@ fn ghost_fen_bytes() -> impl Strategy<Value = Vec<u8>> {
         prop::sample::select(GHOSTS.to_vec()),
         prop::collection::vec((any::<prop::sample::Index>(), 0..3u8, edit), 0..3),
     )
-        .prop_map(|(fen, edits)| {
-            let mut chars: Vec<char> = fen.chars().collect();
-            for (at, how, c) in edits {
-                let i = at.index(chars.len() + 1);
-                match how {
-                    0 => chars.insert(i, c),
-                    1 if i < chars.len() => chars[i] = c,
-                    _ if i < chars.len() => {
-                        chars.remove(i);
-                    }
-                    _ => chars.push(c),
-                }
-            }
-            chars.into_iter().collect::<String>().into_bytes()
-        })
+        .prop_map(|(fen, edits)| edited(fen, &edits).into_bytes())
 }
 
 /// `rafle_probe_fen` on any FEN, ghosts or not: the Rust API's answer (a capture under way

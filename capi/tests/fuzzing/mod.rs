@@ -109,6 +109,24 @@ pub const FENS: [&str; 8] = [
 ];
 pub const FEN_CHARS: &str = "WBwbKkHhFf:,-\". 0123456789abcdefgh\u{e9}\u{feff}";
 
+/// `fen` with `edits` made in turn: each at its index, 0 inserting its character, 1 replacing
+/// the one there, 2 removing it (past the end, the character is appended).
+pub fn edited(fen: &str, edits: &[(prop::sample::Index, u8, char)]) -> String {
+    let mut chars: Vec<char> = fen.chars().collect();
+    for &(ref at, how, c) in edits {
+        let i = at.index(chars.len() + 1);
+        match how {
+            0 => chars.insert(i, c),
+            1 if i < chars.len() => chars[i] = c,
+            _ if i < chars.len() => {
+                chars.remove(i);
+            }
+            _ => chars.push(c),
+        }
+    }
+    chars.into_iter().collect()
+}
+
 /// Byte strings without NUL: anything, near misses of valid FENs, FEN-like noise, and very
 /// long ones.
 pub fn fen_bytes() -> impl Strategy<Value = Vec<u8>> {
@@ -118,21 +136,7 @@ pub fn fen_bytes() -> impl Strategy<Value = Vec<u8>> {
         prop::sample::select(FENS.to_vec()),
         vec((any::<prop::sample::Index>(), 0..3u8, fen_char), 1..4),
     )
-        .prop_map(|(fen, edits)| {
-            let mut chars: Vec<char> = fen.chars().collect();
-            for (at, how, c) in edits {
-                let i = at.index(chars.len() + 1);
-                match how {
-                    0 => chars.insert(i, c),
-                    1 if i < chars.len() => chars[i] = c,
-                    _ if i < chars.len() => {
-                        chars.remove(i);
-                    }
-                    _ => chars.push(c),
-                }
-            }
-            chars.into_iter().collect::<String>()
-        });
+        .prop_map(|(fen, edits)| edited(fen, &edits));
     let long = (
         prop::sample::select(FENS.to_vec()),
         noise.clone(),
