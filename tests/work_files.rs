@@ -321,3 +321,95 @@ fn a_reused_table_with_impossible_distances_is_rebuilt() {
     assert_eq!(counts(&summary), counts(&first));
     assert_eq!(tables(&dir), before);
 }
+
+/// `rafle generate --variant brazilian --pieces 4 --data DIR` run with KKMvK's win/draw/loss
+/// table blocked (a directory holds its name): it stops after every band of KKMvK, a material
+/// solved into band files, is written and recorded. Returns the directory.
+fn stopped_after_the_bands_of_kkmvk() -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let blocked = dir.path().join("brazilian/KKMvK.wdl");
+    std::fs::create_dir_all(&blocked).unwrap();
+    let out = rafle(&[
+        "generate",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "4",
+        "--data",
+        data(&dir),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("KKMvK.wdl"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir(&blocked).unwrap();
+    dir
+}
+
+fn generate_four_again(dir: &TempDir) -> String {
+    let out = rafle(&[
+        "generate",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "4",
+        "--data",
+        data(dir),
+    ]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+/// A material with many king placements keeps no raw work file: its bands go to compressed
+/// band files, each checked against the journal when a stopped run resumes. One changed is
+/// solved again from its band, with a notice; the tables end as a run never stopped makes
+/// them, and the band files are gone once no material reads them.
+#[test]
+fn a_changed_band_file_is_solved_again_not_trusted() {
+    let (clean, _, _) = generate("brazilian", 4, &[]);
+    let dir = stopped_after_the_bands_of_kkmvk();
+    assert!(!work(&dir).join("KKMvK.partial").exists());
+    let journal = std::fs::read_to_string(work(&dir).join("KKMvK.journal")).unwrap();
+    let bands = journal.lines().count() - 1;
+    assert!(bands > 2, "{journal}");
+    for b in 0..bands {
+        assert!(work(&dir).join(format!("KKMvK.band-{b:03}")).is_file());
+    }
+    // A byte of band 1's chunks changed: the directory at its end still checks.
+    flip_every(&work(&dir).join("KKMvK.band-001"), 40, 1_000_000);
+
+    let err = generate_four_again(&dir);
+    assert!(
+        err.contains("KKMvK.band-001 is damaged: does not match its checksum"),
+        "{err}"
+    );
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+    let left: Vec<_> = std::fs::read_dir(work(&dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|name| name.to_string_lossy().contains(".band-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// The same stop, resumed as it was left: no notice, and the tables of a run never stopped;
+/// a missing band file is solved again from its band.
+#[test]
+fn intact_band_files_are_resumed_and_a_missing_one_solved_again() {
+    let (clean, _, _) = generate("brazilian", 4, &[]);
+    let dir = stopped_after_the_bands_of_kkmvk();
+    let err = generate_four_again(&dir);
+    assert!(!err.contains("damaged"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+
+    let dir = stopped_after_the_bands_of_kkmvk();
+    std::fs::remove_file(work(&dir).join("KKMvK.band-002")).unwrap();
+    let err = generate_four_again(&dir);
+    assert!(err.contains("KKMvK.band-002 is damaged: missing"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+}

@@ -4,6 +4,7 @@
 //! a rule table alone is recomputed when only it is missing or has other limits, and a stopped
 //! run starts again at the first band of slices it had not finished.
 
+mod banded;
 mod found;
 mod parts;
 mod reuse;
@@ -20,10 +21,11 @@ use crate::seed_part::PartSeeds;
 use crate::solve::{band_checksum, bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::{remove_values, Journal, ValuesFile, BYTES_PER_POSITION};
+use crate::values::{remove_bands, remove_values, Journal, ValuesFile, BYTES_PER_POSITION};
 use crate::write::{write_tables, Writing, Written};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
+use banded::BandedMaterial;
 use found::Found;
 use parts::{ready_seed_parts, seed_part, seed_parts_here};
 use reuse::{reuse, work_to_do, NotReused, Values};
@@ -209,7 +211,14 @@ pub fn generate(
                 done
             }
         };
-        if needed[j] {
+        if needed[j] && store.banded(m.material).is_some() {
+            // Solved into band files just now: they stay, read as they are.
+        } else if let Some(bands) = needed[j]
+            .then(|| banded::finished_bands(plan, m, &index, &paths))
+            .flatten()
+        {
+            store.insert_banded(index, bands);
+        } else if needed[j] {
             let packed = PackedValues::open(&paths.packed, &plan.packed_identity(m), m.positions)?;
             store.insert_packed(index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
@@ -338,6 +347,24 @@ fn solve_material(
 ) -> Result<Done, GenerateError> {
     let started = Instant::now();
     let paths = plan.layout().work_files(m.material, plan.tables);
+    if crate::values::is_banded(index) {
+        let material = BandedMaterial {
+            plan,
+            m,
+            index,
+            paths: &paths,
+        };
+        let longest = material.solve(store, progress)?;
+        let values = store.banded(m.material).expect("held by the banded solve");
+        let (written, counts) = write_tables(plan, m, values, longest, writing(plan, rules_only))?;
+        SummaryFile::new(plan, m, plan.tables).write(&counts)?;
+        if !needed {
+            store.remove(m.material);
+            remove_bands(&paths.partial);
+        }
+        remove_finished_work(&paths, m);
+        return Ok(Done::solved(plan, m, counts, written, rules_only, started));
+    }
     let (mut journal, resumed) = Journal::open(
         &paths.journal,
         plan.variant,
@@ -422,12 +449,7 @@ fn solve_material(
     journal.checkpoint(values)?;
     store.release();
     let longest = journal.longest();
-    let writing = match (plan.tables, rules_only) {
-        (Tables::Wdl, _) => Writing::WdlOnly,
-        (Tables::All, true) => Writing::RulesOnly,
-        (Tables::All, false) => Writing::All,
-    };
-    let (written, counts) = write_tables(plan, m, values, longest, writing)?;
+    let (written, counts) = write_tables(plan, m, values, longest, writing(plan, rules_only))?;
     SummaryFile::new(plan, m, plan.tables).write(&counts)?;
     if needed {
         // Durable before the raw file goes: a stop before it is complete resumes from the raw
@@ -436,23 +458,46 @@ fn solve_material(
     }
     store.remove(m.material);
     remove_finished_work(&paths, m);
-    Ok(Done {
-        counts,
-        written,
-        reused: false,
-        rebuilt_because: None,
-        converted: false,
-        draw_rules_seconds: if rules_only {
-            started.elapsed().as_secs_f64()
-        } else {
-            0.0
-        },
-        rules_solved: rules,
-        // A rule table solved again beside kept tables takes their form.
-        compact: if rules_only {
-            found::is_compact(plan, m)
-        } else {
-            plan.compact
-        },
-    })
+    Ok(Done::solved(plan, m, counts, written, rules_only, started))
+}
+
+/// Which tables a solve writes.
+fn writing(plan: &Plan, rules_only: bool) -> Writing {
+    match (plan.tables, rules_only) {
+        (Tables::Wdl, _) => Writing::WdlOnly,
+        (Tables::All, true) => Writing::RulesOnly,
+        (Tables::All, false) => Writing::All,
+    }
+}
+
+impl Done {
+    /// What solving a material gave.
+    fn solved(
+        plan: &Plan,
+        m: &MaterialPlan,
+        counts: Counts,
+        written: Written,
+        rules_only: bool,
+        started: Instant,
+    ) -> Done {
+        Done {
+            counts,
+            written,
+            reused: false,
+            rebuilt_because: None,
+            converted: false,
+            draw_rules_seconds: if rules_only {
+                started.elapsed().as_secs_f64()
+            } else {
+                0.0
+            },
+            rules_solved: plan.tables == Tables::All,
+            // A rule table solved again beside kept tables takes their form.
+            compact: if rules_only {
+                found::is_compact(plan, m)
+            } else {
+                plan.compact
+            },
+        }
+    }
 }

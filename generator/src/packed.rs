@@ -110,7 +110,7 @@ pub(crate) fn block_len(positions: u64, block: u64) -> usize {
     (positions - block * BLOCK_POSITIONS).min(BLOCK_POSITIONS) as usize
 }
 
-fn damaged(path: &Path, reason: impl Into<String>) -> GenerateError {
+pub(crate) fn damaged(path: &Path, reason: impl Into<String>) -> GenerateError {
     GenerateError::DamagedWorkFile {
         path: path.to_path_buf(),
         reason: reason.into(),
@@ -228,6 +228,61 @@ pub(crate) fn raw_block(distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
     out.reserve(distances.len() * BYTES_PER_POSITION as usize);
     out.extend(distances.iter().flat_map(|d| d.to_le_bytes()));
     out.extend_from_slice(rules);
+}
+
+/// `read` of the block `key` names: from the blocks this thread keeps at hand, else from
+/// `cache`, else `load`ed (and then kept in both). Shared by every compressed form of values
+/// the generator reads (packed files, the band files of a material being solved).
+#[inline(always)]
+pub(crate) fn read_cached<T>(
+    key: BlockKey,
+    cache: &SharedCache,
+    load: impl FnOnce() -> Result<Vec<u8>, GenerateError>,
+    read: impl Fn(&[u8]) -> T,
+) -> Result<T, GenerateError> {
+    AT_HAND_BLOCKS.with(|at_hand| {
+        let mut at_hand = at_hand.borrow_mut();
+        if let Some(block) = at_hand.get(key) {
+            return Ok(read(block));
+        }
+        let block = match cache.shared(key) {
+            Some(block) => block,
+            None => {
+                let block: Arc<[u8]> = load()?.into();
+                cache.insert(key, Arc::clone(&block));
+                block
+            }
+        };
+        let codes = read(&block);
+        at_hand.keep(key, block);
+        Ok(codes)
+    })
+}
+
+/// `compressed` decompressed, which must give `len` bytes of crc32 `crc`; else a
+/// [`GenerateError::DamagedWorkFile`] naming `path` and the `what` numbered `number`.
+pub(crate) fn decompress_checked(
+    path: &Path,
+    compressed: &[u8],
+    len: usize,
+    crc: u32,
+    what: &str,
+    number: u64,
+) -> Result<Vec<u8>, GenerateError> {
+    let block = DECOMPRESSOR.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let decompressor = match &mut *cell {
+            Some(d) => d,
+            empty => empty.insert(zstd::bulk::Decompressor::new().map_err(io_error(path))?),
+        };
+        decompressor
+            .decompress(compressed, len)
+            .map_err(|e| damaged(path, format!("{what} {number}: {e}")))
+    })?;
+    if block.len() != len || crc32fast::hash(&block) != crc {
+        return Err(damaged(path, format!("{what} {number} checksum mismatch")));
+    }
+    Ok(block)
 }
 
 /// A packed file opened for reading, its index in memory.
@@ -362,24 +417,12 @@ impl PackedValues {
         read: impl Fn(&[u8]) -> T,
     ) -> Result<T, GenerateError> {
         let b = i / BLOCK_POSITIONS;
-        let key = block_key(self.id, b as u32);
-        AT_HAND_BLOCKS.with(|at_hand| {
-            let mut at_hand = at_hand.borrow_mut();
-            if let Some(block) = at_hand.get(key) {
-                return Ok(read(block));
-            }
-            let block = match cache.shared(key) {
-                Some(block) => block,
-                None => {
-                    let block: Arc<[u8]> = self.read_block(b)?.into();
-                    cache.insert(key, Arc::clone(&block));
-                    block
-                }
-            };
-            let codes = read(&block);
-            at_hand.keep(key, block);
-            Ok(codes)
-        })
+        read_cached(
+            block_key(self.id, b as u32),
+            cache,
+            || self.read_block(b),
+            read,
+        )
     }
 
     /// Block `b` decompressed, its length and checksum checked.
@@ -397,22 +440,14 @@ impl PackedValues {
             .read_exact_at(&mut compressed, start)
             .map_err(io_error(&self.path))?;
         let len = block_len(self.positions, b) * BYTES_PER_POSITION as usize;
-        let block = DECOMPRESSOR.with(|cell| {
-            let mut cell = cell.borrow_mut();
-            let decompressor = match &mut *cell {
-                Some(d) => d,
-                empty => {
-                    empty.insert(zstd::bulk::Decompressor::new().map_err(io_error(&self.path))?)
-                }
-            };
-            decompressor
-                .decompress(&compressed, len)
-                .map_err(|e| damaged(&self.path, format!("block {b}: {e}")))
-        })?;
-        if block.len() != len || crc32fast::hash(&block) != self.crcs[b as usize] {
-            return Err(damaged(&self.path, format!("block {b} checksum mismatch")));
-        }
-        Ok(block)
+        decompress_checked(
+            &self.path,
+            &compressed,
+            len,
+            self.crcs[b as usize],
+            "block",
+            b,
+        )
     }
 
     /// Reads every block, in parallel, to check it.

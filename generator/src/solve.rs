@@ -36,7 +36,9 @@ use crate::engine::{Moves, Outcome, Propagation, Seed};
 use crate::man_moves::ManMoves;
 use crate::seed_part::PartSeeds;
 use crate::store::{MaterialValues, Store};
-use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
+use crate::values::{
+    distance, distance_code, BandWriter, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE,
+};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
 pub(crate) use kings_only::{bits_working_bytes, seed_group_bytes, IN_BITS_ABOVE};
@@ -143,8 +145,11 @@ pub(crate) struct MaterialSolver<'a> {
     pub(crate) index: &'a PositionIndex,
     /// Every material a move can reach, this one included (for its finished slices).
     pub(crate) store: &'a Store,
-    /// This material's work file (none for a seed part, which writes its own file).
+    /// This material's work file (none for a seed part, which writes its own file, or for a
+    /// material solved into band files).
     values: Option<&'a ValuesFile>,
+    /// The band file the band being solved goes to, for a material solved into band files.
+    bands: Option<&'a BandWriter>,
     category: Category,
     limit: u8,
     /// Whether the rule-aware values are solved (else only win, draw or loss: the distance
@@ -173,6 +178,20 @@ impl<'a> MaterialSolver<'a> {
         MaterialSolver::with_work_file(index, store, Some(values), limits, rules)
     }
 
+    /// A solver of one band of a material solved into band files, writing to `writer`.
+    pub(crate) fn banded(
+        index: &'a PositionIndex,
+        store: &'a Store,
+        writer: &'a BandWriter,
+        limits: Limits,
+        rules: bool,
+    ) -> MaterialSolver<'a> {
+        MaterialSolver {
+            bands: Some(writer),
+            ..MaterialSolver::with_work_file(index, store, None, limits, rules)
+        }
+    }
+
     /// A solver that only seeds a part of a kings-only material ([`MaterialSolver::seed_part`]):
     /// it has no work file.
     pub(crate) fn for_seed_part(
@@ -199,6 +218,7 @@ impl<'a> MaterialSolver<'a> {
             index,
             store,
             values,
+            bands: None,
             category,
             limit: limits.of(category),
             rules,
@@ -352,6 +372,12 @@ impl<'a> MaterialSolver<'a> {
     ) -> Result<u64, GenerateError> {
         let kings = self.index.king_placements();
         let half = kings as usize;
+        if let Some(writer) = self.bands {
+            let first = writer.write_half(slice.global(0), &codes[..half], &rule_codes[..half])?;
+            let second =
+                writer.write_half(slice.global(kings), &codes[half..], &rule_codes[half..])?;
+            return Ok(u64::from(first) + u64::from(second));
+        }
         let first =
             self.values()
                 .write_range(slice.global(0), &codes[..half], &rule_codes[..half])?;
@@ -384,7 +410,10 @@ impl<'a> MaterialSolver<'a> {
         GenerateError::ImpossibleValue {
             variant: self.index.variant(),
             material: self.index.material(),
-            path: self.values().path().to_path_buf(),
+            path: match self.bands {
+                Some(writer) => writer.path().to_path_buf(),
+                None => self.values().path().to_path_buf(),
+            },
             detail: format!(
                 "a distance of {deepest} plies, past the longest a work file holds \
                  ({MAX_DISTANCE}), solved from the values of the positions it reaches"

@@ -9,7 +9,7 @@ use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
 use crate::memory::Trimmer;
 use crate::packed::{PackedValues, SharedCache};
-use crate::values::{distance, ValuesFile};
+use crate::values::{distance, BandedValues, ValuesFile};
 use crate::GenerateError;
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
@@ -56,6 +56,7 @@ impl Distances {
 enum Values {
     Raw(ValuesFile),
     Packed(PackedValues),
+    Banded(BandedValues),
 }
 
 /// One solved material's values and index.
@@ -71,6 +72,7 @@ impl Held {
         let (distance_code, rule_code) = match &self.values {
             Values::Raw(values) => (values.distance_code(i), values.rule_code(i)),
             Values::Packed(values) => values.codes(i, cache)?,
+            Values::Banded(values) => values.codes(i, cache)?,
         };
         match RuleValue::from_code(rule_code) {
             Some(rule) => Ok((distance(distance_code), rule)),
@@ -83,6 +85,7 @@ impl Held {
         let code = match &self.values {
             Values::Raw(values) => values.distance_code(i),
             Values::Packed(values) => values.distance_code(i, cache)?,
+            Values::Banded(values) => values.distance_code(i, cache)?,
         };
         Ok(distance(code))
     }
@@ -96,6 +99,7 @@ impl Held {
             path: match &self.values {
                 Values::Raw(values) => values.path().to_path_buf(),
                 Values::Packed(values) => values.path().to_path_buf(),
+                Values::Banded(values) => values.path().to_path_buf(),
             },
             detail,
         }
@@ -164,6 +168,37 @@ impl Store {
         self.insert(index, Values::Raw(values));
     }
 
+    /// Makes the values of a material readable from its band files, those of its bands
+    /// finished so far (more are added with [`Store::banded_mut`]).
+    pub(crate) fn insert_banded(&mut self, index: PositionIndex, values: BandedValues) {
+        self.insert(index, Values::Banded(values));
+    }
+
+    /// The band files of a material, to add a band to: only between bands, when nothing
+    /// else reads them.
+    ///
+    /// # Panics
+    ///
+    /// If the material is not held in band files, or is being read.
+    pub(crate) fn banded_mut(&mut self, material: Material) -> &mut BandedValues {
+        let held = self.slots[slot(material)]
+            .as_mut()
+            .and_then(Arc::get_mut)
+            .expect("a material's band files are added to between its bands");
+        match &mut held.values {
+            Values::Banded(values) => values,
+            _ => panic!("{material} is not held in band files"),
+        }
+    }
+
+    /// The band files of a material, if held so.
+    pub(crate) fn banded(&self, material: Material) -> Option<&BandedValues> {
+        match &self.slots[slot(material)].as_ref()?.values {
+            Values::Banded(values) => Some(values),
+            _ => None,
+        }
+    }
+
     /// Makes the values of a finished material readable from its packed file.
     pub(crate) fn insert_packed(&mut self, index: PositionIndex, values: PackedValues) {
         self.insert(index, Values::Packed(values));
@@ -179,8 +214,10 @@ impl Store {
     /// from the cache.
     pub(crate) fn remove(&mut self, material: Material) {
         if let Some(held) = self.slots[slot(material)].take() {
-            if let Values::Packed(packed) = &held.values {
-                self.cache.forget(packed.id());
+            match &held.values {
+                Values::Packed(packed) => self.cache.forget(packed.id()),
+                Values::Banded(banded) => self.cache.forget(banded.id()),
+                Values::Raw(_) => {}
             }
         }
     }
@@ -189,7 +226,7 @@ impl Store {
     pub(crate) fn values(&self, material: Material) -> Option<&ValuesFile> {
         match &self.slots[slot(material)].as_ref()?.values {
             Values::Raw(values) => Some(values),
-            Values::Packed(_) => None,
+            Values::Packed(_) | Values::Banded(_) => None,
         }
     }
 

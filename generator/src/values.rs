@@ -17,6 +17,7 @@
 //! [`DRAW`] for a draw, plus [`CAPTURE`] when the side to move must capture), then `n` bytes of
 //! [`RuleValue::code`].
 
+mod banded;
 mod journal;
 
 use std::fs::{self, File, OpenOptions};
@@ -29,6 +30,9 @@ use rafle_probe::{Dtw, Limits, Material, RuleValue, Tables, Variant, WorkFiles};
 
 use crate::files::io_error;
 use crate::GenerateError;
+pub(crate) use banded::{
+    band_paths, is_banded, open_finished, remove_bands, BandWriter, BandedValues, Layout,
+};
 pub(crate) use journal::{FinishedBand, Journal};
 
 /// The distance code of a draw.
@@ -64,6 +68,7 @@ pub(crate) fn remove_values(paths: &WorkFiles) {
     for path in [&paths.journal, &paths.partial, &paths.packed, &paths.legacy] {
         let _ = fs::remove_file(path);
     }
+    remove_bands(&paths.partial);
 }
 
 /// What a finished material's packed values must be of: the request whose solving wrote them

@@ -264,6 +264,13 @@ impl WorkFiles {
     pub fn seed_part(&self, part: u32) -> PathBuf {
         self.partial.with_extension(format!("seeds-{part}"))
     }
+
+    /// The values of band `band` (from 0) of a material with men being solved, compressed:
+    /// `<stem>.band-<band>`, three digits at least. Once the material is finished its band
+    /// files are what the materials solved after it read.
+    pub fn band(&self, band: usize) -> PathBuf {
+        self.partial.with_extension(format!("band-{band:03}"))
+    }
 }
 
 #[cfg(test)]

@@ -299,7 +299,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
     writeln!(
         out,
         "disk: a whole run fills about {} at its peak{}; about {} of tables at the end; units \
-         on a cluster keep every packed file (docs/cluster.md)",
+         on a cluster keep the compressed values of every material read (docs/cluster.md)",
         human_bytes(disk.peak_bytes),
         disk.peak_at.map_or(String::new(), |m| format!(
             ", solving {m} ({})",
@@ -315,15 +315,18 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
 
 /// What fills the disk at a point of the run, the parts there are.
 fn disk_parts(parts: &DiskParts) -> String {
-    let mut said = vec![format!(
-        "its raw work file {}, 3 bytes a position",
-        human_bytes(parts.raw_bytes)
-    )];
+    let mut said = Vec::new();
+    if parts.raw_bytes > 0 {
+        said.push(format!(
+            "its raw work file {}, 3 bytes a position",
+            human_bytes(parts.raw_bytes)
+        ));
+    }
     if parts.scratch_bytes > 0 {
         said.push(format!("its seeds {}", human_bytes(parts.scratch_bytes)));
     }
     said.push(format!(
-        "packed values still to be read {}",
+        "compressed values (its band files, and those still to be read) {}",
         human_bytes(parts.packed_bytes)
     ));
     said.push(format!("tables so far {}", human_bytes(parts.tables_bytes)));

@@ -252,7 +252,17 @@ fn values_kept(
     // A unit does not remove a packed file it finds unusable: another unit may have just
     // put a good one in its place. Rebuilding it replaces it by a rename all the same.
     let removes = plan.unit.is_none();
-    Ok(usable_packed(&paths, &identity, m.positions, removes)
+    let index = rafle_probe::PositionIndex::new(plan.variant, m.material);
+    Ok(crate::values::open_finished(
+        &index,
+        &identity,
+        crate::values::Layout::of_run(plan.tables == rafle_probe::Tables::All),
+        &paths,
+        || crate::solve::bands(&index).len(),
+        true,
+    )
+    .is_some()
+        || usable_packed(&paths, &identity, m.positions, removes)
         || adopt_finished(plan, m, &paths, &identity, progress)?)
 }
 

@@ -1,14 +1,23 @@
-//! The disk a generation fills at its peak, estimated before it starts: the raw work file of
-//! the material under way (reserved whole when it starts), the packed values of the materials
-//! solved before it that a later one still reads, and the tables written so far.
+//! The disk a generation fills at its peak, estimated before it starts: the material under way
+//! (its band files, compressed, or for a material of few kings a slice its raw work file,
+//! reserved whole when it starts), the compressed values of the materials solved before it
+//! that a later one still reads, and the tables written so far.
 
 use super::Plan;
-use crate::values::BYTES_PER_POSITION;
-use rafle_probe::{Material, Tables};
+use crate::values::{is_banded, BYTES_PER_POSITION};
+use rafle_probe::{Material, PositionIndex, Tables};
 
-/// Packed values a position, about: measured 0.56 bytes on the Brazilian work files up to 5
-/// pieces and 0.48 on those of international up to 6 (see `packed.rs`); the larger is used.
-const PACKED_BYTES_PER_POSITION: f64 = 0.56;
+/// Compressed values a position, about, by what is written: the band files of the Brazilian
+/// materials up to 6 pieces measured 0.63 bytes a position with all three tables (packed
+/// files: 0.56 on Brazilian up to 5, 0.48 on international up to 6) and 0.27 with the
+/// win/draw/loss tables alone, whose band files keep the kind of each value only
+/// (`Layout::Kinds`); the larger are used.
+fn packed_bytes(tables: Tables) -> f64 {
+    match tables {
+        Tables::All => 0.63,
+        Tables::Wdl => 0.27,
+    }
+}
 
 /// Table bits a position, at most about, by what is written: measured 0.59 to 0.84 for all
 /// three kinds on the sets of 5 and 6 pieces (docs/performance.md) and 0.91 on Brazilian up to
@@ -41,11 +50,13 @@ pub struct DiskEstimate {
 /// The parts of what a run holds on disk at one point ([`DiskEstimate::at_peak`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DiskParts {
-    /// The raw work file of the material under way, 3 bytes a position.
+    /// The raw work file of the material under way, 3 bytes a position (none for a material
+    /// solved into band files).
     pub raw_bytes: u64,
     /// The seeds of a kings-only material solved in bits, waiting by level.
     pub scratch_bytes: u64,
-    /// The packed values of the materials solved before, which a later one still reads.
+    /// The compressed values of the materials solved before, which a later one still reads,
+    /// and the band files of the material under way.
     pub packed_bytes: u64,
     /// The tables written so far.
     pub tables_bytes: u64,
@@ -67,6 +78,7 @@ impl Plan {
     /// values kept), and a seed part the file it writes.
     pub fn disk_estimate(&self) -> DiskEstimate {
         let bits = table_bits(self.tables);
+        let packed_per_position = packed_bytes(self.tables);
         let in_bits_above = crate::solve::kings_in_bits_above();
         let last = self.materials.len().saturating_sub(1);
         if let (Some(part), Some(m)) = (self.part, self.materials.last()) {
@@ -102,21 +114,33 @@ impl Plan {
             } else {
                 0.0
             };
-            let now = DiskParts {
-                raw_bytes: BYTES_PER_POSITION * m.positions,
-                scratch_bytes: scratch as u64,
-                packed_bytes: packed as u64,
-                tables_bytes: tables as u64,
+            let banded = is_banded(&PositionIndex::new(self.variant, m.material));
+            // A material solved into band files holds them all, compressed, while its tables
+            // are written; one with a raw work file holds that, and packs it afterwards.
+            let now = if banded {
+                DiskParts {
+                    raw_bytes: 0,
+                    scratch_bytes: 0,
+                    packed_bytes: (packed + packed_per_position * n) as u64,
+                    tables_bytes: (tables + bits * n / 8.0) as u64,
+                }
+            } else {
+                DiskParts {
+                    raw_bytes: BYTES_PER_POSITION * m.positions,
+                    scratch_bytes: scratch as u64,
+                    packed_bytes: packed as u64,
+                    tables_bytes: tables as u64,
+                }
             };
             if now.total() > at_peak.total() {
                 (at_peak, peak_at) = (now, Some(m.material));
             }
             tables += bits * n / 8.0;
             if last_reader[j].is_some() {
-                packed += PACKED_BYTES_PER_POSITION * n;
+                packed += packed_per_position * n;
             }
             for &d in &released[j] {
-                packed -= PACKED_BYTES_PER_POSITION * self.materials[d].positions as f64;
+                packed -= packed_per_position * self.materials[d].positions as f64;
             }
         }
         let tables = tables as u64;
@@ -143,15 +167,16 @@ mod tests {
     use rafle_probe::Variant;
 
     #[test]
-    fn the_peak_is_the_largest_raw_file_with_what_waits_beside_it() {
+    fn the_peak_is_the_largest_material_under_way_with_what_waits_beside_it() {
         let dir = std::path::Path::new("/nonexistent");
         let plan = Plan::new(Variant::Brazilian, 3, dir).unwrap();
         let estimate = plan.disk_estimate();
         let positions = plan.positions() as f64;
         let largest = plan.materials.iter().map(|m| m.positions).max().unwrap();
-        // At least the largest raw work file, at most every raw file, packed file and table.
-        assert!(estimate.peak_bytes >= largest * BYTES_PER_POSITION);
-        let bound = positions * (BYTES_PER_POSITION as f64 + PACKED_BYTES_PER_POSITION + 0.2);
+        // At least the largest material's values compressed, at most every raw file,
+        // compressed values and table.
+        assert!(estimate.peak_bytes as f64 >= largest as f64 * packed_bytes(Tables::All));
+        let bound = positions * (BYTES_PER_POSITION as f64 + packed_bytes(Tables::All) + 0.2);
         assert!((estimate.peak_bytes as f64) < bound, "{estimate:?}");
         assert_eq!(estimate.tables_bytes, (positions / 8.0) as u64);
         assert!(estimate.peak_at.is_some());
@@ -171,27 +196,27 @@ mod tests {
     }
 
     #[test]
-    fn brazilian_up_to_8_peaks_at_its_largest_material() {
-        // KKMMvKKMM: 30,875,644,800 positions, a raw work file of 92.6 GB, beside the packed
-        // values still to be read and the tables written before it.
+    fn brazilian_up_to_8_keeps_no_raw_work_file_of_its_large_materials() {
+        // Every large material has men and kings enough to be solved into band files: the
+        // peak is the compressed values waiting for their readers beside the tables so far.
         let plan = Plan::new(Variant::Brazilian, 8, std::path::Path::new("/nonexistent")).unwrap();
         let estimate = plan.disk_estimate();
         assert_eq!(
             estimate.peak_at.map(|m| m.to_string()).as_deref(),
-            Some("KKMMvKKMM")
+            Some("KKMMMvKKM")
         );
-        let gb = estimate.peak_bytes as f64 / 1e9;
-        assert!((150.0..250.0).contains(&gb), "{gb} GB");
-        // Its parts: the raw work file is under half of it, the packed values kept for the
-        // materials after it nearly as much (so packing the raw file alone would not bring the
-        // peak under 100 GB).
         let parts = estimate.at_peak;
         assert_eq!(parts.total(), estimate.peak_bytes);
-        assert_eq!(parts.raw_bytes, 3 * 30_875_644_800);
-        assert_eq!(parts.scratch_bytes, 0);
-        let rest = (parts.packed_bytes + parts.tables_bytes) as f64 / 1e9;
-        assert!((100.0..120.0).contains(&rest), "{rest} GB");
-        let tables = estimate.tables_bytes as f64 / 1e9;
+        assert_eq!((parts.raw_bytes, parts.scratch_bytes), (0, 0));
+        let gb = |bytes: u64| bytes as f64 / 1e9;
+        assert!(
+            (140.0..170.0).contains(&gb(estimate.peak_bytes)),
+            "{estimate:?}"
+        );
+        let tables = gb(estimate.tables_bytes);
         assert!((55.0..65.0).contains(&tables), "{tables} GB");
+        // Win/draw/loss alone: band files of a byte a position before compression.
+        let wdl = plan.with_tables(Tables::Wdl).disk_estimate();
+        assert!((50.0..65.0).contains(&gb(wdl.peak_bytes)), "{wdl:?}");
     }
 }

@@ -52,7 +52,18 @@ impl Plan {
     /// Whether the packed work file of `m`'s values in this request is there.
     fn has_packed_values(&self, m: &MaterialPlan) -> bool {
         let paths = self.layout().work_files(m.material, self.tables);
-        PackedValues::open(&paths.packed, &self.packed_identity(m), m.positions).is_ok()
+        let identity = self.packed_identity(m);
+        let index = rafle_probe::PositionIndex::new(self.variant, m.material);
+        crate::values::open_finished(
+            &index,
+            &identity,
+            crate::values::Layout::of_run(self.tables == rafle_probe::Tables::All),
+            &paths,
+            || crate::solve::bands(&index).len(),
+            false,
+        )
+        .is_some()
+            || PackedValues::open(&paths.packed, &identity, m.positions).is_ok()
     }
 
     /// What the packed values of material `m` are of in this request (see

@@ -186,6 +186,19 @@ impl Journal {
             return Ok(());
         }
         values.sync()?;
+        self.record()
+    }
+
+    /// Records the bands finished since the last checkpoint, whose values are durable
+    /// already (band files are synced before they take their names).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`].
+    pub(crate) fn record(&mut self) -> Result<(), GenerateError> {
+        if self.recorded == self.bands.len() {
+            return Ok(());
+        }
         let io = io_error(&self.path);
         let mut file = rafle_probe::open_regular_with(&self.path, OpenOptions::new().append(true))
             .map_err(&io)?;

@@ -1,0 +1,164 @@
+//! Solving a material with men into band files ([`crate::values::BandedValues`]): each band
+//! compressed as it finishes, its tables written from them, and the band files kept as the
+//! values later materials read. A stopped run resumes at the first band whose file is missing
+//! or does not match its checksum in the journal.
+
+use rafle_probe::{PositionIndex, WorkFiles};
+
+use crate::plan::{MaterialPlan, Plan};
+use crate::solve::{bands, MaterialSolver};
+use crate::store::Store;
+use crate::values::{band_paths, remove_bands, BandWriter, BandedValues, Journal, Layout};
+use crate::{GenerateError, Progress, UNITS_PER_POSITION};
+
+/// One material of a plan as it is solved into band files.
+pub(super) struct BandedMaterial<'p> {
+    pub(super) plan: &'p Plan,
+    pub(super) m: &'p MaterialPlan,
+    pub(super) index: &'p PositionIndex,
+    pub(super) paths: &'p WorkFiles,
+}
+
+impl BandedMaterial<'_> {
+    /// Solves every band not finished yet, the finished ones held in `store` (this material's
+    /// values are there when it returns). Returns the longest win.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if a band file or the journal cannot be written,
+    /// [`GenerateError::Stopped`] if `progress` asked to stop (the bands finished are kept),
+    /// and what solving a band returns.
+    pub(super) fn solve(
+        &self,
+        store: &mut Store,
+        progress: &dyn Progress,
+    ) -> Result<u16, GenerateError> {
+        let (m, index) = (self.m, self.index);
+        let mut journal = self.open_journal(progress)?;
+        let bands = bands(index);
+        let values = self.trusted_bands(&mut journal, bands.len(), progress)?;
+        store.insert_banded(index.clone(), values);
+        let half = index.king_placements();
+        for band in bands.iter().take(journal.bands.len()) {
+            progress.advance(UNITS_PER_POSITION * 2 * half * band.len() as u64);
+        }
+        let rules = self.plan.tables == rafle_probe::Tables::All;
+        let identity = self.plan.packed_identity(m);
+        for (b, band) in bands.iter().enumerate().skip(journal.bands.len()) {
+            let path = self.paths.band(b);
+            let writer = BandWriter::create(&path, &identity, b, half, layout(self.plan))?;
+            let finished = MaterialSolver::banded(index, store, &writer, m.limits, rules)
+                .releasing_past(self.plan.release_mark())
+                .solve_band(band, progress)?;
+            writer.finish()?;
+            store.banded_mut(m.material).add_band(&path, b)?;
+            journal.finish_band(finished);
+            journal.record()?;
+            if progress.should_stop() {
+                store.release();
+                return Err(GenerateError::Stopped);
+            }
+        }
+        Ok(journal.longest())
+    }
+
+    /// The material's journal, a fresh one if none can be resumed (its band files removed).
+    fn open_journal(&self, progress: &dyn Progress) -> Result<Journal, GenerateError> {
+        let (plan, m) = (self.plan, self.m);
+        let (journal, resumed) = Journal::open(
+            &self.paths.journal,
+            plan.variant,
+            m.material,
+            m.positions,
+            m.limits,
+        )?;
+        if let Some(damage) = &journal.damage {
+            progress.damaged_work_file(
+                &self.paths.journal,
+                &format!("{damage}: the bands from there are solved again"),
+            );
+        }
+        if !resumed || journal.bands.is_empty() {
+            remove_bands(&self.paths.partial);
+        }
+        // A raw work file an earlier version left for this material is of no use.
+        let _ = std::fs::remove_file(&self.paths.partial);
+        Ok(journal)
+    }
+
+    /// The band files the journal records, each read whole and matched against its checksum
+    /// there; from the first that is missing or does not match, the bands are solved again
+    /// (their files removed).
+    fn trusted_bands(
+        &self,
+        journal: &mut Journal,
+        bands: usize,
+        progress: &dyn Progress,
+    ) -> Result<BandedValues, GenerateError> {
+        let identity = self.plan.packed_identity(self.m);
+        let mut values = BandedValues::new(self.index, &identity, layout(self.plan));
+        let recorded = journal.bands.len().min(bands);
+        let mut kept = 0;
+        for (b, path) in band_paths(self.paths, recorded).iter().enumerate() {
+            let mut candidate = BandedValues::new(self.index, &identity, layout(self.plan));
+            let matches = candidate
+                .add_band(path, b)
+                .and_then(|halves| candidate.checksum(&halves))
+                .map(|sum| sum == journal.bands[b].checksum);
+            match matches {
+                Ok(true) => {
+                    values.add_band(path, b)?;
+                    kept = b + 1;
+                }
+                Ok(false) | Err(_) => {
+                    progress.damaged_work_file(
+                        path,
+                        &format!(
+                            "does not match its checksum in {}: solved again from that band",
+                            self.paths.journal.display()
+                        ),
+                    );
+                    break;
+                }
+            }
+        }
+        if kept < journal.bands.len() {
+            if kept == band_paths(self.paths, recorded).len() && kept < recorded {
+                progress.damaged_work_file(
+                    &self.paths.band(kept),
+                    "missing: solved again from that band",
+                );
+            }
+            journal.keep_first(kept)?;
+        }
+        // Files of bands past those kept (a band finished after the last record, or damaged).
+        for b in kept..bands {
+            let _ = std::fs::remove_file(self.paths.band(b));
+        }
+        Ok(values)
+    }
+}
+
+/// The band files of a finished material as the materials after it read them, if all of them
+/// are there and every chunk of them checks.
+pub(super) fn finished_bands(
+    plan: &Plan,
+    m: &MaterialPlan,
+    index: &PositionIndex,
+    paths: &WorkFiles,
+) -> Option<BandedValues> {
+    let identity = plan.packed_identity(m);
+    crate::values::open_finished(
+        index,
+        &identity,
+        layout(plan),
+        paths,
+        || bands(index).len(),
+        true,
+    )
+}
+
+/// How the band files of this run's materials are laid out.
+fn layout(plan: &Plan) -> Layout {
+    Layout::of_run(plan.tables == rafle_probe::Tables::All)
+}

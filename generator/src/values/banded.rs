@@ -1,0 +1,1038 @@
+//! Band files: the values of a material with men, compressed band by band as it is solved,
+//! instead of a raw work file of 3 bytes a position.
+//!
+//! A band's slices are solved from the values of the bands before it (a man move reaches the
+//! band before) and of other materials; once solved, a slice's two halves (one a side to move,
+//! each a run of consecutive positions) are compressed into chunks and appended to the band's
+//! file. The finished band is renamed to `<material>.band-<b>`; the raw values of a whole
+//! material are never on disk at once. Its tables are written from the band files, and the
+//! band files are what the materials solved after it read (through the same cache of
+//! decompressed blocks as packed files), so a finished material needs no packing either.
+//!
+//! Layout of a band file (little-endian): the chunks, each the raw layout of a work file
+//! restricted to the chunk (its distance codes as `u16`, then its rule codes) compressed with
+//! zstd; then the directory: the magic [`MAGIC`], the length of the band's identity (`u32`)
+//! and the identity (request, material, band), the number of halves (`u32`) and of chunks
+//! (`u32`), for each half its number in the material (`u64`: the position it starts at divided
+//! by the half's length), its first chunk (`u32`) and its place among that chunk's halves
+//! (`u32`), for each chunk its offset (`u64`), compressed length (`u32`), positions (`u32`)
+//! and the crc32 of its decompressed bytes (`u32`); then a 20-byte footer: the directory's
+//! offset (`u64`), its crc32 (`u32`) and [`MAGIC`] again. A half of more than
+//! [`CHUNK_POSITIONS`] positions takes consecutive chunks of that many; smaller ones share a
+//! chunk, as many as fit, in the order they were solved.
+//!
+//! A band file is written under a temporary name, synced, then renamed: a file under a band's
+//! name is complete. Its directory is checked when it is opened, and every chunk (length and
+//! checksum) when it is read: a damaged file is a [`GenerateError::DamagedWorkFile`], never a
+//! wrong value.
+
+use std::cell::RefCell;
+use std::fs::{self, File};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use rafle_probe::cache::block_key;
+use rafle_probe::PositionIndex;
+
+use super::{range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
+use crate::files::io_error;
+use crate::packed::{damaged, decompress_checked, read_cached, SharedCache, LEVEL};
+use crate::write::Source;
+use crate::GenerateError;
+
+/// The first bytes of a band file's directory, and its last bytes.
+const MAGIC: [u8; 8] = *b"RAFLEBD\x01";
+
+/// Positions a chunk holds at most: as the blocks of a packed file.
+pub(crate) const CHUNK_POSITIONS: u64 = crate::packed::BLOCK_POSITIONS;
+
+/// Halves (king placements a side to move) of at least this many positions are kept in band
+/// files; a material of fewer (no king, or one king among many men) keeps a raw work file.
+/// Its halves are too small for a directory entry each: 6 bytes of memory a half, at most
+/// 0.375 bytes a position here, against the raw file's 3 on disk; and those materials are the
+/// smaller ones of a set (Brazilian up to 8: under 0.5 × 10⁹ positions each).
+pub(crate) const MIN_HALF_POSITIONS: u64 = 16;
+
+/// Whether a material is solved into band files: one with men whose halves are large enough.
+pub(crate) fn is_banded(index: &PositionIndex) -> bool {
+    index.material().men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS
+}
+
+/// Bytes of the footer.
+const FOOTER_LEN: usize = 20;
+
+/// Numbers the band values apart in the cache's keys, beside packed files' numbers.
+static NEXT_VALUES: AtomicU32 = AtomicU32::new(1 << 31);
+
+thread_local! {
+    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// Where a chunk lies.
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    file: u32,
+    offset: u64,
+    len: u32,
+    positions: u32,
+    crc: u32,
+}
+
+/// Where a half lies: its first chunk, and its place among the halves of that chunk (0 for a
+/// half of more than [`CHUNK_POSITIONS`], which takes consecutive chunks of its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct HalfPlace {
+    half: u64,
+    chunk: u32,
+    slot: u32,
+}
+
+/// What a band file's directory says.
+struct Directory {
+    halves: Vec<HalfPlace>,
+    chunks: Vec<Chunk>,
+}
+
+/// The identity a band file must carry: its request's, and the band's number.
+fn band_identity(identity: &str, band: usize) -> String {
+    format!("{identity} band {band}")
+}
+
+/// The code of the shortest game of the kind `code` gives (a win in 1, a loss in 0, a draw),
+/// its capture mark kept.
+fn shortest_of_its_kind(code: u16) -> u16 {
+    let kind = match code & !CAPTURE {
+        DRAW => DRAW,
+        d if d % 2 == 1 => 1,
+        _ => 0,
+    };
+    kind | code & CAPTURE
+}
+
+/// How a chunk's positions are laid out before compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// As a raw work file: the distance codes (`u16`), then the rule codes.
+    Full,
+    /// A byte a position: the kind of its distance code (0 a loss, 1 a win, 2 a draw), plus
+    /// 0x80 if it must capture. For a run that solves win, draw or loss alone, whose codes are
+    /// the shortest of their kind ([`shortest_of_its_kind`]) and rule codes all 0: a sixth of
+    /// the bytes compressed of the full layout.
+    Kinds,
+}
+
+impl Layout {
+    /// The layout of a run that solves the rule-aware values (`rules`) or not.
+    pub(crate) fn of_run(rules: bool) -> Layout {
+        if rules {
+            Layout::Full
+        } else {
+            Layout::Kinds
+        }
+    }
+
+    fn bytes_per_position(self) -> usize {
+        match self {
+            Layout::Full => BYTES_PER_POSITION as usize,
+            Layout::Kinds => 1,
+        }
+    }
+
+    /// Appends the layout of `codes` and `rules` to `out`.
+    fn lay_out(self, codes: &[u16], rules: &[u8], out: &mut Vec<u8>) {
+        match self {
+            Layout::Full => crate::packed::raw_block(codes, rules, out),
+            Layout::Kinds => out.extend(codes.iter().map(|&code| {
+                let kind = match code & !CAPTURE {
+                    DRAW => 2,
+                    d => (d % 2) as u8,
+                };
+                kind | if code & CAPTURE != 0 { 0x80 } else { 0 }
+            })),
+        }
+    }
+
+    /// The distance code of position `at` of a chunk.
+    #[inline(always)]
+    fn code(self, chunk: &[u8], at: usize) -> u16 {
+        match self {
+            Layout::Full => u16::from_le_bytes([chunk[2 * at], chunk[2 * at + 1]]),
+            Layout::Kinds => {
+                let byte = chunk[at];
+                let kind = match byte & 0x7f {
+                    0 => 0,
+                    1 => 1,
+                    _ => DRAW,
+                };
+                kind | if byte & 0x80 != 0 { CAPTURE } else { 0 }
+            }
+        }
+    }
+
+    /// The rule code of position `at` of a chunk.
+    #[inline(always)]
+    fn rule(self, chunk: &[u8], at: usize) -> u8 {
+        match self {
+            Layout::Full => chunk[2 * (chunk.len() / BYTES_PER_POSITION as usize) + at],
+            Layout::Kinds => 0,
+        }
+    }
+}
+
+/// Halves of `half_len` positions a chunk holds (1 for a half that takes chunks of its own).
+fn halves_a_chunk(half_len: u64) -> u64 {
+    (CHUNK_POSITIONS / half_len).max(1)
+}
+
+/// The band file of one band being solved: chunks appended as slices finish (in any order:
+/// the directory says where each is). Small halves wait in a pool of chunks being filled, one
+/// per thread writing at a time, until a chunk is full or the band ends.
+pub(crate) struct BandWriter {
+    path: PathBuf,
+    temporary: PathBuf,
+    identity: String,
+    half_len: u64,
+    /// How chunks are laid out (see [`BandWriter::create`]).
+    layout: Layout,
+    state: Mutex<WriterState>,
+    filling: Mutex<Vec<Filling>>,
+    finished: bool,
+}
+
+struct WriterState {
+    file: File,
+    end: u64,
+    halves: Vec<HalfPlace>,
+    chunks: Vec<Chunk>,
+}
+
+/// A chunk of small halves being filled.
+#[derive(Default)]
+struct Filling {
+    halves: Vec<u64>,
+    codes: Vec<u16>,
+    rules: Vec<u8>,
+}
+
+impl BandWriter {
+    /// Starts band `band`'s file at `path` (written under a temporary name until
+    /// [`BandWriter::finish`]), for a material whose halves are `half_len` positions.
+    /// With [`Layout::Kinds`] (a run that solves win, draw or loss alone, whose distance
+    /// codes are levels of no meaning), each distance code is kept as the shortest of its
+    /// kind (a win in 1, a loss in 0, a draw) with its capture mark: what such a run reads of
+    /// it.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be created.
+    pub(crate) fn create(
+        path: &Path,
+        identity: &str,
+        band: usize,
+        half_len: u64,
+        layout: Layout,
+    ) -> Result<BandWriter, GenerateError> {
+        let temporary = crate::temporary_path(path);
+        let file = crate::create_temporary(&temporary).map_err(io_error(&temporary))?;
+        Ok(BandWriter {
+            path: path.to_path_buf(),
+            temporary,
+            identity: band_identity(identity, band),
+            half_len,
+            layout,
+            state: Mutex::new(WriterState {
+                file,
+                end: 0,
+                halves: Vec::new(),
+                chunks: Vec::new(),
+            }),
+            filling: Mutex::new(Vec::new()),
+            finished: false,
+        })
+    }
+
+    /// The file written.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Adds the values of the half that starts at position `start`. Returns their checksum
+    /// ([`range_checksum`]), as a raw work file's `write_range` gives it.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if compressing or writing fails.
+    pub(crate) fn write_half(
+        &self,
+        start: u64,
+        codes: &[u16],
+        rule_codes: &[u8],
+    ) -> Result<u32, GenerateError> {
+        debug_assert_eq!(codes.len() as u64, self.half_len);
+        // What the layout keeps is what is read back, and what the checksum covers.
+        let (shortest, no_rules): (Vec<u16>, Vec<u8>);
+        let (codes, rule_codes) = match self.layout {
+            Layout::Full => (codes, rule_codes),
+            Layout::Kinds => {
+                shortest = codes
+                    .iter()
+                    .map(|&code| shortest_of_its_kind(code))
+                    .collect();
+                no_rules = vec![0; codes.len()];
+                (shortest.as_slice(), no_rules.as_slice())
+            }
+        };
+        let mut bytes = Vec::with_capacity(2 * codes.len());
+        bytes.extend(codes.iter().flat_map(|c| c.to_le_bytes()));
+        let checksum = range_checksum(start, &bytes, rule_codes);
+        let half = start / self.half_len;
+        if self.half_len >= CHUNK_POSITIONS {
+            let step = CHUNK_POSITIONS as usize;
+            let pieces = codes.chunks(step).zip(rule_codes.chunks(step));
+            self.append(&[half], pieces.map(|(c, r)| (c, r)))?;
+            return Ok(checksum);
+        }
+        let taken = self.filling.lock().expect("a band writer's lock").pop();
+        let mut filling = taken.unwrap_or_default();
+        filling.halves.push(half);
+        filling.codes.extend_from_slice(codes);
+        filling.rules.extend_from_slice(rule_codes);
+        if filling.halves.len() as u64 == halves_a_chunk(self.half_len) {
+            self.append_filled(&filling)?;
+        } else {
+            self.filling
+                .lock()
+                .expect("a band writer's lock")
+                .push(filling);
+        }
+        Ok(checksum)
+    }
+
+    /// Appends a chunk of small halves.
+    fn append_filled(&self, filling: &Filling) -> Result<(), GenerateError> {
+        let one = std::iter::once((filling.codes.as_slice(), filling.rules.as_slice()));
+        self.append(&filling.halves, one)
+    }
+
+    /// Compresses `pieces` (codes and rule codes), a chunk each, and appends them, for
+    /// `halves`: several small halves in one chunk, or one half in several chunks.
+    fn append<'c>(
+        &self,
+        halves: &[u64],
+        pieces: impl Iterator<Item = (&'c [u16], &'c [u8])>,
+    ) -> Result<(), GenerateError> {
+        let io = io_error(&self.temporary);
+        let mut raw = Vec::new();
+        let mut compressed = Vec::new();
+        let mut made = Vec::new();
+        for (codes, rules) in pieces {
+            raw.clear();
+            self.layout.lay_out(codes, rules, &mut raw);
+            let at = compressed.len();
+            COMPRESSOR.with(|cell| -> Result<(), GenerateError> {
+                let mut cell = cell.borrow_mut();
+                let compressor = match &mut *cell {
+                    Some(c) => c,
+                    empty => empty.insert(zstd::bulk::Compressor::new(LEVEL).map_err(&io)?),
+                };
+                compressed.extend_from_slice(&compressor.compress(&raw).map_err(&io)?);
+                Ok(())
+            })?;
+            made.push((
+                at,
+                compressed.len() - at,
+                codes.len(),
+                crc32fast::hash(&raw),
+            ));
+        }
+        let mut state = self.state.lock().expect("a band writer's lock");
+        let offset = state.end;
+        state.file.write_all_at(&compressed, offset).map_err(&io)?;
+        state.end += compressed.len() as u64;
+        let first = state.chunks.len() as u32;
+        for (slot, &half) in halves.iter().enumerate() {
+            let slot = slot as u32;
+            state.halves.push(HalfPlace {
+                half,
+                chunk: first,
+                slot,
+            });
+        }
+        for (at, len, positions, crc) in made {
+            state.chunks.push(Chunk {
+                file: 0,
+                offset: offset + at as u64,
+                len: len as u32,
+                positions: positions as u32,
+                crc,
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes the chunks still being filled and the directory, syncs the file and gives it
+    /// its band's name.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be written (the temporary file is then removed).
+    pub(crate) fn finish(mut self) -> Result<(), GenerateError> {
+        let filling = std::mem::take(&mut *self.filling.lock().expect("a band writer's lock"));
+        for chunk in &filling {
+            self.append_filled(chunk)?;
+        }
+        self.finish_in_place()?;
+        self.finished = true;
+        Ok(())
+    }
+
+    fn finish_in_place(&self) -> Result<(), GenerateError> {
+        let io = io_error(&self.temporary);
+        let mut state = self.state.lock().expect("a band writer's lock");
+        // Halves in order of position: the same band gives the same directory whatever order
+        // its slices were solved in, but for where the chunks lie.
+        state.halves.sort_unstable();
+        let mut directory = MAGIC.to_vec();
+        directory.extend_from_slice(&(self.identity.len() as u32).to_le_bytes());
+        directory.extend_from_slice(self.identity.as_bytes());
+        directory.extend_from_slice(&(state.halves.len() as u32).to_le_bytes());
+        directory.extend_from_slice(&(state.chunks.len() as u32).to_le_bytes());
+        for place in &state.halves {
+            directory.extend_from_slice(&place.half.to_le_bytes());
+            directory.extend_from_slice(&place.chunk.to_le_bytes());
+            directory.extend_from_slice(&place.slot.to_le_bytes());
+        }
+        for chunk in &state.chunks {
+            directory.extend_from_slice(&chunk.offset.to_le_bytes());
+            directory.extend_from_slice(&chunk.len.to_le_bytes());
+            directory.extend_from_slice(&chunk.positions.to_le_bytes());
+            directory.extend_from_slice(&chunk.crc.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&directory);
+        directory.extend_from_slice(&state.end.to_le_bytes());
+        directory.extend_from_slice(&crc.to_le_bytes());
+        directory.extend_from_slice(&MAGIC);
+        let end = state.end;
+        state.file.write_all_at(&directory, end).map_err(&io)?;
+        state.file.flush().map_err(&io)?;
+        state.file.sync_all().map_err(&io)?;
+        fs::rename(&self.temporary, &self.path).map_err(io_error(&self.path))?;
+        if let Some(dir) = self.path.parent().and_then(|dir| File::open(dir).ok()) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for BandWriter {
+    /// A band not finished leaves no temporary file.
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// Reads and checks the directory of the band file at `path`.
+fn read_directory(
+    path: &Path,
+    file: &File,
+    identity: &str,
+    half_len: u64,
+) -> Result<Directory, GenerateError> {
+    let io = io_error(path);
+    let len = file.metadata().map_err(&io)?.len();
+    if len < FOOTER_LEN as u64 {
+        return Err(damaged(path, format!("{len} bytes, too short")));
+    }
+    let mut footer = [0; FOOTER_LEN];
+    file.read_exact_at(&mut footer, len - FOOTER_LEN as u64)
+        .map_err(&io)?;
+    let start = u64::from_le_bytes(footer[..8].try_into().expect("8 bytes"));
+    let crc = u32::from_le_bytes(footer[8..12].try_into().expect("4 bytes"));
+    if footer[12..] != MAGIC || start > len - FOOTER_LEN as u64 {
+        return Err(damaged(path, "not a complete band file"));
+    }
+    let mut bytes = vec![0; (len - FOOTER_LEN as u64 - start) as usize];
+    file.read_exact_at(&mut bytes, start).map_err(&io)?;
+    if crc32fast::hash(&bytes) != crc {
+        return Err(damaged(path, "directory checksum mismatch"));
+    }
+    let mut at = 0;
+    let mut take = |n: usize| -> Result<&[u8], GenerateError> {
+        let piece = bytes
+            .get(at..at + n)
+            .ok_or_else(|| damaged(path, "directory too short"))?;
+        at += n;
+        Ok(piece)
+    };
+    let u32_of = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+    let u64_of = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    if take(8)? != MAGIC {
+        return Err(damaged(path, "not a band file"));
+    }
+    let identity_len = u32_of(take(4)?) as usize;
+    if take(identity_len)? != identity.as_bytes() {
+        return Err(damaged(path, format!("not the values of {identity}")));
+    }
+    let halves = u32_of(take(4)?) as usize;
+    let chunks = u32_of(take(4)?) as usize;
+    let mut places = Vec::with_capacity(halves);
+    for _ in 0..halves {
+        let half = u64_of(take(8)?);
+        let chunk = u32_of(take(4)?);
+        let slot = u32_of(take(4)?);
+        places.push(HalfPlace { half, chunk, slot });
+    }
+    let mut list = Vec::with_capacity(chunks);
+    for _ in 0..chunks {
+        let offset = u64_of(take(8)?);
+        let len = u32_of(take(4)?);
+        let positions = u32_of(take(4)?);
+        let crc = u32_of(take(4)?);
+        if offset + u64::from(len) > start || u64::from(positions) > CHUNK_POSITIONS {
+            return Err(damaged(path, "a chunk out of place"));
+        }
+        list.push(Chunk {
+            file: 0,
+            offset,
+            len,
+            positions,
+            crc,
+        });
+    }
+    // Every position of every half must lie inside its chunk: a directory that says
+    // otherwise is damaged, whatever its checksum.
+    let fits = |place: &HalfPlace| {
+        let first = place.chunk as usize;
+        if half_len >= CHUNK_POSITIONS {
+            let per_half = half_len.div_ceil(CHUNK_POSITIONS) as usize;
+            place.slot == 0
+                && (0..per_half).all(|k| {
+                    let expected = (half_len - k as u64 * CHUNK_POSITIONS).min(CHUNK_POSITIONS);
+                    list.get(first + k)
+                        .is_some_and(|c| u64::from(c.positions) == expected)
+                })
+        } else {
+            list.get(first)
+                .is_some_and(|c| (u64::from(place.slot) + 1) * half_len <= u64::from(c.positions))
+        }
+    };
+    if let Some(bad) = places.iter().find(|place| !fits(place)) {
+        return Err(damaged(path, format!("half {} out of place", bad.half)));
+    }
+    Ok(Directory {
+        halves: places,
+        chunks: list,
+    })
+}
+
+/// The finished bands of a material, read through a [`SharedCache`].
+#[derive(Debug)]
+pub(crate) struct BandedValues {
+    identity: String,
+    layout: Layout,
+    half_len: u64,
+    /// The first chunk of each half, `u32::MAX` for a half of no band read yet.
+    halves: Vec<u32>,
+    /// The place of each half among those of its chunk.
+    slots: Vec<u16>,
+    chunks: Vec<Chunk>,
+    files: Vec<(PathBuf, File)>,
+    id: u32,
+}
+
+impl BandedValues {
+    /// The values of a material of `index` with no band yet, of the request `identity` names.
+    pub(crate) fn new(index: &PositionIndex, identity: &str, layout: Layout) -> BandedValues {
+        let half_len = index.king_placements();
+        BandedValues {
+            identity: identity.to_string(),
+            layout,
+            half_len,
+            halves: vec![u32::MAX; (index.size() / half_len) as usize],
+            slots: if half_len < CHUNK_POSITIONS {
+                vec![0; (index.size() / half_len) as usize]
+            } else {
+                Vec::new()
+            },
+            chunks: Vec::new(),
+            files: Vec::new(),
+            id: NEXT_VALUES.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Adds band `band`'s file at `path`, its directory checked. Returns the halves it holds.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be read, [`GenerateError::DamagedWorkFile`] if it is
+    /// not a complete band file of this request and band, or holds a half already held.
+    pub(crate) fn add_band(&mut self, path: &Path, band: usize) -> Result<Vec<u64>, GenerateError> {
+        let file = rafle_probe::open_regular(path).map_err(io_error(path))?;
+        let identity = band_identity(&self.identity, band);
+        let directory = read_directory(path, &file, &identity, self.half_len)?;
+        let number = self.files.len() as u32;
+        let first = self.chunks.len() as u32;
+        for place in &directory.halves {
+            match self.halves.get_mut(place.half as usize) {
+                Some(slot) if *slot == u32::MAX => *slot = first + place.chunk,
+                _ => return Err(damaged(path, format!("half {} out of place", place.half))),
+            }
+            if let Some(slot) = self.slots.get_mut(place.half as usize) {
+                *slot = u16::try_from(place.slot)
+                    .map_err(|_| damaged(path, format!("half {} out of place", place.half)))?;
+            }
+        }
+        self.chunks.extend(
+            directory
+                .chunks
+                .into_iter()
+                .map(|c| Chunk { file: number, ..c }),
+        );
+        self.files.push((path.to_path_buf(), file));
+        Ok(directory.halves.iter().map(|place| place.half).collect())
+    }
+
+    /// Its number in the cache's keys.
+    pub(crate) fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The first band file, for errors that name one.
+    pub(crate) fn path(&self) -> &Path {
+        self.files
+            .first()
+            .map_or(Path::new(""), |(path, _)| path.as_path())
+    }
+
+    /// Chunk `c` decompressed, its length and checksum checked.
+    fn read_chunk(&self, c: usize) -> Result<Vec<u8>, GenerateError> {
+        let chunk = self.chunks[c];
+        let (path, file) = &self.files[chunk.file as usize];
+        let mut compressed = vec![0; chunk.len as usize];
+        file.read_exact_at(&mut compressed, chunk.offset)
+            .map_err(io_error(path))?;
+        let len = chunk.positions as usize * self.layout.bytes_per_position();
+        decompress_checked(path, &compressed, len, chunk.crc, "chunk", c as u64)
+    }
+
+    /// The chunk holding position `i` and `i`'s place in it.
+    #[inline(always)]
+    fn locate(&self, i: u64) -> Result<(usize, usize), GenerateError> {
+        let (half, within) = (i / self.half_len, i % self.half_len);
+        match self.halves.get(half as usize) {
+            Some(&first) if first != u32::MAX => Ok(match self.slots.get(half as usize) {
+                Some(&slot) => (
+                    first as usize,
+                    (u64::from(slot) * self.half_len + within) as usize,
+                ),
+                None => (
+                    first as usize + (within / CHUNK_POSITIONS) as usize,
+                    (within % CHUNK_POSITIONS) as usize,
+                ),
+            }),
+            _ => Err(damaged(
+                self.path(),
+                format!("position {i} read before its band is finished"),
+            )),
+        }
+    }
+
+    /// `read` of the chunk holding position `i` and `i`'s place in it.
+    #[inline(always)]
+    fn read_at<T>(
+        &self,
+        i: u64,
+        cache: &SharedCache,
+        read: impl Fn(&[u8], usize) -> T,
+    ) -> Result<T, GenerateError> {
+        let (c, at) = self.locate(i)?;
+        read_cached(
+            block_key(self.id, c as u32),
+            cache,
+            || self.read_chunk(c),
+            |chunk| read(chunk, at),
+        )
+    }
+
+    /// The distance code and rule code of position `i`.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] or [`GenerateError::DamagedWorkFile`] if its chunk cannot be
+    /// read back as written, or its band is not held.
+    #[inline]
+    pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
+        let layout = self.layout;
+        self.read_at(i, cache, |chunk, at| {
+            (layout.code(chunk, at), layout.rule(chunk, at))
+        })
+    }
+
+    /// The distance code of position `i` alone.
+    ///
+    /// # Errors
+    ///
+    /// As [`BandedValues::codes`].
+    #[inline]
+    pub(crate) fn distance_code(&self, i: u64, cache: &SharedCache) -> Result<u16, GenerateError> {
+        let layout = self.layout;
+        self.read_at(i, cache, |chunk, at| layout.code(chunk, at))
+    }
+
+    /// The checksum of the halves `halves` (as [`BandedValues::add_band`] returned them), as
+    /// [`BandWriter::write_half`] gave it when it wrote them: every chunk read and checked.
+    ///
+    /// # Errors
+    ///
+    /// As [`BandedValues::codes`].
+    pub(crate) fn checksum(&self, halves: &[u64]) -> Result<u64, GenerateError> {
+        use rayon::prelude::*;
+        halves
+            .par_iter()
+            .map(|&half| {
+                let start = half * self.half_len;
+                let (codes, rules) = self.read_direct(start, self.half_len as usize)?;
+                let bytes: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+                Ok(u64::from(range_checksum(start, &bytes, &rules)))
+            })
+            .try_reduce(|| 0, |a, b| Ok(a.wrapping_add(b)))
+    }
+
+    /// Every chunk, in parallel, read and checked.
+    ///
+    /// # Errors
+    ///
+    /// The first chunk that does not read back as written.
+    pub(crate) fn check(&self) -> Result<(), GenerateError> {
+        use rayon::prelude::*;
+        (0..self.chunks.len())
+            .into_par_iter()
+            .try_for_each(|c| self.read_chunk(c).map(drop))
+    }
+
+    /// The codes of `len` positions from `start`, each chunk read from its file (not through a
+    /// cache: a whole pass over the values reads each chunk once or twice).
+    fn read_direct(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        let mut codes = Vec::with_capacity(len);
+        let mut rules = Vec::with_capacity(len);
+        let mut i = start;
+        let end = start + len as u64;
+        while i < end {
+            let (c, at) = self.locate(i)?;
+            let chunk = self.read_chunk(c)?;
+            let n = chunk.len() / self.layout.bytes_per_position();
+            // A chunk of small halves holds others after this one's.
+            let half_left = self.half_len - i % self.half_len;
+            let take = (n - at).min((end - i).min(half_left) as usize);
+            codes.extend((at..at + take).map(|k| self.layout.code(&chunk, k)));
+            rules.extend((at..at + take).map(|k| self.layout.rule(&chunk, k)));
+            i += take as u64;
+        }
+        Ok((codes, rules))
+    }
+}
+
+impl Source for BandedValues {
+    fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        self.read_direct(start, len)
+    }
+}
+
+/// Removes every band file of the material whose work files `partial` names (a band's file
+/// and any temporary one): the files named `<stem>.band-*` beside it.
+pub(crate) fn remove_bands(partial: &Path) {
+    let (Some(dir), Some(stem)) = (partial.parent(), partial.file_stem()) else {
+        return;
+    };
+    let prefix = format!("{}.band-", stem.to_string_lossy());
+    let dotted = format!(".{prefix}");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        // A temporary name starts with a dot and ends with the name it replaces.
+        if name.starts_with(&prefix) || (name.starts_with('.') && name.contains(&dotted)) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The values of a finished material of `bands()` bands from its band files, if every one of
+/// them is there and its directory checks (and, if `check`, every chunk).
+pub(crate) fn open_finished(
+    index: &PositionIndex,
+    identity: &str,
+    layout: Layout,
+    paths: &rafle_probe::WorkFiles,
+    bands: impl FnOnce() -> usize,
+    check: bool,
+) -> Option<BandedValues> {
+    if !is_banded(index) {
+        return None;
+    }
+    let bands = bands();
+    let found = band_paths(paths, bands);
+    if found.len() != bands {
+        return None;
+    }
+    let mut values = BandedValues::new(index, identity, layout);
+    for (b, path) in found.iter().enumerate() {
+        values.add_band(path, b).ok()?;
+    }
+    if check {
+        values.check().ok()?;
+    }
+    Some(values)
+}
+
+/// The band files a finished material left, in band order, while they follow on from band 0.
+pub(crate) fn band_paths(paths: &rafle_probe::WorkFiles, bands: usize) -> Vec<PathBuf> {
+    (0..bands)
+        .map(|b| paths.band(b))
+        .take_while(|path| path.exists())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rafle_probe::{Material, Variant};
+
+    /// A material whose halves take two chunks each (KKKMvKK: 3 kings beside 2 over the free
+    /// squares).
+    fn index() -> PositionIndex {
+        let material: Material = "KKKMvKK".parse().unwrap();
+        let index = PositionIndex::new(Variant::Brazilian, material);
+        assert!(index.king_placements() > CHUNK_POSITIONS && is_banded(&index));
+        index
+    }
+
+    /// Made-up codes of position `i`: every value distinct enough to catch a misplaced one.
+    fn codes_of(i: u64) -> (u16, u8) {
+        let code = match i % 5 {
+            0 => DRAW,
+            _ => (i * 7 % 30_011) as u16,
+        };
+        (code | if i % 3 == 0 { CAPTURE } else { 0 }, (i % 251) as u8)
+    }
+
+    /// Writes band `band` of `halves`, last to first (the directory puts them in order).
+    /// Returns the sum of their checksums.
+    fn write_band(path: &Path, index: &PositionIndex, band: usize, halves: &[u64]) -> u64 {
+        write_laid_out(path, index, band, halves, Layout::Full)
+    }
+
+    fn write_laid_out(
+        path: &Path,
+        index: &PositionIndex,
+        band: usize,
+        halves: &[u64],
+        layout: Layout,
+    ) -> u64 {
+        let half = index.king_placements();
+        let writer = BandWriter::create(path, "id", band, half, layout).unwrap();
+        let mut sum = 0u64;
+        for &h in halves.iter().rev() {
+            let (codes, rules): (Vec<u16>, Vec<u8>) =
+                (h * half..(h + 1) * half).map(codes_of).unzip();
+            sum = sum.wrapping_add(u64::from(
+                writer.write_half(h * half, &codes, &rules).unwrap(),
+            ));
+        }
+        writer.finish().unwrap();
+        sum
+    }
+
+    #[test]
+    fn small_halves_share_chunks_and_read_back_each_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = PositionIndex::new(Variant::Brazilian, "KMMvKM".parse().unwrap());
+        let half = index.king_placements();
+        assert!(is_banded(&index) && half < CHUNK_POSITIONS);
+        let path = dir.path().join("m.band-000");
+        // More halves than one chunk holds, out of order.
+        let halves: Vec<u64> = (0..3 * halves_a_chunk(half) + 5)
+            .map(|h| h * 7 % 1_000)
+            .collect();
+        let sum = write_band(&path, &index, 0, &halves);
+        let mut values = BandedValues::new(&index, "id", Layout::Full);
+        let mut held = values.add_band(&path, 0).unwrap();
+        held.sort_unstable();
+        let mut sorted = halves.clone();
+        sorted.sort_unstable();
+        assert_eq!(held, sorted);
+        assert_eq!(values.checksum(&held).unwrap(), sum);
+        let cache = SharedCache::new(1 << 20);
+        for &h in &halves {
+            for i in [h * half, h * half + half / 2, (h + 1) * half - 1] {
+                assert_eq!(
+                    values.codes(i, &cache).unwrap(),
+                    codes_of(i),
+                    "position {i}"
+                );
+            }
+            let (codes, rules) = values.read_range(h * half, half as usize).unwrap();
+            let expected: (Vec<u16>, Vec<u8>) = (h * half..(h + 1) * half).map(codes_of).unzip();
+            assert_eq!((codes, rules), expected);
+        }
+        // A half never written is not read.
+        assert!(values.codes(1_001 * half, &cache).is_err());
+    }
+
+    #[test]
+    fn bands_read_back_as_written_through_the_cache_and_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = index();
+        let half = index.king_placements();
+        let (a, b) = (dir.path().join("m.band-000"), dir.path().join("m.band-001"));
+        let sum_a = write_band(&a, &index, 0, &[0, 5]);
+        let sum_b = write_band(&b, &index, 1, &[3]);
+        let mut values = BandedValues::new(&index, "id", Layout::Full);
+        let halves = values.add_band(&a, 0).unwrap();
+        assert_eq!(halves, vec![0, 5]);
+        assert_eq!(values.checksum(&halves).unwrap(), sum_a);
+        // Band 1 is not held yet: reading it is an error, not a value.
+        assert!(values.codes(3 * half, &SharedCache::new(1 << 20)).is_err());
+        assert_eq!(values.add_band(&b, 1).unwrap(), vec![3]);
+        assert_eq!(values.checksum(&[3]).unwrap(), sum_b);
+        let cache = SharedCache::new(1 << 20);
+        for i in (0..half)
+            .chain(3 * half..4 * half)
+            .chain(5 * half..6 * half)
+            .step_by(97)
+        {
+            assert_eq!(
+                values.codes(i, &cache).unwrap(),
+                codes_of(i),
+                "position {i}"
+            );
+            assert_eq!(values.distance_code(i, &cache).unwrap(), codes_of(i).0);
+        }
+        // A range across the two chunks of a half, as the table writer reads it.
+        let start = 3 * half + CHUNK_POSITIONS - 10;
+        let (codes, rules) = values.read_range(start, 40).unwrap();
+        let expected: (Vec<u16>, Vec<u8>) = (start..start + 40).map(codes_of).unzip();
+        assert_eq!((codes, rules), expected);
+        values.check().unwrap();
+        // A band file is not taken for another band or request, nor twice.
+        assert!(BandedValues::new(&index, "id", Layout::Full)
+            .add_band(&a, 1)
+            .is_err());
+        assert!(BandedValues::new(&index, "other", Layout::Full)
+            .add_band(&a, 0)
+            .is_err());
+        assert!(values.add_band(&a, 0).is_err());
+    }
+
+    #[test]
+    fn a_win_draw_loss_run_keeps_the_kind_of_each_code_and_its_capture_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = index();
+        let half = index.king_placements();
+        let path = dir.path().join("m.band-000");
+        let sum = write_laid_out(&path, &index, 0, &[4], Layout::Kinds);
+        let mut values = BandedValues::new(&index, "id", Layout::Kinds);
+        assert_eq!(values.add_band(&path, 0).unwrap(), vec![4]);
+        assert_eq!(values.checksum(&[4]).unwrap(), sum);
+        let cache = SharedCache::new(1 << 20);
+        let mut kinds = [0; 3];
+        for i in 4 * half..5 * half {
+            let (code, rule) = codes_of(i);
+            let expected = shortest_of_its_kind(code);
+            assert_eq!(
+                values.codes(i, &cache).unwrap(),
+                (expected, 0),
+                "position {i}"
+            );
+            assert_eq!(rule == 0, i % 251 == 0);
+            kinds[match expected & !CAPTURE {
+                DRAW => 2,
+                k => k as usize,
+            }] += 1;
+        }
+        // The made-up codes give every kind, with and without the capture mark.
+        assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
+        let (codes, _) = values.read_range(4 * half + 3, 5).unwrap();
+        let expected: Vec<u16> = (4 * half + 3..4 * half + 8)
+            .map(|i| shortest_of_its_kind(codes_of(i).0))
+            .collect();
+        assert_eq!(codes, expected);
+    }
+
+    #[test]
+    fn a_damaged_band_file_is_an_error_never_a_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = index();
+        let path = dir.path().join("m.band-000");
+        write_band(&path, &index, 0, &[2]);
+        let good = fs::read(&path).unwrap();
+        // A byte changed in the first chunk: the directory opens, the chunk does not read.
+        let mut bytes = good.clone();
+        bytes[5] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        let mut values = BandedValues::new(&index, "id", Layout::Full);
+        values.add_band(&path, 0).unwrap();
+        let half = index.king_placements();
+        let err = values
+            .codes(2 * half, &SharedCache::new(1 << 20))
+            .unwrap_err();
+        assert!(
+            matches!(err, GenerateError::DamagedWorkFile { .. }),
+            "{err}"
+        );
+        assert!(values.check().is_err());
+        // Cut short, or its directory changed: not opened.
+        fs::write(&path, &good[..good.len() - 3]).unwrap();
+        assert!(BandedValues::new(&index, "id", Layout::Full)
+            .add_band(&path, 0)
+            .is_err());
+        let mut bytes = good.clone();
+        let at = bytes.len() - FOOTER_LEN - 2;
+        bytes[at] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        assert!(BandedValues::new(&index, "id", Layout::Full)
+            .add_band(&path, 0)
+            .is_err());
+    }
+
+    #[test]
+    fn removing_a_materials_bands_leaves_every_other_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = |name: &str| dir.path().join(name);
+        let names = [
+            "KMvK.band-000",
+            "KMvK.band-001",
+            ".rafle-1a2b.KMvK.band-002.tmp",
+            "KKMvK.band-000",
+            ".rafle-1a2b.KKMvK.band-000.tmp",
+            "KMvK.wdl.band-000",
+            "KMvK.journal",
+        ];
+        for name in names {
+            fs::write(work(name), b"x").unwrap();
+        }
+        remove_bands(&work("KMvK.partial"));
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".rafle-1a2b.KKMvK.band-000.tmp",
+                "KKMvK.band-000",
+                "KMvK.journal",
+                "KMvK.wdl.band-000"
+            ]
+        );
+    }
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs one `rafle generate` from an empty directory and samples the size of that directory
+# once a second: the largest size the run reaches against the size of its final tables
+# (docs/performance.md, Disk).
+#
+#   scripts/gauge-disk.sh RAFLE DIR -- GENERATE-ARGS...
+#
+# RAFLE is the binary, DIR the data directory (it must not exist, or be empty), GENERATE-ARGS
+# what follows `rafle generate` (for example `--variant brazilian --pieces 6`; `--data DIR` is
+# added). Prints the peak, the final tables' bytes and their ratio; the samples are kept in
+# DIR.disk-samples (seconds since the start, bytes).
+set -euo pipefail
+
+usage() {
+    sed -n '2,12p' "$0" >&2
+    exit 2
+}
+[ $# -ge 3 ] && [ "$3" = -- ] || usage
+rafle="$1" dir="$2"
+shift 3
+if [ -e "$dir" ] && [ -n "$(ls -A "$dir")" ]; then
+    echo "gauge-disk: $dir is not empty" >&2
+    exit 1
+fi
+mkdir -p "$dir"
+samples="$dir.disk-samples"
+: > "$samples"
+"$rafle" generate "$@" --data "$dir" &
+pid=$!
+start=$(date +%s)
+peak=0
+# Bytes on disk of every file under DIR (allocated blocks: a reserved work file counts whole).
+size() { du -s --block-size=1 "$dir" 2>/dev/null | cut -f1; }
+while kill -0 "$pid" 2>/dev/null; do
+    now=$(size || echo 0)
+    [ "${now:-0}" -gt "$peak" ] && peak=$now
+    echo "$(( $(date +%s) - start )) $now" >> "$samples"
+    sleep 1
+done
+wait "$pid"
+tables=$(find "$dir" \( -name '*.wdl' -o -name '*.dtw' -o -name '*.rules' \) -printf '%s\n' \
+    | awk '{ s += $1 } END { print s + 0 }')
+final=$(size)
+[ "$final" -gt "$peak" ] && peak=$final
+awk -v p="$peak" -v t="$tables" -v f="$final" 'BEGIN {
+    printf "peak %.1f MiB, final directory %.1f MiB, tables %.1f MiB: peak / tables = %.2f\n",
+        p / 1048576, f / 1048576, t / 1048576, p / t
+}'
