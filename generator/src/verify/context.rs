@@ -14,9 +14,10 @@ use rafle_probe::{
     resets_counter, Category, Counters, Material, Move, Position, ProbeError, Tablebase, Variant,
 };
 
+use super::codes::{Codes, Successor};
 use super::outside::{Local, Outside};
 use super::pages::Cache;
-use super::part::{Codes, Part, Successor};
+use super::part::Part;
 use super::rank::Pieces;
 use super::walker::Walker;
 use crate::memory::Trimmer;
@@ -381,7 +382,7 @@ impl<'a> Context<'a> {
             let taken = mv.captured().to_numbered_bits();
             let successor = match self.leave(part, walker.pieces(), from, to, taken) {
                 Target::NoPiece => (Codes::NO_PIECE, true),
-                Target::At(k, j, resets) => match cache.codes(&self.parts[k], j) {
+                Target::At(k, j, resets) => match cache.codes(self.parts[k].locate(j)) {
                     Ok(codes) => (codes, resets),
                     Err(page) => {
                         missing.push(page);
@@ -442,7 +443,7 @@ impl<'a> Context<'a> {
                 }
                 continue;
             }
-            match cache.codes(part, walker.successor(from, to, man)) {
+            match cache.codes(part.locate(walker.successor(from, to, man))) {
                 Ok(codes) if complete => out.push((codes, man && part.man_moves_reset)),
                 Ok(_) => {}
                 Err(page) => {
@@ -470,7 +471,7 @@ impl<'a> Context<'a> {
         let from = 1u64 << (mv.from().number() - 1);
         let to = 1u64 << (mv.to().number() - 1);
         if let Target::At(k, j, resets) = self.leave(part, walker.pieces(), from, to, 0) {
-            if let Ok(codes) = cache.codes(&self.parts[k], j) {
+            if let Ok(codes) = cache.codes(self.parts[k].locate(j)) {
                 return Ok((codes, resets));
             }
         }

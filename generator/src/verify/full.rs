@@ -26,10 +26,11 @@ use rafle_probe::format::StoredHalf;
 use rafle_probe::{MoveList, Position, ProbeError, Wdl};
 use rayon::prelude::*;
 
+use super::codes::{widen_dtw, Codes, Successor};
 use super::context::Context;
 use super::outside::Local;
 use super::pages::{read_codes, Cache, Page, CHUNK, PAGE_BYTES};
-use super::part::{widen_dtw, Codes, Part, Successor};
+use super::part::Part;
 use super::walker::Walker;
 use super::Tally;
 
