@@ -1,0 +1,971 @@
+//! The sources' structure: no crate of the workspace has a cycle among its modules, and no
+//! function of the generator's verification (`generator/src/verify/`) is longer than
+//! [`LONGEST_FUNCTION`] lines or silences clippy's `too_many_arguments` (a bundle of
+//! parameters is a struct waiting to be named).
+//!
+//! A module is a file (`foo.rs` or `foo/mod.rs`; inline `mod x {}` blocks belong to their
+//! file). Module A depends on module B when A's code names an item through `crate::`,
+//! `super::` or a module it imported with `use`, and resolves into B, where neither contains
+//! the other: a parent declaring `mod child` and the child using the parent's items is how
+//! Rust nests modules, not a cycle. An edge into another subtree counts as an edge to that
+//! subtree's root below the common ancestor: `a::x` naming `crate::b::y::f` depends on `b`,
+//! so `a -> b::y` and `b::z -> a` are a cycle between `a` and `b`. Test code (`#[cfg(test)]`
+//! modules and items) is left out: a test may reach wherever it needs.
+//!
+//! A function's length runs from the line of its `fn` to that of its closing brace; test code
+//! is left out as above.
+//!
+//! Both checks read the sources as text with a small tokenizer (comments, strings and char
+//! literals skipped) rather than a Rust parser, which is enough for paths and `use` trees.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The most lines a function of the verification may take.
+const LONGEST_FUNCTION: usize = 80;
+
+/// A module's path inside its crate: `["verify", "pages"]` for `crate::verify::pages`.
+type ModulePath = Vec<String>;
+
+/// One source file of a crate: the module it is, its path for messages and its text.
+struct SourceFile {
+    module: ModulePath,
+    display: String,
+    text: String,
+}
+
+/// Where module `from` names something in module `to`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Edge {
+    from: ModulePath,
+    to: ModulePath,
+    /// `file:line: code` of the naming line.
+    site: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Token {
+    Ident(String),
+    PathSep,
+    Punct(char),
+}
+
+/// The tokens of a Rust source with their 1-based lines; comments, string, byte-string, raw
+/// string and char literals are dropped, lifetimes and numbers too.
+fn tokenize(text: &str) -> Vec<(Token, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut tokens = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    let is_ident_start = |c: char| c.is_alphabetic() || c == '_';
+    let is_ident_char = |c: char| c.is_alphanumeric() || c == '_';
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    if chars[i] == '\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+            }
+        } else if c == '"' {
+            i = skip_string(&chars, i + 1, &mut line);
+        } else if c == '\'' {
+            // A char literal ('x', '\n', '\u{1F600}') or a lifetime ('a, 'static).
+            if next == Some('\\') {
+                i += 3;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if chars.get(i + 2) == Some(&'\'') {
+                i += 3;
+            } else {
+                i += 1;
+            }
+        } else if is_ident_start(c) {
+            let start = i;
+            while i < chars.len() && is_ident_char(chars[i]) {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let prefix = matches!(word.as_str(), "r" | "b" | "br" | "c" | "cr");
+            match chars.get(i) {
+                Some('"') if prefix => i = skip_string(&chars, i + 1, &mut line),
+                Some('#') if prefix && word != "b" => {
+                    // A raw string r#"..."#, or a raw identifier r#name.
+                    let mut hashes = 0;
+                    while chars.get(i + hashes) == Some(&'#') {
+                        hashes += 1;
+                    }
+                    if chars.get(i + hashes) == Some(&'"') {
+                        i = skip_raw_string(&chars, i + hashes + 1, hashes, &mut line);
+                    } else {
+                        i += 1;
+                    }
+                }
+                Some('\'') if word == "b" => {
+                    i += 1;
+                    if chars.get(i) == Some(&'\\') {
+                        i += 1;
+                    }
+                    i += 1;
+                    while i < chars.len() && chars[i] != '\'' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                _ => tokens.push((Token::Ident(word), line)),
+            }
+        } else if c.is_ascii_digit() {
+            while i < chars.len() && is_ident_char(chars[i]) {
+                i += 1;
+            }
+        } else if c == ':' && next == Some(':') {
+            tokens.push((Token::PathSep, line));
+            i += 2;
+        } else {
+            tokens.push((Token::Punct(c), line));
+            i += 1;
+        }
+    }
+    tokens
+}
+
+/// The index after the string whose body starts at `i` (after its opening quote).
+fn skip_string(chars: &[char], mut i: usize, line: &mut usize) -> usize {
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '"' => return i + 1,
+            '\n' => *line += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The index after the raw string with `hashes` hashes whose body starts at `i`.
+fn skip_raw_string(chars: &[char], mut i: usize, hashes: usize, line: &mut usize) -> usize {
+    while i < chars.len() {
+        if chars[i] == '"' && (1..=hashes).all(|k| chars.get(i + k) == Some(&'#')) {
+            return i + 1 + hashes;
+        }
+        if chars[i] == '\n' {
+            *line += 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// One path named in a file: its segments, its line, and how many inline modules of the file
+/// enclose it (each one more `super::` to leave the file).
+struct NamedPath {
+    segments: Vec<String>,
+    line: usize,
+    inline_depth: usize,
+    /// A `use` that imports the path under this name (the last segment unless `as`).
+    imported_as: Option<String>,
+}
+
+/// The paths a file names outside its test code: every `use` tree's leaves and every other
+/// `a::b::c` path.
+fn named_paths(tokens: &[(Token, usize)]) -> Vec<NamedPath> {
+    let mut paths = Vec::new();
+    // Brace depth at which each enclosing inline module opened, and whether it is test code.
+    let mut inline: Vec<(usize, bool)> = Vec::new();
+    let mut depth = 0;
+    let mut cfg_test = false;
+    let mut i = 0;
+    let ident = |i: usize| match tokens.get(i) {
+        Some((Token::Ident(word), _)) => Some(word.as_str()),
+        _ => None,
+    };
+    let is = |i: usize, token: Token| tokens.get(i).map(|t| &t.0) == Some(&token);
+    while i < tokens.len() {
+        let in_test = inline.iter().any(|&(_, test)| test);
+        let line = tokens[i].1;
+        if is(i, Token::Punct('#'))
+            && is(i + 1, Token::Punct('['))
+            && ident(i + 2) == Some("cfg")
+            && is(i + 3, Token::Punct('('))
+            && ident(i + 4) == Some("test")
+            && is(i + 5, Token::Punct(')'))
+        {
+            cfg_test = true;
+            i += 7;
+            continue;
+        }
+        match &tokens[i].0 {
+            Token::Punct('{') => {
+                depth += 1;
+                cfg_test = false;
+            }
+            Token::Punct('}') => {
+                depth -= 1;
+                if inline.last().is_some_and(|&(open, _)| open == depth) {
+                    inline.pop();
+                }
+            }
+            Token::Punct(';') => cfg_test = false,
+            Token::Ident(word) if word == "mod" && is(i + 2, Token::Punct('{')) => {
+                inline.push((depth, cfg_test || in_test));
+                cfg_test = false;
+                depth += 1;
+                i += 3;
+                continue;
+            }
+            Token::Ident(word) if word == "use" => {
+                let mut leaves = Vec::new();
+                let end = use_tree(tokens, i + 1, &[], &mut leaves);
+                if !(in_test || cfg_test) {
+                    for (segments, imported_as) in leaves {
+                        paths.push(NamedPath {
+                            segments,
+                            line,
+                            inline_depth: inline.len(),
+                            imported_as,
+                        });
+                    }
+                }
+                cfg_test = false;
+                i = end;
+                continue;
+            }
+            Token::Ident(_)
+                if is(i + 1, Token::PathSep) && !(i > 0 && is(i - 1, Token::PathSep)) =>
+            {
+                let mut segments = Vec::new();
+                let mut j = i;
+                while let Some(word) = ident(j) {
+                    segments.push(word.to_string());
+                    if is(j + 1, Token::PathSep) && ident(j + 2).is_some() {
+                        j += 2;
+                    } else {
+                        break;
+                    }
+                }
+                if !(in_test || cfg_test) {
+                    paths.push(NamedPath {
+                        segments,
+                        line,
+                        inline_depth: inline.len(),
+                        imported_as: None,
+                    });
+                }
+                i = j + 1;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    paths
+}
+
+/// The child modules a file declares as test code: `#[cfg(test)] mod name;`.
+fn test_children(tokens: &[(Token, usize)]) -> Vec<String> {
+    let words: Vec<&Token> = tokens.iter().map(|(token, _)| token).collect();
+    let ident = |word: &str| Token::Ident(word.to_string());
+    let attribute = [
+        Token::Punct('#'),
+        Token::Punct('['),
+        ident("cfg"),
+        Token::Punct('('),
+        ident("test"),
+        Token::Punct(')'),
+        Token::Punct(']'),
+    ];
+    let mut children = Vec::new();
+    for (i, window) in words.windows(attribute.len()).enumerate() {
+        if !window.iter().copied().eq(attribute.iter()) {
+            continue;
+        }
+        // `mod name;`, possibly after a visibility such as `pub(crate)`.
+        let rest = &words[i + attribute.len()..];
+        let mod_at = rest.iter().take(5).position(|t| **t == ident("mod"));
+        if let Some(at) = mod_at {
+            if let (Some(Token::Ident(name)), Some(Token::Punct(';'))) =
+                (rest.get(at + 1).copied(), rest.get(at + 2).copied())
+            {
+                children.push(name.clone());
+            }
+        }
+    }
+    children
+}
+
+/// Parses the `use` tree starting at token `i` under `prefix`, pushing its leaves (path, name
+/// it is imported as; none for globs); returns the index after the tree (after the `;` at the
+/// top level).
+fn use_tree(
+    tokens: &[(Token, usize)],
+    mut i: usize,
+    prefix: &[String],
+    leaves: &mut Vec<(Vec<String>, Option<String>)>,
+) -> usize {
+    let mut path = prefix.to_vec();
+    if tokens.get(i).map(|t| &t.0) == Some(&Token::PathSep) {
+        // `use ::other_crate::...`: outside the crate.
+        path.push("::".to_string());
+        i += 1;
+    }
+    loop {
+        match tokens.get(i).map(|t| &t.0) {
+            Some(Token::Ident(word)) if word == "self" && !path.is_empty() => {
+                let name = path.last().cloned();
+                i += 1;
+                let name = alias(tokens, &mut i).or(name);
+                leaves.push((path.clone(), name));
+                break;
+            }
+            Some(Token::Ident(word)) => {
+                path.push(word.clone());
+                i += 1;
+                if tokens.get(i).map(|t| &t.0) == Some(&Token::PathSep) {
+                    i += 1;
+                    continue;
+                }
+                let name = alias(tokens, &mut i).or(Some(word.clone()));
+                leaves.push((path.clone(), name));
+                break;
+            }
+            Some(Token::Punct('*')) => {
+                leaves.push((path.clone(), None));
+                i += 1;
+                break;
+            }
+            Some(Token::Punct('{')) => {
+                i += 1;
+                while let Some((token, _)) = tokens.get(i) {
+                    match token {
+                        Token::Punct('}') => {
+                            i += 1;
+                            break;
+                        }
+                        Token::Punct(',') => i += 1,
+                        _ => i = use_tree(tokens, i, &path, leaves),
+                    }
+                }
+                break;
+            }
+            _ => break,
+        }
+    }
+    if prefix.is_empty() {
+        while let Some((token, _)) = tokens.get(i) {
+            i += 1;
+            if *token == Token::Punct(';') {
+                break;
+            }
+        }
+    }
+    i
+}
+
+/// `as name` at token `i`, if there (`as _` imports no name).
+fn alias(tokens: &[(Token, usize)], i: &mut usize) -> Option<String> {
+    if tokens.get(*i).map(|t| &t.0) != Some(&Token::Ident("as".to_string())) {
+        return None;
+    }
+    *i += 2;
+    match tokens.get(*i - 1).map(|t| &t.0) {
+        Some(Token::Ident(name)) if name != "_" => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// The module a path named in module `module` resolves into: the longest module path its
+/// segments reach, and whether the path is that module itself; `None` for paths that stay
+/// in the file, go below it (`self::`) or leave the crate.
+fn resolve(
+    module: &[String],
+    path: &NamedPath,
+    imported: &BTreeMap<String, ModulePath>,
+    modules: &BTreeSet<ModulePath>,
+) -> Option<(ModulePath, bool)> {
+    let segments = &path.segments;
+    let first = segments.first()?;
+    let (mut target, rest): (ModulePath, &[String]) = if first == "crate" {
+        (Vec::new(), &segments[1..])
+    } else if first == "super" {
+        let supers = segments.iter().take_while(|s| *s == "super").count();
+        let leaving = supers.checked_sub(path.inline_depth).filter(|&n| n > 0)?;
+        let kept = module.len().checked_sub(leaving)?;
+        (module[..kept].to_vec(), &segments[supers..])
+    } else if let Some(base) = imported.get(first) {
+        (base.clone(), &segments[1..])
+    } else {
+        return None;
+    };
+    for segment in rest {
+        target.push(segment.clone());
+        if !modules.contains(&target) {
+            target.pop();
+            return Some((target, false));
+        }
+    }
+    Some((target, true))
+}
+
+/// The dependency edges between the modules of one crate's files, each one's target lifted
+/// to the child of the two ends' common ancestor; edges between a module and its ancestors or
+/// descendants are left out.
+fn edges(files: &[SourceFile]) -> Vec<Edge> {
+    let modules: BTreeSet<ModulePath> = files.iter().map(|f| f.module.clone()).collect();
+    let tokens: Vec<Vec<(Token, usize)>> = files.iter().map(|f| tokenize(&f.text)).collect();
+    let mut test_modules = Vec::new();
+    for (file, tokens) in files.iter().zip(&tokens) {
+        for child in test_children(tokens) {
+            test_modules.push([file.module.clone(), vec![child]].concat());
+        }
+    }
+    let mut edges = Vec::new();
+    for (file, tokens) in files.iter().zip(&tokens) {
+        if test_modules
+            .iter()
+            .any(|test| file.module.starts_with(test))
+        {
+            continue;
+        }
+        let paths = named_paths(tokens);
+        // The modules this file imports by name, for paths such as `part::Codes`.
+        let mut imported = BTreeMap::new();
+        for path in &paths {
+            if let (Some(name), Some((target, true))) = (
+                &path.imported_as,
+                resolve(&file.module, path, &imported, &modules),
+            ) {
+                imported.insert(name.clone(), target);
+            }
+        }
+        let lines: Vec<&str> = file.text.lines().collect();
+        for path in &paths {
+            let Some((target, _)) = resolve(&file.module, path, &imported, &modules) else {
+                continue;
+            };
+            let common = file
+                .module
+                .iter()
+                .zip(&target)
+                .take_while(|(a, b)| a == b)
+                .count();
+            if common == file.module.len() || common == target.len() {
+                continue;
+            }
+            let code = lines.get(path.line - 1).map_or("", |l| l.trim());
+            edges.push(Edge {
+                from: file.module.clone(),
+                to: target[..=common].to_vec(),
+                site: format!("{}:{}: {}", file.display, path.line, code),
+            });
+        }
+    }
+    edges.sort();
+    edges.dedup();
+    edges
+}
+
+/// The strongly connected components of more than one module (Tarjan's algorithm), each
+/// sorted, in a stable order.
+fn cycles(edges: &[Edge]) -> Vec<Vec<ModulePath>> {
+    let mut nodes: BTreeSet<&ModulePath> = BTreeSet::new();
+    for edge in edges {
+        nodes.insert(&edge.from);
+        nodes.insert(&edge.to);
+    }
+    let nodes: Vec<&ModulePath> = nodes.into_iter().collect();
+    let index_of = |m: &ModulePath| nodes.binary_search(&m).unwrap();
+    let mut successors = vec![BTreeSet::new(); nodes.len()];
+    for edge in edges {
+        successors[index_of(&edge.from)].insert(index_of(&edge.to));
+    }
+    let successors: Vec<Vec<usize>> = successors
+        .into_iter()
+        .map(|s| s.into_iter().collect())
+        .collect();
+
+    struct Tarjan<'a> {
+        successors: &'a [Vec<usize>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        components: Vec<Vec<usize>>,
+    }
+    impl Tarjan<'_> {
+        fn visit(&mut self, v: usize) {
+            self.index[v] = Some(self.next);
+            self.low[v] = self.next;
+            self.next += 1;
+            self.stack.push(v);
+            self.on_stack[v] = true;
+            for &w in &self.successors[v] {
+                match self.index[w] {
+                    None => {
+                        self.visit(w);
+                        self.low[v] = self.low[v].min(self.low[w]);
+                    }
+                    Some(index) if self.on_stack[w] => self.low[v] = self.low[v].min(index),
+                    Some(_) => {}
+                }
+            }
+            if Some(self.low[v]) == self.index[v] {
+                let mut component = Vec::new();
+                loop {
+                    let w = self.stack.pop().unwrap();
+                    self.on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                self.components.push(component);
+            }
+        }
+    }
+    let mut tarjan = Tarjan {
+        successors: &successors,
+        index: vec![None; nodes.len()],
+        low: vec![0; nodes.len()],
+        on_stack: vec![false; nodes.len()],
+        stack: Vec::new(),
+        next: 0,
+        components: Vec::new(),
+    };
+    for v in 0..nodes.len() {
+        if tarjan.index[v].is_none() {
+            tarjan.visit(v);
+        }
+    }
+    let mut found: Vec<Vec<ModulePath>> = tarjan
+        .components
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let mut modules: Vec<ModulePath> = c.into_iter().map(|v| nodes[v].clone()).collect();
+            modules.sort();
+            modules
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// `crate::a::b`.
+fn name(module: &[String]) -> String {
+    std::iter::once("crate")
+        .chain(module.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// The cycles of one crate's modules, described with the lines that make each edge; empty
+/// when there are none.
+fn cycle_report(crate_name: &str, files: &[SourceFile]) -> Vec<String> {
+    let edges = edges(files);
+    cycles(&edges)
+        .into_iter()
+        .map(|component| {
+            let names: Vec<String> = component.iter().map(|m| name(m)).collect();
+            let mut report = format!("{crate_name}: cycle among {}", names.join(", "));
+            for edge in edges
+                .iter()
+                .filter(|e| component.contains(&e.from) && component.contains(&e.to))
+            {
+                report.push_str(&format!(
+                    "\n    {} -> {}: {}",
+                    name(&edge.from),
+                    name(&edge.to),
+                    edge.site
+                ));
+            }
+            report
+        })
+        .collect()
+}
+
+/// The functions of a source outside its test code, each with its name, the line of its
+/// `fn` and its length in lines (to its closing brace); declarations without a body are left
+/// out.
+fn function_lengths(tokens: &[(Token, usize)]) -> Vec<(String, usize, usize)> {
+    let test_ranges = test_code(tokens);
+    let mut found = Vec::new();
+    for (i, (token, line)) in tokens.iter().enumerate() {
+        let (Token::Ident(word), Some((Token::Ident(name), _))) = (token, tokens.get(i + 1)) else {
+            continue;
+        };
+        if word != "fn" || test_ranges.iter().any(|r| r.contains(&i)) {
+            continue;
+        }
+        let Some(open) = tokens[i..]
+            .iter()
+            .position(|(t, _)| matches!(t, Token::Punct('{') | Token::Punct(';')))
+            .map(|k| i + k)
+            .filter(|&k| tokens[k].0 == Token::Punct('{'))
+        else {
+            continue;
+        };
+        let mut depth = 0;
+        for (t, end) in &tokens[open..] {
+            match t {
+                Token::Punct('{') => depth += 1,
+                Token::Punct('}') => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                found.push((name.clone(), *line, end - line + 1));
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// The lines where a source allows clippy's lint `lint` (`#[allow(clippy::lint)]`, also among
+/// others in one `allow`).
+fn lint_allowed(tokens: &[(Token, usize)], lint: &str) -> Vec<usize> {
+    let is = |i: usize, token: &Token| tokens.get(i).map(|t| &t.0) == Some(token);
+    let ident = |word: &str| Token::Ident(word.to_string());
+    let mut lines = Vec::new();
+    for i in 0..tokens.len() {
+        if !(is(i, &ident("allow")) && is(i + 1, &Token::Punct('('))) {
+            continue;
+        }
+        let mut j = i + 2;
+        while let Some((token, line)) = tokens.get(j) {
+            if *token == Token::Punct(')') {
+                break;
+            }
+            if *token == ident("clippy") && is(j + 1, &Token::PathSep) && is(j + 2, &ident(lint)) {
+                lines.push(*line);
+            }
+            j += 1;
+        }
+    }
+    lines
+}
+
+/// The token ranges of a source's `#[cfg(test)]` items with a body (`mod tests { ... }`).
+fn test_code(tokens: &[(Token, usize)]) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut i = 0;
+    while i + 6 < tokens.len() {
+        let attribute: Vec<&Token> = tokens[i..i + 7].iter().map(|(t, _)| t).collect();
+        let is_cfg_test = matches!(
+            attribute.as_slice(),
+            [Token::Punct('#'), Token::Punct('['), Token::Ident(cfg), Token::Punct('('), Token::Ident(test), Token::Punct(')'), Token::Punct(']')]
+                if cfg == "cfg" && test == "test"
+        );
+        if !is_cfg_test {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut depth = 0;
+        i += 7;
+        while let Some((token, _)) = tokens.get(i) {
+            i += 1;
+            match token {
+                Token::Punct('{') => depth += 1,
+                Token::Punct('}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                Token::Punct(';') if depth == 0 => break,
+                _ => {}
+            }
+        }
+        ranges.push(start..i);
+    }
+    ranges
+}
+
+/// The `.rs` files under `dir`, recursively, sorted.
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// The module a file under a crate's `src` is: `lib.rs` and `main.rs` the root, `a/mod.rs`
+/// and `a.rs` module `a`, `a/b.rs` module `a::b`.
+fn module_of(relative: &Path) -> ModulePath {
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let file = parts.pop().unwrap();
+    let stem = file.trim_end_matches(".rs");
+    if !(parts.is_empty() && (stem == "lib" || stem == "main")) && stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+/// The source files of the crate whose `src` directory is `root/dir/src`, as modules; files
+/// under `src/bin` are left out (each is a crate of its own).
+fn crate_files(root: &Path, dir: &str) -> Vec<SourceFile> {
+    let src = root.join(dir).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    paths
+        .into_iter()
+        .filter(|path| !path.strip_prefix(&src).unwrap().starts_with("bin"))
+        .map(|path| SourceFile {
+            module: module_of(path.strip_prefix(&src).unwrap()),
+            display: path.strip_prefix(root).unwrap().display().to_string(),
+            text: fs::read_to_string(&path).unwrap(),
+        })
+        .collect()
+}
+
+/// The directories of the workspace's packages: the root's and its `members`.
+fn package_dirs(root: &Path) -> Vec<String> {
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let members = manifest
+        .lines()
+        .find(|line| line.trim_start().starts_with("members"))
+        .expect("the workspace's members in Cargo.toml");
+    let mut dirs = vec![".".to_string()];
+    dirs.extend(members.split('"').skip(1).step_by(2).map(str::to_string));
+    dirs
+}
+
+#[test]
+fn no_crate_has_a_cycle_among_its_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dirs = package_dirs(root);
+    assert!(dirs.len() >= 7, "the workspace's packages: {dirs:?}");
+    let mut reports = Vec::new();
+    let mut files_seen = 0;
+    for dir in &dirs {
+        if !root.join(dir).join("src").is_dir() {
+            continue;
+        }
+        let files = crate_files(root, dir);
+        files_seen += files.len();
+        let crate_name = if dir == "." { "rafle" } else { dir.as_str() };
+        reports.extend(cycle_report(crate_name, &files));
+    }
+    assert!(files_seen > 50, "only {files_seen} source files found");
+    assert!(reports.is_empty(), "module cycles:\n{}", reports.join("\n"));
+}
+
+#[test]
+fn no_function_of_the_verification_is_too_long_or_takes_too_many_arguments() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files: Vec<SourceFile> = crate_files(root, "generator")
+        .into_iter()
+        .filter(|f| f.module.first().is_some_and(|m| m == "verify"))
+        .collect();
+    assert!(
+        files.len() > 10,
+        "only {} files in generator/src/verify",
+        files.len()
+    );
+    let mut long = Vec::new();
+    for file in &files {
+        let tokens = tokenize(&file.text);
+        for (name, line, length) in function_lengths(&tokens) {
+            if length > LONGEST_FUNCTION {
+                long.push(format!(
+                    "{}:{line}: fn {name} is {length} lines long",
+                    file.display
+                ));
+            }
+        }
+        for line in lint_allowed(&tokens, "too_many_arguments") {
+            long.push(format!(
+                "{}:{line}: allows clippy::too_many_arguments",
+                file.display
+            ));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {LONGEST_FUNCTION} lines (split them into named steps) or with too many \
+         arguments (name the bundle):\n{}",
+        long.join("\n")
+    );
+}
+
+#[cfg(test)]
+mod checker {
+    use super::*;
+
+    fn file(module: &str, text: &str) -> SourceFile {
+        SourceFile {
+            module: module
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            display: format!("{}.rs", module.replace("::", "/")),
+            text: text.to_string(),
+        }
+    }
+
+    fn module(path: &str) -> ModulePath {
+        path.split("::").map(str::to_string).collect()
+    }
+
+    #[test]
+    fn finds_a_cycle_and_the_lines_of_its_edges() {
+        let files = [
+            file("", "mod a;\nmod b;\nmod c;\n"),
+            file("a", "use super::b::Thing;\nfn f() {}\n"),
+            file("b", "fn g() {\n    crate::c::h();\n}\n"),
+            file(
+                "c",
+                "// use crate::a::nothing;\nfn h() { let s = \"crate::b::x\"; }\n",
+            ),
+        ];
+        assert_eq!(cycle_report("made-up", &files), Vec::<String>::new());
+        let files = [
+            file("", "mod a;\nmod b;\nmod c;\n"),
+            file("a", "use super::b::Thing;\nfn f() {}\n"),
+            file("b", "fn g() {\n    crate::c::h();\n}\n"),
+            file("c", "use super::{a::{self as first}, d};\nfn h() {}\n"),
+        ];
+        assert_eq!(
+            cycle_report("made-up", &files),
+            ["made-up: cycle among crate::a, crate::b, crate::c\n    \
+                 crate::a -> crate::b: a.rs:1: use super::b::Thing;\n    \
+                 crate::b -> crate::c: b.rs:2: crate::c::h();\n    \
+                 crate::c -> crate::a: c.rs:1: use super::{a::{self as first}, d};"]
+        );
+    }
+
+    #[test]
+    fn nesting_is_not_a_cycle_but_a_subtree_is_one_module() {
+        let files = [
+            file("", "mod a;\nmod b;\npub fn root() {}\n"),
+            file("a", "mod x;\npub fn f() { x::g(); crate::root(); }\n"),
+            file(
+                "a::x",
+                "pub fn g() { super::f(); super::super::b::y::h(); }\n",
+            ),
+            file("b", "mod y;\n"),
+            file("b::y", "pub fn h() {}\n"),
+        ];
+        let found = edges(&files);
+        let ends: Vec<_> = found
+            .iter()
+            .map(|e| (e.from.clone(), e.to.clone()))
+            .collect();
+        assert_eq!(ends, [(module("a::x"), module("b"))]);
+        assert!(cycles(&found).is_empty());
+        let mut files = files;
+        files[3] = file("b", "mod y;\nuse crate::a::x;\nfn k() { x::g() }\n");
+        assert_eq!(cycles(&edges(&files)), Vec::<Vec<ModulePath>>::new());
+        files[1] = file("a", "mod x;\npub fn f() { crate::b::y::h(); }\n");
+        assert_eq!(cycles(&edges(&files)), [vec![module("a"), module("b")]]);
+    }
+
+    #[test]
+    fn function_lengths_run_from_fn_to_the_closing_brace_outside_test_code() {
+        let text = "trait T {\n    fn declared(&self);\n}\n\
+                    pub(crate) fn short(x: impl Fn(u8) -> u8) -> u8 {\n    x(1)\n}\n\
+                    fn longer() {\n    let s = (\"}\", '\\'','}');\n    // }\n    if true {\n    }\n}\n\
+                    #[cfg(test)]\nmod tests {\n    fn helper() {\n    }\n}\n";
+        assert_eq!(
+            function_lengths(&tokenize(text)),
+            [("short".to_string(), 4, 3), ("longer".to_string(), 7, 6)]
+        );
+    }
+
+    #[test]
+    fn an_allowed_lint_is_found_alone_or_among_others() {
+        let text = "#[allow(clippy::too_many_arguments)]\nfn f() {}\n\
+                    #[allow(dead_code, clippy::too_many_arguments)]\nfn g() {}\n\
+                    #[allow(clippy::too_many_lines)]\nfn h() {}\n\
+                    // #[allow(clippy::too_many_arguments)]\n";
+        assert_eq!(lint_allowed(&tokenize(text), "too_many_arguments"), [1, 3]);
+    }
+
+    #[test]
+    fn a_module_imported_by_name_is_followed() {
+        let files = [
+            file("", "mod a;\n"),
+            file("a", "mod x;\nmod y;\n"),
+            file(
+                "a::x",
+                "use crate::a as top;\nfn f() {\n    top::y::g()\n}\n",
+            ),
+            file("a::y", "use super::x;\npub fn g() {}\n"),
+        ];
+        assert_eq!(
+            cycle_report("made-up", &files),
+            ["made-up: cycle among crate::a::x, crate::a::y\n    \
+                 crate::a::x -> crate::a::y: a/x.rs:3: top::y::g()\n    \
+                 crate::a::y -> crate::a::x: a/y.rs:1: use super::x;"]
+        );
+    }
+
+    #[test]
+    fn test_code_and_inline_modules_resolve_within_their_file() {
+        let files = [
+            file("", "mod a;\nmod b;\n"),
+            file(
+                "a",
+                "mod inner {\n    fn f() { super::g(); }\n}\nfn g() {}\n\
+                 #[cfg(test)]\nmod tests {\n    use crate::b::h;\n}\n\
+                 #[cfg(test)]\nuse crate::b::k;\n",
+            ),
+            file(
+                "b",
+                "use crate::a::g;\nfn h() {}\nfn k() {}\n#[cfg(test)]\nmod tests;\n",
+            ),
+            file("b::tests", "use crate::a::g;\n"),
+            file("c", "use crate::a::g;\n"),
+        ];
+        let found = edges(&files);
+        let ends: Vec<_> = found
+            .iter()
+            .map(|e| (e.from.clone(), e.to.clone()))
+            .collect();
+        assert_eq!(
+            ends,
+            [(module("b"), module("a")), (module("c"), module("a"))]
+        );
+        assert!(cycles(&found).is_empty());
+    }
+}
