@@ -10,7 +10,8 @@
 //! Rust nests modules, not a cycle. An edge into another subtree counts as an edge to that
 //! subtree's root below the common ancestor: `a::x` naming `crate::b::y::f` depends on `b`,
 //! so `a -> b::y` and `b::z -> a` are a cycle between `a` and `b`. Test code (`#[cfg(test)]`
-//! modules and items) is left out: a test may reach wherever it needs.
+//! modules, `use` declarations and items with their bodies) is left out: a test may reach
+//! wherever it needs.
 //!
 //! A function's length runs from the line of its `fn` to that of its closing brace; test code
 //! is left out as above.
@@ -199,6 +200,8 @@ fn named_paths(tokens: &[(Token, usize)]) -> Vec<NamedPath> {
     let mut paths = Vec::new();
     // Brace depth at which each enclosing inline module opened, and whether it is test code.
     let mut inline: Vec<(usize, bool)> = Vec::new();
+    // Brace depth at which each enclosing body of a `#[cfg(test)]` item opened.
+    let mut test_bodies: Vec<usize> = Vec::new();
     let mut depth = 0;
     let mut cfg_test = false;
     let mut i = 0;
@@ -208,7 +211,7 @@ fn named_paths(tokens: &[(Token, usize)]) -> Vec<NamedPath> {
     };
     let is = |i: usize, token: Token| tokens.get(i).map(|t| &t.0) == Some(&token);
     while i < tokens.len() {
-        let in_test = inline.iter().any(|&(_, test)| test);
+        let in_test = !test_bodies.is_empty() || inline.iter().any(|&(_, test)| test);
         let line = tokens[i].1;
         if is(i, Token::Punct('#'))
             && is(i + 1, Token::Punct('['))
@@ -223,16 +226,24 @@ fn named_paths(tokens: &[(Token, usize)]) -> Vec<NamedPath> {
         }
         match &tokens[i].0 {
             Token::Punct('{') => {
+                if cfg_test {
+                    test_bodies.push(depth);
+                }
                 depth += 1;
                 cfg_test = false;
             }
             Token::Punct('}') => {
+                // An attribute on a field or an argument ends with it.
+                cfg_test = false;
                 depth -= 1;
                 if inline.last().is_some_and(|&(open, _)| open == depth) {
                     inline.pop();
                 }
+                if test_bodies.last() == Some(&depth) {
+                    test_bodies.pop();
+                }
             }
-            Token::Punct(';') => cfg_test = false,
+            Token::Punct(';') | Token::Punct(',') => cfg_test = false,
             Token::Ident(word) if word == "mod" && is(i + 2, Token::Punct('{')) => {
                 inline.push((depth, cfg_test || in_test));
                 cfg_test = false;
@@ -948,7 +959,8 @@ mod checker {
                 "a",
                 "mod inner {\n    fn f() { super::g(); }\n}\nfn g() {}\n\
                  #[cfg(test)]\nmod tests {\n    use crate::b::h;\n}\n\
-                 #[cfg(test)]\nuse crate::b::k;\n",
+                 #[cfg(test)]\nuse crate::b::k;\n\
+                 #[cfg(test)]\nfn helper() -> crate::b::K {\n    crate::b::k()\n}\n",
             ),
             file(
                 "b",
@@ -967,5 +979,12 @@ mod checker {
             [(module("b"), module("a")), (module("c"), module("a"))]
         );
         assert!(cycles(&found).is_empty());
+        // A test-only field ends with it: the code after it counts.
+        let mut files = files;
+        files[1] = file(
+            "a",
+            "struct S {\n    #[cfg(test)]\n    x: u8,\n}\nimpl S {\n    fn f() { crate::b::h() }\n}\n",
+        );
+        assert_eq!(cycles(&edges(&files)), [vec![module("a"), module("b")]]);
     }
 }
