@@ -22,59 +22,13 @@
 //! longest captures, so it must end as one): each takes the ghosts and the pieces it jumps off
 //! the board, crowns a man ending on its promotion row, and gives the turn to the other side.
 
-use std::fmt;
-
-use crate::fen::{parse, Ghosts, Parsed};
+use crate::fen::{parse, CaptureError, Ghosts, Parsed};
 use crate::geometry::{step, Dir};
 use crate::movegen::continue_capture;
 use crate::{
     Color, FenError, FenErrorKind, Move, MoveList, Piece, Position, Role, Square, SquareSet,
     SquareStyle, Variant,
 };
-
-/// Why a FEN with ghost pieces is not a capture under way that can be answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CaptureError {
-    /// The FEN has no ghost piece: no capture is under way.
-    NoGhost,
-    /// A ghost in the list of the side to move: ghosts are the pieces the side to move has
-    /// taken, so they belong to the other side.
-    GhostOfMover(Square),
-    /// No piece of the side to move stands just past a ghost with one more piece to take.
-    NoCapturingPiece,
-    /// Several pieces could be the one capturing, and the FEN does not tell which.
-    AmbiguousCapturingPiece(Vec<Square>),
-}
-
-impl fmt::Display for CaptureError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CaptureError::NoGhost => f.write_str(
-                "the FEN has no ghost piece (G or P before a square): no capture is under way",
-            ),
-            CaptureError::GhostOfMover(sq) => write!(
-                f,
-                "the ghost piece on {sq} is in the list of the side to move: ghosts are pieces \
-                 already taken by the capture under way, so they belong to the side not to move"
-            ),
-            CaptureError::NoCapturingPiece => f.write_str(
-                "no piece of the side to move can be the one capturing: none stands just past a \
-                 ghost piece with one more piece to take",
-            ),
-            CaptureError::AmbiguousCapturingPiece(squares) => {
-                let names: Vec<String> = squares.iter().map(ToString::to_string).collect();
-                write!(
-                    f,
-                    "the capture under way could be that of the piece on {}: the FEN does not \
-                     tell which, and the answers differ",
-                    names.join(" or on ")
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for CaptureError {}
 
 /// A position in the middle of a capture (see the module documentation): the board with the
 /// ghosts, the capturing piece, and its completions.

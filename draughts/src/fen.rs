@@ -61,7 +61,7 @@ pub enum FenErrorKind {
         ghost: String,
     },
     /// A reason a FEN with ghost pieces is not a capture under way that can be answered.
-    CaptureUnderWay(crate::capture::CaptureError),
+    CaptureUnderWay(CaptureError),
 }
 
 impl fmt::Display for FenError {
@@ -113,6 +113,50 @@ impl fmt::Display for FenError {
 }
 
 impl std::error::Error for FenError {}
+
+/// Why a FEN with ghost pieces is not a capture under way that can be answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CaptureError {
+    /// The FEN has no ghost piece: no capture is under way.
+    NoGhost,
+    /// A ghost in the list of the side to move: ghosts are the pieces the side to move has
+    /// taken, so they belong to the other side.
+    GhostOfMover(Square),
+    /// No piece of the side to move stands just past a ghost with one more piece to take.
+    NoCapturingPiece,
+    /// Several pieces could be the one capturing, and the FEN does not tell which.
+    AmbiguousCapturingPiece(Vec<Square>),
+}
+
+impl fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaptureError::NoGhost => f.write_str(
+                "the FEN has no ghost piece (G or P before a square): no capture is under way",
+            ),
+            CaptureError::GhostOfMover(sq) => write!(
+                f,
+                "the ghost piece on {sq} is in the list of the side to move: ghosts are pieces \
+                 already taken by the capture under way, so they belong to the side not to move"
+            ),
+            CaptureError::NoCapturingPiece => f.write_str(
+                "no piece of the side to move can be the one capturing: none stands just past a \
+                 ghost piece with one more piece to take",
+            ),
+            CaptureError::AmbiguousCapturingPiece(squares) => {
+                let names: Vec<String> = squares.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "the capture under way could be that of the piece on {}: the FEN does not \
+                     tell which, and the answers differ",
+                    names.join(" or on ")
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for CaptureError {}
 
 /// A cursor over the FEN text that remembers character columns for errors.
 struct Reader<'a> {

@@ -46,11 +46,11 @@ mod uci;
 mod variant;
 
 pub use bounds::{excerpt, IntRange, OutOfRange, EXCERPT_CHARS, MAX_THREADS};
-pub use capture::{CaptureError, CaptureUnderWay, FenPosition};
+pub use capture::{CaptureUnderWay, FenPosition};
 pub use draw_rules::{
     resets_counter, BadCounters, BadLimits, Category, Counters, Limits, MAX_COUNTER, MAX_LIMIT,
 };
-pub use fen::{FenError, FenErrorKind};
+pub use fen::{CaptureError, FenError, FenErrorKind};
 pub use material::{BadMaterialName, Material};
 pub use movegen::{Move, MoveList};
 pub use notation::MoveError;

@@ -25,6 +25,7 @@ mod assets;
 mod connections;
 mod error;
 mod lidraughts;
+mod query;
 pub mod serve;
 mod state;
 mod tables;

@@ -19,8 +19,8 @@ use rafle_probe::{
 };
 use serde::Serialize;
 
-use crate::api::{answer_or_unknown, json_response, to_json, Parameters, ProbeQuery};
 use crate::error::ApiError;
+use crate::query::{answer_or_unknown, json_response, to_json, Parameters, ProbeQuery};
 use crate::state::AppState;
 
 /// Lidraughts' variant keys that rafle has no tables of: asked, they are told which it has.

@@ -91,45 +91,8 @@ impl VerifyBudget {
                 )
             }));
         };
-        // What the check of that material holds with these pages, as `Verifier::check`
-        // chooses: decoded whole if they fit, else a byte or so a position, in one pass if the
-        // pages' budget holds every value (the least it needs, counted above, is two passes).
-        let (working_bytes, working_set) = match material.men() {
-            0 => {
-                let whole = verifier.decoded_whole(material) as u64;
-                let budget = (pages::budget_pages(self.pages as usize) * pages::PAGE_BYTES) as u64;
-                let compact = (whole > self.pages)
-                    .then(|| kings::planned(tables, variant, material, budget))
-                    .flatten();
-                match compact {
-                    Some((bytes, passes)) => {
-                        let passes = if passes == 1 {
-                            "one pass"
-                        } else {
-                            "two passes"
-                        };
-                        let held = format!("{material} held a byte or so a position, in {passes}");
-                        (bytes, held)
-                    }
-                    None => (whole, format!("{material} decoded whole")),
-                }
-            }
-            _ => (largest, "a window's".to_string()),
-        };
-        let positions: u64 = materials
-            .iter()
-            .map(|&m| PositionIndex::count(variant, m))
-            .sum();
-        let count = match materials.len() {
-            1 => "1 material".to_string(),
-            n => format!("{n} materials"),
-        };
-        let to_check = match before {
-            0 => format!("{variant}: {count}, {positions} positions"),
-            _ => format!(
-                "{variant}: {count} to check, {positions} positions ({before} checked before)"
-            ),
-        };
+        let (working_bytes, working_set) = self.working_set(&verifier, material, largest);
+        let to_check = materials_to_check(variant, materials, before);
         let Some(budget) = self.budget else {
             return Ok(Some(format!(
                 "{to_check}, {} of decoded tables kept (the free memory is unknown)",
@@ -152,6 +115,53 @@ impl VerifyBudget {
             human_bytes(self.pages),
             human_bytes(working_bytes)
         )))
+    }
+
+    /// The bytes the check of `material`, the one with the largest working set (`largest`),
+    /// holds with these pages, and how it holds them, as `Verifier::check` chooses: with men,
+    /// a window's (`largest`); of kings alone, decoded whole if that fits, else a byte or so a
+    /// position, in one pass if the pages' budget holds every value (the least it needs,
+    /// counted in `largest`, is two passes).
+    fn working_set(&self, verifier: &Verifier, material: Material, largest: u64) -> (u64, String) {
+        if material.men() != 0 {
+            return (largest, "a window's".to_string());
+        }
+        let whole = verifier.decoded_whole(material) as u64;
+        let budget = (pages::budget_pages(self.pages as usize) * pages::PAGE_BYTES) as u64;
+        let compact = (whole > self.pages)
+            .then(|| kings::planned(verifier.tablebase, verifier.variant, material, budget))
+            .flatten();
+        match compact {
+            Some((bytes, passes)) => {
+                let passes = if passes == 1 {
+                    "one pass"
+                } else {
+                    "two passes"
+                };
+                let held = format!("{material} held a byte or so a position, in {passes}");
+                (bytes, held)
+            }
+            None => (whole, format!("{material} decoded whole")),
+        }
+    }
+}
+
+/// The start of the budget's line: the `variant` materials to check and their positions, and
+/// how many were checked `before`.
+fn materials_to_check(variant: Variant, materials: &[Material], before: usize) -> String {
+    let positions: u64 = materials
+        .iter()
+        .map(|&m| PositionIndex::count(variant, m))
+        .sum();
+    let count = match materials.len() {
+        1 => "1 material".to_string(),
+        n => format!("{n} materials"),
+    };
+    match before {
+        0 => format!("{variant}: {count}, {positions} positions"),
+        _ => {
+            format!("{variant}: {count} to check, {positions} positions ({before} checked before)")
+        }
     }
 }
 

@@ -8,15 +8,18 @@
 //! reports.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::MutexGuard;
 use std::time::Duration;
 
 use rafle_probe::{
-    resets_counter, Category, Counters, Material, Move, Position, ProbeError, Tablebase, Variant,
+    resets_counter, Category, Counters, Material, Move, MoveList, Position, ProbeError, Tablebase,
+    Variant,
 };
 
+use super::codes::{Codes, Successor};
 use super::outside::{Local, Outside};
 use super::pages::Cache;
-use super::part::{Codes, Part, Successor};
+use super::part::Part;
 use super::rank::Pieces;
 use super::walker::Walker;
 use crate::memory::Trimmer;
@@ -31,6 +34,43 @@ pub(super) enum Target {
     At(usize, u64, bool),
     /// To a material with no part.
     Elsewhere,
+}
+
+/// A position whose successors are wanted: the position of `part` at `walker`.
+#[derive(Clone, Copy)]
+pub(super) struct At<'p, 'a> {
+    /// Its material.
+    pub part: &'p Part<'a>,
+    /// Its index, and the indices of its successors in its material.
+    pub walker: &'p Walker<'a>,
+    /// The position itself.
+    pub pos: &'p Position,
+}
+
+/// What one unit of parallel work keeps while it goes through positions' successors: the
+/// thread's remembered answers of [`Outside`], the moves and successors of the position at
+/// hand, and the pages found missing so far.
+pub(super) struct Scratch<'o> {
+    /// The thread's remembered answers.
+    pub local: MutexGuard<'o, Local>,
+    /// The moves of the position at hand.
+    pub moves: MoveList,
+    /// The successors of the position at hand.
+    pub successors: Vec<Successor>,
+    /// The pages lacking, with repeats, in the order found.
+    pub missing: Vec<u32>,
+}
+
+impl<'o> Scratch<'o> {
+    /// Empty, with the current thread's remembered answers of `outside`.
+    pub fn new(outside: &'o Outside) -> Scratch<'o> {
+        Scratch {
+            local: outside.local(),
+            moves: MoveList::new(),
+            successors: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
 }
 
 /// The materials of a verification and what their successors need.
@@ -354,34 +394,34 @@ impl<'a> Context<'a> {
         })
     }
 
-    /// The successors of `pos`, the position of `part` at `walker`, whose side to move must
-    /// capture, through its `moves` (all captures, so all leaving the material), into `out`
-    /// (cleared first): from the pages of `cache`, through [`Outside`] for a material with no
-    /// part.
+    /// The successors of position `at`, whose side to move must capture, through the moves of
+    /// `scratch` (all captures, so all leaving the material), into its successors (cleared
+    /// first): from the pages of `cache`, through [`Outside`] for a material with no part.
     ///
-    /// Returns `false` when a page was missing: `out` is then incomplete, and `missing` has
-    /// every page lacking.
-    #[allow(clippy::too_many_arguments)]
+    /// Returns `false` when a page was missing: the successors are then incomplete, and the
+    /// missing pages of `scratch` have every page lacking.
     pub fn captures(
         &self,
-        part: &Part,
-        walker: &Walker,
-        pos: &Position,
-        moves: &[Move],
+        at: At,
         cache: &Cache,
-        local: &mut Local,
-        missing: &mut Vec<u32>,
-        out: &mut Vec<Successor>,
+        scratch: &mut Scratch,
     ) -> Result<bool, ProbeError> {
+        let At { part, walker, pos } = at;
+        let Scratch {
+            local,
+            moves,
+            successors: out,
+            missing,
+        } = scratch;
         out.clear();
         let mut complete = true;
-        for mv in moves {
+        for mv in &*moves {
             let from = 1u64 << (mv.from().number() - 1);
             let to = 1u64 << (mv.to().number() - 1);
             let taken = mv.captured().to_numbered_bits();
             let successor = match self.leave(part, walker.pieces(), from, to, taken) {
                 Target::NoPiece => (Codes::NO_PIECE, true),
-                Target::At(k, j, resets) => match cache.codes(&self.parts[k], j) {
+                Target::At(k, j, resets) => match cache.codes(self.parts[k].locate(j)) {
                     Ok(codes) => (codes, resets),
                     Err(page) => {
                         missing.push(page);
@@ -403,26 +443,27 @@ impl<'a> Context<'a> {
         Ok(complete)
     }
 
-    /// The successors of `pos`, the position of `part` at `walker`, whose side to move need
-    /// not capture, through its `moves`, into `out` (cleared first): from the pages of `cache`,
-    /// a promotion through [`Outside`] when the page it reaches is not made (it is not waited
+    /// The successors of position `at`, whose side to move need not capture, through the moves
+    /// of `scratch`, into its successors (cleared first): from the pages of `cache`, a
+    /// promotion through [`Outside`] when the page it reaches is not made (it is not waited
     /// for: it is a material of as many pieces); the distance and rule values only when `full`.
     ///
-    /// Returns `false` when a page of the material was missing: `out` is then incomplete, and
-    /// `missing` has every page lacking.
-    #[allow(clippy::too_many_arguments)]
+    /// Returns `false` when a page of the material was missing: the successors are then
+    /// incomplete, and the missing pages of `scratch` have every page lacking.
     pub fn quiet(
         &self,
-        part: &Part,
-        walker: &Walker,
-        pos: &Position,
-        moves: &[Move],
+        at: At,
         full: bool,
         cache: &Cache,
-        local: &mut Local,
-        missing: &mut Vec<u32>,
-        out: &mut Vec<Successor>,
+        scratch: &mut Scratch,
     ) -> Result<bool, ProbeError> {
+        let At { part, walker, .. } = at;
+        let Scratch {
+            local,
+            moves,
+            successors: out,
+            missing,
+        } = scratch;
         out.clear();
         let pieces = walker.pieces();
         let black = pieces.black_to_move;
@@ -432,17 +473,17 @@ impl<'a> Context<'a> {
             (pieces.white_men, self.promotion[0])
         };
         let mut complete = true;
-        for mv in moves {
+        for mv in &*moves {
             let from = 1u64 << (mv.from().number() - 1);
             let to = 1u64 << (mv.to().number() - 1);
             let man = men & from != 0;
             if man && to & promotion != 0 {
                 if complete {
-                    out.push(self.promotion(part, walker, pos, mv, full, cache, local)?);
+                    out.push(self.promotion(at, mv, full, cache, local)?);
                 }
                 continue;
             }
-            match cache.codes(part, walker.successor(from, to, man)) {
+            match cache.codes(part.locate(walker.successor(from, to, man))) {
                 Ok(codes) if complete => out.push((codes, man && part.man_moves_reset)),
                 Ok(_) => {}
                 Err(page) => {
@@ -454,23 +495,21 @@ impl<'a> Context<'a> {
         Ok(complete)
     }
 
-    /// The successor of `pos`, the position of `part` at `walker`, through the promotion `mv`:
-    /// from its page if made, else through [`Outside`].
-    #[allow(clippy::too_many_arguments)]
+    /// The successor of position `at` through the promotion `mv`: from its page if made, else
+    /// through [`Outside`].
     fn promotion(
         &self,
-        part: &Part,
-        walker: &Walker,
-        pos: &Position,
+        at: At,
         mv: &Move,
         full: bool,
         cache: &Cache,
         local: &mut Local,
     ) -> Result<Successor, ProbeError> {
+        let At { part, walker, pos } = at;
         let from = 1u64 << (mv.from().number() - 1);
         let to = 1u64 << (mv.to().number() - 1);
         if let Target::At(k, j, resets) = self.leave(part, walker.pieces(), from, to, 0) {
-            if let Ok(codes) = cache.codes(&self.parts[k], j) {
+            if let Ok(codes) = cache.codes(self.parts[k].locate(j)) {
                 return Ok((codes, resets));
             }
         }

@@ -7,10 +7,10 @@ use std::collections::hash_map::{Entry, HashMap};
 use rafle_probe::codec::read_code;
 use rafle_probe::{Move, ProbeError, Table, Wdl};
 
+use super::codes::{widen_dtw, Codes, Successor};
 use super::context::{Context, Target};
-use super::kings::elsewhere;
 use super::outside::Local;
-use super::part::{widen_dtw, Codes, Part, Successor};
+use super::part::Part;
 use super::walker::Walker;
 
 /// The report's lines for the mismatching positions `indices` of part `main`, with each index.
@@ -87,7 +87,7 @@ fn page_codes(
             successors.push(match ctx.leave(part, walker.pieces(), from, to, taken) {
                 Target::NoPiece => (Codes::NO_PIECE, true),
                 Target::At(t, i, resets) => (page_codes(ctx, t, i, blocks, local)?, resets),
-                Target::Elsewhere => elsewhere(ctx, &pos, mv, local)?,
+                Target::Elsewhere => ctx.outside.successor(&pos, mv, local)?,
             });
         }
         return Ok(Codes::of(part.combine(&successors, true)));

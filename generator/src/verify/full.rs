@@ -22,14 +22,16 @@
 //! A promotion's successor is read from its page if that is made, and resolved through
 //! [`super::outside::Outside`] otherwise (its material, of as many pieces, is not made for it).
 
+use std::ops::Range;
+
 use rafle_probe::format::StoredHalf;
-use rafle_probe::{MoveList, Position, ProbeError, Wdl};
+use rafle_probe::{Position, ProbeError, Wdl};
 use rayon::prelude::*;
 
-use super::context::Context;
-use super::outside::Local;
+use super::codes::{widen_dtw, Codes};
+use super::context::{At, Context, Scratch};
 use super::pages::{read_codes, Cache, Page, CHUNK, PAGE_BYTES};
-use super::part::{widen_dtw, Codes, Part, Successor};
+use super::part::Part;
 use super::walker::Walker;
 use super::Tally;
 
@@ -75,63 +77,11 @@ pub(super) fn verify(
         advance,
     };
     let white: Vec<u32> = stored.map(|p| first + p).collect();
-    let needed: Vec<u32> = ctx
-        .closure(main)
-        .into_iter()
-        .flat_map(|k| {
-            let p = &ctx.parts[k];
-            p.first_page..p.first_page + p.layout.pages()
-        })
-        .collect();
-    // Whether the material fits is judged on the budget as the memory now held leaves it,
-    // once the allocator has given its free memory back.
-    if ctx.release_at != u64::MAX {
-        ctx.trim();
-        walk.keep_within_budget();
-    }
-    let window = if walk.cache.holds(needed.len() as u32) {
-        // Room made first, so that the budget holds even while this material is walked.
-        walk.cache.touch(&needed);
-        let absent = needed.iter().filter(|&&p| !walk.cache.contains(p)).count();
-        walk.cache.make_room(absent);
-        walk.make(&needed)?;
-        white.len().max(1)
-    } else {
-        WINDOW
-    };
+    let window = walk.window(white.len())?;
     for pages in white.chunks(window) {
-        walk.make(pages)?;
-        let mut batches: Vec<Batch> = pages
-            .iter()
-            .flat_map(|&p| {
-                let (first, len) = part.layout.span(p - part.first_page);
-                (0..len)
-                    .step_by(CHUNK)
-                    .map(move |k| Batch::Range(first + k as u64, (len - k).min(CHUNK)))
-            })
-            .collect();
-        while !batches.is_empty() {
-            let (missing, waiting) = walk.check_white(&batches)?;
-            walk.make(&missing)?;
-            batches = waiting
-                .chunks(CHUNK)
-                .map(|c| Batch::List(c.to_vec()))
-                .collect();
-        }
-        walk.cache.end_step();
-        walk.keep_within_budget();
+        walk.check_window(pages)?;
     }
-    // The pages of the derived half that no move of the stored half reaches.
-    let rest: Vec<u32> = derived
-        .clone()
-        .filter(|&p| !walk.checked[(p - derived.start) as usize])
-        .map(|p| first + p)
-        .collect();
-    for pages in rest.chunks(WINDOW) {
-        walk.make(pages)?;
-        walk.cache.end_step();
-        walk.keep_within_budget();
-    }
+    walk.make_unreached(derived)?;
     check_derived_blocks(part)?;
     Ok(walk.tally)
 }
@@ -289,6 +239,83 @@ impl Walk<'_, '_> {
         }
     }
 
+    /// How many of the `white` pages with White to move of the material verified are checked
+    /// together: all of them when the pages of the material and of those its moves reach fit
+    /// in the budget (they are then made first, level by level, and no position waits), else
+    /// [`WINDOW`].
+    fn window(&mut self, white: usize) -> Result<usize, ProbeError> {
+        let ctx = self.ctx;
+        let needed: Vec<u32> = ctx
+            .closure(self.main)
+            .into_iter()
+            .flat_map(|k| {
+                let p = &ctx.parts[k];
+                p.first_page..p.first_page + p.layout.pages()
+            })
+            .collect();
+        // Whether the material fits is judged on the budget as the memory now held leaves it,
+        // once the allocator has given its free memory back.
+        if ctx.release_at != u64::MAX {
+            ctx.trim();
+            self.keep_within_budget();
+        }
+        if !self.cache.holds(needed.len() as u32) {
+            return Ok(WINDOW);
+        }
+        // Room made first, so that the budget holds even while this material is walked.
+        self.cache.touch(&needed);
+        let absent = needed.iter().filter(|&&p| !self.cache.contains(p)).count();
+        self.cache.make_room(absent);
+        self.make(&needed)?;
+        Ok(white.max(1))
+    }
+
+    /// Checks the positions of `pages`, pages with White to move of the material verified,
+    /// making the pages they need; the positions whose successors lie in pages not made yet
+    /// wait for them.
+    fn check_window(&mut self, pages: &[u32]) -> Result<(), ProbeError> {
+        let part = &self.ctx.parts[self.main];
+        self.make(pages)?;
+        let mut batches: Vec<Batch> = pages
+            .iter()
+            .flat_map(|&p| {
+                let (first, len) = part.layout.span(p - part.first_page);
+                (0..len)
+                    .step_by(CHUNK)
+                    .map(move |k| Batch::Range(first + k as u64, (len - k).min(CHUNK)))
+            })
+            .collect();
+        while !batches.is_empty() {
+            let (missing, waiting) = self.check_white(&batches)?;
+            self.make(&missing)?;
+            batches = waiting
+                .chunks(CHUNK)
+                .map(|c| Batch::List(c.to_vec()))
+                .collect();
+        }
+        self.cache.end_step();
+        self.keep_within_budget();
+        Ok(())
+    }
+
+    /// Makes the pages of `derived`, the derived half of the material verified (numbered in
+    /// the material), that no move of the stored half reached: their positions are checked as
+    /// they are made.
+    fn make_unreached(&mut self, derived: Range<u32>) -> Result<(), ProbeError> {
+        let first = self.ctx.parts[self.main].first_page;
+        let rest: Vec<u32> = derived
+            .clone()
+            .filter(|&p| !self.checked[(p - derived.start) as usize])
+            .map(|p| first + p)
+            .collect();
+        for pages in rest.chunks(WINDOW) {
+            self.make(pages)?;
+            self.cache.end_step();
+            self.keep_within_budget();
+        }
+        Ok(())
+    }
+
     /// Makes the pages of `pages` that the cache lacks, level by level, with those they need.
     fn make(&mut self, pages: &[u32]) -> Result<(), ProbeError> {
         let mut wanted: Vec<(usize, u32)> = pages
@@ -418,9 +445,10 @@ impl Walk<'_, '_> {
                     })
             })
             .collect();
+        let check = Check { ctx, cache, main };
         let outcomes = work
             .into_par_iter()
-            .map(|chunk| fill_chunk(ctx, cache, main, chunk))
+            .map(|chunk| check.fill_chunk(chunk))
             .collect::<Result<Vec<_>, ProbeError>>()?;
         let mut missing = Vec::new();
         for (m, outcome) in outcomes {
@@ -436,51 +464,16 @@ impl Walk<'_, '_> {
     /// pages are made; returns the pages some of them lack and those positions, to check again
     /// once the pages are made.
     fn check_white(&mut self, batches: &[Batch]) -> Result<(Vec<u32>, Vec<u64>), ProbeError> {
-        let ctx = self.ctx;
-        let main = &ctx.parts[self.main];
-        let cache = &*self.cache;
+        let check = Check {
+            ctx: self.ctx,
+            cache: &*self.cache,
+            main: self.main,
+        };
         let advance = self.advance;
         let outcomes = batches
             .par_iter()
             .map(|batch| {
-                let mut local = ctx.outside.local();
-                let mut outcome = Outcome::default();
-                let mut successors = Vec::new();
-                let mut moves = MoveList::new();
-                batch.for_each(main, |walker, pos| {
-                    let i = walker.index();
-                    let (page, offset) = main.locate(i);
-                    let Some(page) = cache.get(page) else {
-                        outcome.missing.push(page);
-                        outcome.waiting.push(i);
-                        return Ok(());
-                    };
-                    if page.is_capture(offset) {
-                        outcome.tally.capture();
-                        return Ok(());
-                    }
-                    let stored = page.codes[offset];
-                    pos.legal_moves_into(&mut moves);
-                    let full = main.holds(i, stored.wdl());
-                    let complete = ctx.quiet(
-                        main,
-                        walker,
-                        &pos,
-                        &moves,
-                        full,
-                        cache,
-                        &mut local,
-                        &mut outcome.missing,
-                        &mut successors,
-                    )?;
-                    if complete {
-                        let mismatch = main.compare(i, &pos, stored, &successors)?;
-                        outcome.tally.quiet(i, mismatch);
-                    } else {
-                        outcome.waiting.push(i);
-                    }
-                    Ok(())
-                })?;
+                let outcome = check.white_batch(batch)?;
                 advance(outcome.tally.checked);
                 Ok(outcome)
             })
@@ -518,80 +511,6 @@ fn room_for_pages(
     release_at.saturating_sub(others)
 }
 
-/// Fills the waiting positions of a chunk; returns its page's place among the pages being made,
-/// with what checking them found and the pages those still waiting lack.
-fn fill_chunk(
-    ctx: &Context,
-    cache: &Cache,
-    main: usize,
-    chunk: Chunk,
-) -> Result<(usize, Outcome), ProbeError> {
-    let Chunk {
-        m,
-        k,
-        stored,
-        first,
-        codes,
-        capture,
-        waiting,
-    } = chunk;
-    let part = &ctx.parts[k];
-    let checked = k == main && !stored;
-    let mut local = ctx.outside.local();
-    let mut outcome = Outcome::default();
-    let mut successors = Vec::new();
-    let mut moves = MoveList::new();
-    // Walked position by position while every one waits (the first time), else jumped to.
-    let dense = waiting.iter().all(|&w| w == !0);
-    let mut walker = Walker::new(&part.ranker, first);
-    for offset in 0..codes.len() {
-        if offset > 0 && dense {
-            walker.advance();
-        }
-        if waiting[offset / 64] >> (offset % 64) & 1 == 0 {
-            continue;
-        }
-        let i = first + offset as u64;
-        if !dense {
-            walker = Walker::new(&part.ranker, i);
-        }
-        let pos = part.position(&walker)?;
-        let filled = fill(
-            ctx,
-            cache,
-            main,
-            k,
-            stored,
-            &walker,
-            &pos,
-            codes[offset],
-            &mut local,
-            &mut moves,
-            &mut successors,
-            &mut outcome.missing,
-        )?;
-        let done = match filled {
-            Filled::Done(done, mismatch) => {
-                if checked {
-                    outcome.tally.quiet(i, mismatch);
-                }
-                done
-            }
-            Filled::Capture(done) => {
-                capture[offset / 64] |= 1 << (offset % 64);
-                if checked {
-                    outcome.tally.capture();
-                }
-                done
-            }
-            Filled::Waiting => continue,
-        };
-        codes[offset] = done;
-        waiting[offset / 64] &= !(1 << (offset % 64));
-    }
-    Ok((m, outcome))
-}
-
 /// Reads the stored codes of page `page`: all three tables' in the stored half; in the derived
 /// one, the win/draw/loss table's if it stores both halves.
 fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
@@ -624,53 +543,154 @@ fn read(ctx: &Context, page: u32) -> Result<Making, ProbeError> {
     })
 }
 
-/// Fills the position of part `k` at `walker`, `pos` (of the stored half if `stored`), whose
-/// stored codes are `codes`: its codes through its captures, or its stored ones (a draw's
-/// distance and rule value for a draw), or in the derived half from its successors (its stored
-/// win/draw/loss, if any, checked against them in part `main`, the material verified).
-#[allow(clippy::too_many_arguments)]
-fn fill(
-    ctx: &Context,
-    cache: &Cache,
+/// What a unit of parallel work checks, and against what: part `main` of `ctx`, the
+/// material verified, with the pages `cache` holds (up to its budget).
+#[derive(Clone, Copy)]
+struct Check<'a, 'c> {
+    ctx: &'a Context<'c>,
+    cache: &'a Cache,
     main: usize,
-    k: usize,
-    stored: bool,
-    walker: &Walker,
-    pos: &Position,
-    codes: Codes,
-    local: &mut Local,
-    moves: &mut MoveList,
-    successors: &mut Vec<Successor>,
-    missing: &mut Vec<u32>,
-) -> Result<Filled, ProbeError> {
-    let part = &ctx.parts[k];
-    if stored && !pos.must_capture() {
-        let drawn = codes.wdl == Wdl::Draw.code();
-        return Ok(Filled::Done(if drawn { Codes::DRAW } else { codes }, None));
+}
+
+impl Check<'_, '_> {
+    /// Checks the positions of `batch`, with White to move in the material verified, against
+    /// the pages their moves reach; a position whose page or whose successors' pages are not
+    /// made waits.
+    fn white_batch(self, batch: &Batch) -> Result<Outcome, ProbeError> {
+        let main = &self.ctx.parts[self.main];
+        let mut scratch = Scratch::new(&self.ctx.outside);
+        let mut outcome = Outcome::default();
+        batch.for_each(main, |walker, pos| {
+            let i = walker.index();
+            let (page, offset) = main.locate(i);
+            let Some(page) = self.cache.get(page) else {
+                scratch.missing.push(page);
+                outcome.waiting.push(i);
+                return Ok(());
+            };
+            if page.is_capture(offset) {
+                outcome.tally.capture();
+                return Ok(());
+            }
+            let stored = page.codes[offset];
+            pos.legal_moves_into(&mut scratch.moves);
+            let full = main.holds(i, stored.wdl());
+            let at = At {
+                part: main,
+                walker,
+                pos: &pos,
+            };
+            if self.ctx.quiet(at, full, self.cache, &mut scratch)? {
+                let mismatch = main.compare(i, &pos, stored, &scratch.successors)?;
+                outcome.tally.quiet(i, mismatch);
+            } else {
+                outcome.waiting.push(i);
+            }
+            Ok(())
+        })?;
+        outcome.missing = scratch.missing;
+        Ok(outcome)
     }
-    pos.legal_moves_into(moves);
-    if moves.first().is_some_and(|m| m.is_capture()) {
-        if !ctx.captures(part, walker, pos, moves, cache, local, missing, successors)? {
+
+    /// Fills the waiting positions of a chunk; returns its page's place among the pages being
+    /// made, with what checking them found and the pages those still waiting lack.
+    fn fill_chunk(self, chunk: Chunk) -> Result<(usize, Outcome), ProbeError> {
+        let Chunk {
+            m,
+            k,
+            stored,
+            first,
+            codes,
+            capture,
+            waiting,
+        } = chunk;
+        let part = &self.ctx.parts[k];
+        let checked = k == self.main && !stored;
+        let mut scratch = Scratch::new(&self.ctx.outside);
+        let mut outcome = Outcome::default();
+        // Walked position by position while every one waits (the first time), else jumped to.
+        let dense = waiting.iter().all(|&w| w == !0);
+        let mut walker = Walker::new(&part.ranker, first);
+        for offset in 0..codes.len() {
+            if offset > 0 && dense {
+                walker.advance();
+            }
+            if waiting[offset / 64] >> (offset % 64) & 1 == 0 {
+                continue;
+            }
+            let i = first + offset as u64;
+            if !dense {
+                walker = Walker::new(&part.ranker, i);
+            }
+            let pos = part.position(&walker)?;
+            let at = At {
+                part,
+                walker: &walker,
+                pos: &pos,
+            };
+            let done = match self.fill(k, stored, at, codes[offset], &mut scratch)? {
+                Filled::Done(done, mismatch) => {
+                    if checked {
+                        outcome.tally.quiet(i, mismatch);
+                    }
+                    done
+                }
+                Filled::Capture(done) => {
+                    capture[offset / 64] |= 1 << (offset % 64);
+                    if checked {
+                        outcome.tally.capture();
+                    }
+                    done
+                }
+                Filled::Waiting => continue,
+            };
+            codes[offset] = done;
+            waiting[offset / 64] &= !(1 << (offset % 64));
+        }
+        outcome.missing = scratch.missing;
+        Ok((m, outcome))
+    }
+
+    /// Fills position `at` of part `k` (of the stored half if `stored`), whose stored codes are
+    /// `codes`: its codes through its captures, or its stored ones (a draw's distance and rule
+    /// value for a draw), or in the derived half from its successors (its stored
+    /// win/draw/loss, if any, checked against them in the material verified).
+    fn fill(
+        self,
+        k: usize,
+        stored: bool,
+        at: At,
+        codes: Codes,
+        scratch: &mut Scratch,
+    ) -> Result<Filled, ProbeError> {
+        let At { part, walker, pos } = at;
+        if stored && !pos.must_capture() {
+            let drawn = codes.wdl == Wdl::Draw.code();
+            return Ok(Filled::Done(if drawn { Codes::DRAW } else { codes }, None));
+        }
+        pos.legal_moves_into(&mut scratch.moves);
+        if scratch.moves.first().is_some_and(|m| m.is_capture()) {
+            if !self.ctx.captures(at, self.cache, scratch)? {
+                return Ok(Filled::Waiting);
+            }
+            let successors = &scratch.successors;
+            return Ok(Filled::Capture(Codes::of(part.combine(successors, true))));
+        }
+        if !self.ctx.quiet(at, true, self.cache, scratch)? {
             return Ok(Filled::Waiting);
         }
-        return Ok(Filled::Capture(Codes::of(part.combine(successors, true))));
-    }
-    if !ctx.quiet(
-        part, walker, pos, moves, true, cache, local, missing, successors,
-    )? {
-        return Ok(Filled::Waiting);
-    }
-    let derived = Codes::of(part.combine(successors, true));
-    let mismatch = if part.wdl_both && k == main {
-        let stored = Codes {
-            wdl: codes.wdl,
-            ..Codes::DRAW
+        let derived = Codes::of(part.combine(&scratch.successors, true));
+        let mismatch = if part.wdl_both && k == self.main {
+            let stored = Codes {
+                wdl: codes.wdl,
+                ..Codes::DRAW
+            };
+            part.compare(walker.index(), pos, stored, &scratch.successors)?
+        } else {
+            None
         };
-        part.compare(walker.index(), pos, stored, successors)?
-    } else {
-        None
-    };
-    Ok(Filled::Done(derived, mismatch))
+        Ok(Filled::Done(derived, mismatch))
+    }
 }
 
 #[cfg(test)]

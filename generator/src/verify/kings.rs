@@ -25,15 +25,15 @@
 
 use rafle_probe::format::{StoredHalf, TableKind};
 use rafle_probe::{
-    resets_counter, Material, Move, MoveList, Position, PositionIndex, ProbeError, Tablebase,
-    Variant, Wdl,
+    Material, MoveList, Position, PositionIndex, ProbeError, Tablebase, Variant, Wdl,
 };
 use rayon::prelude::*;
 
+use super::codes::{widen_dtw, Codes, Successor, DTW_DRAW};
 use super::context::{self, Context, Target};
 use super::outside::Local;
 use super::pages::read_codes;
-use super::part::{widen_dtw, Codes, Part, Successor, DTW_DRAW};
+use super::part::Part;
 use super::walker::Walker;
 use super::Tally;
 
@@ -608,9 +608,9 @@ impl<'c> Walk<'c> {
                 Target::NoPiece => (Codes::NO_PIECE, true),
                 Target::At(t, j, resets) => match self.held.get(t).and_then(Option::as_ref) {
                     Some(values) => (values.get(j), resets),
-                    None => elsewhere(ctx, pos, mv, &mut self.local)?,
+                    None => ctx.outside.successor(pos, mv, &mut self.local)?,
                 },
-                Target::Elsewhere => elsewhere(ctx, pos, mv, &mut self.local)?,
+                Target::Elsewhere => ctx.outside.successor(pos, mv, &mut self.local)?,
             };
             self.successors.push(successor);
         }
@@ -727,18 +727,6 @@ impl<'c> Walk<'c> {
             Ok(())
         })
     }
-}
-
-/// The successor of `pos` through `mv`, through the probe's rules.
-pub(super) fn elsewhere(
-    ctx: &Context,
-    pos: &Position,
-    mv: &Move,
-    local: &mut Local,
-) -> Result<Successor, ProbeError> {
-    let next = pos.play(mv);
-    let values = ctx.outside.values(&next, local)?;
-    Ok((Codes::of(values), resets_counter(pos, mv, &next)))
 }
 
 /// Whether position `i` of `part`, whose stored codes are `stored`, disagrees with its

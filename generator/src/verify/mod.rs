@@ -14,6 +14,7 @@
 //! whole that a stopped check resumes from is [`VerifiedRecord`] (`resume`).
 
 mod budget;
+mod codes;
 mod context;
 mod example;
 mod full;

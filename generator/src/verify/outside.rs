@@ -12,8 +12,11 @@
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use rafle_probe::{Category, Dtw, Limits, Position, ProbeError, RuleValue, Tablebase, Wdl};
+use rafle_probe::{
+    resets_counter, Category, Dtw, Limits, Move, Position, ProbeError, RuleValue, Tablebase, Wdl,
+};
 
+use super::codes::{Codes, Successor};
 use crate::resolve::{self, Values};
 
 /// Answers remembered per thread: a power of two.
@@ -97,6 +100,23 @@ impl<'a> Outside<'a> {
         let values = self.resolve(pos, local)?;
         local.remembered[slot] = Some((*pos, values));
         Ok(values)
+    }
+
+    /// The successor of `pos` through `mv`, through the probe's rules: its codes and whether
+    /// the move resets the draw-rule counter.
+    ///
+    /// # Errors
+    ///
+    /// A [`ProbeError`] reading a table, as [`Outside::values`].
+    pub fn successor(
+        &self,
+        pos: &Position,
+        mv: &Move,
+        local: &mut Local,
+    ) -> Result<Successor, ProbeError> {
+        let next = pos.play(mv);
+        let values = self.values(&next, local)?;
+        Ok((Codes::of(values), resets_counter(pos, mv, &next)))
     }
 
     /// The values of `pos`, whose sides both have pieces, from its tables and successors.

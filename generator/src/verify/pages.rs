@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use rafle_probe::codec::read_code;
 use rafle_probe::{ProbeError, Table};
 
-use super::part::{Codes, Part};
+use super::codes::Codes;
 
 /// Positions in a page: the tables' block size, so that a page with White to move decodes one
 /// block of each table.
@@ -243,10 +243,10 @@ impl Cache {
         Some(found)
     }
 
-    /// The codes of position `j` of `part`, or the page to make first.
+    /// The codes at `offset` in page `page` (where `Part::locate` puts a position), or the page
+    /// to make first.
     #[inline]
-    pub fn codes(&self, part: &Part, j: u64) -> Result<Codes, u32> {
-        let (page, offset) = part.locate(j);
+    pub fn codes(&self, (page, offset): (u32, usize)) -> Result<Codes, u32> {
         self.get(page).map(|p| p.codes[offset]).ok_or(page)
     }
 

@@ -11,8 +11,8 @@ use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{resets_counter, Material, ProbeError, Variant};
 use rayon::prelude::*;
 
+use super::codes::{Codes, Successor};
 use super::context::Context;
-use super::part::{Codes, Successor};
 use super::Tally;
 
 /// Positions checked per unit of parallel work.
