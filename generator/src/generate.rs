@@ -21,7 +21,8 @@ use crate::seed_part::PartSeeds;
 use crate::solve::{band_checksum, bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::{remove_bands, remove_values, Journal, ValuesFile, BYTES_PER_POSITION};
+use crate::values::remove_bands;
+use crate::values::{remove_values, Journal, ValuesFile, BYTES_PER_POSITION};
 use crate::write::{write_tables, Writing, Written};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
@@ -347,7 +348,7 @@ fn solve_material(
 ) -> Result<Done, GenerateError> {
     let started = Instant::now();
     let paths = plan.layout().work_files(m.material, plan.tables);
-    if crate::values::is_banded(index) {
+    if crate::bands::is_banded(index) {
         let material = BandedMaterial {
             plan,
             m,

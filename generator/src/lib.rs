@@ -25,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+mod bands;
 mod bit_levels;
 mod convert;
 mod engine;

@@ -18,10 +18,10 @@ use rafle_probe::{
 use crate::values::BYTES_PER_POSITION;
 use crate::GenerateError;
 pub use bytes::parse_memory;
-pub(crate) use bytes::LEAST_CACHE_BYTES;
 use bytes::{
     cached_bytes, part_least_bytes, seed_parts, slice_bytes, slices_bytes, Placements, OVERHEAD,
 };
+pub(crate) use bytes::{LEAST_CACHE_BYTES, STREAMED_CACHE_BYTES};
 pub use disk::{DiskEstimate, DiskParts};
 
 /// The most pieces rafle generates (the index handles more; memory does not).

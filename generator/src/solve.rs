@@ -31,14 +31,13 @@ use rafle_probe::{
 };
 use rayon::prelude::*;
 
+use crate::bands::BandWriter;
 use crate::bit_levels::Bits;
 use crate::engine::{Moves, Outcome, Propagation, Seed};
 use crate::man_moves::ManMoves;
 use crate::seed_part::PartSeeds;
 use crate::store::{MaterialValues, Store};
-use crate::values::{
-    distance, distance_code, BandWriter, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE,
-};
+use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
 pub(crate) use kings_only::{bits_working_bytes, seed_group_bytes, IN_BITS_ABOVE};

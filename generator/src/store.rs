@@ -7,9 +7,10 @@ use std::sync::Arc;
 use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
+use crate::bands::BandedValues;
 use crate::memory::Trimmer;
 use crate::packed::{PackedValues, SharedCache};
-use crate::values::{distance, BandedValues, ValuesFile};
+use crate::values::{distance, ValuesFile};
 use crate::GenerateError;
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;

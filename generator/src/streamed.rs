@@ -22,21 +22,12 @@ use rayon::prelude::*;
 use crate::load::LoadError;
 use crate::packed::{self, BLOCK_POSITIONS};
 use crate::plan::MaterialPlan;
+use crate::plan::STREAMED_CACHE_BYTES;
 use crate::resolve::{self, Values};
 use crate::store::Store;
 use crate::summary::Counts;
 use crate::values::{distance_code, CAPTURE, MAX_DISTANCE};
 use crate::GenerateError;
-
-/// The probe's block cache while a material is read back block by block: decoded blocks of
-/// the material's own three tables (a block of 65,536 positions is 16 KiB of win/draw/loss
-/// codes, 64–128 KiB of distances and 64 KiB of rule codes).
-pub(crate) const STREAMED_CACHE_BYTES: u64 = 192 << 20;
-
-/// Memory a read-back block by block holds besides the run's own: the probe's cache, the
-/// blocks being packed (a batch of packed blocks per thread, 3 bytes a position each, and
-/// their compressed bytes) and the tables' block indices.
-pub(crate) const STREAMED_BYTES: u64 = STREAMED_CACHE_BYTES + (64 << 20);
 
 /// Reads material `m`'s values back from its tables (in the table directory `dir`), the
 /// positions they leave out valued from their moves, the values of other materials read in

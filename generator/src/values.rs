@@ -17,7 +17,6 @@
 //! [`DRAW`] for a draw, plus [`CAPTURE`] when the side to move must capture), then `n` bytes of
 //! [`RuleValue::code`].
 
-mod banded;
 mod journal;
 
 use std::fs::{self, File, OpenOptions};
@@ -30,9 +29,6 @@ use rafle_probe::{Dtw, Limits, Material, RuleValue, Tables, Variant, WorkFiles};
 
 use crate::files::io_error;
 use crate::GenerateError;
-pub(crate) use banded::{
-    band_paths, is_banded, open_finished, remove_bands, BandWriter, BandedValues, Layout,
-};
 pub(crate) use journal::{FinishedBand, Journal};
 
 /// The distance code of a draw.
@@ -369,6 +365,35 @@ fn reserve(file: &File, len: u64) -> io::Result<()> {
         libc::EOPNOTSUPP => Ok(()),
         e => Err(io::Error::from_raw_os_error(e)),
     }
+}
+
+/// Removes every band file of the material whose work files `partial` names (a band's file
+/// and any temporary one): the files named `<stem>.band-*` beside it.
+pub(crate) fn remove_bands(partial: &Path) {
+    let (Some(dir), Some(stem)) = (partial.parent(), partial.file_stem()) else {
+        return;
+    };
+    let prefix = format!("{}.band-", stem.to_string_lossy());
+    let dotted = format!(".{prefix}");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        // A temporary name starts with a dot and ends with the name it replaces.
+        if name.starts_with(&prefix) || (name.starts_with('.') && name.contains(&dotted)) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The band files a finished material left, in band order, while they follow on from band 0.
+pub(crate) fn band_paths(paths: &WorkFiles, bands: usize) -> Vec<PathBuf> {
+    (0..bands)
+        .map(|b| paths.band(b))
+        .take_while(|path| path.exists())
+        .collect()
 }
 
 /// The checksum of a range of positions of a work file: crc32 of its first position's number,

@@ -51,6 +51,12 @@ pub(crate) trait Source: Sync {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError>;
 }
 
+impl Source for crate::bands::BandedValues {
+    fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        self.read_direct(start, len)
+    }
+}
+
 impl Source for ValuesFile {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
         ValuesFile::read_range(self, start, len)

@@ -284,9 +284,10 @@ fn resolve(
     Some((target, true))
 }
 
-/// The dependency edges between the modules of one crate's files, each one's target lifted
-/// to the child of the two ends' common ancestor; edges between a module and its ancestors or
-/// descendants are left out.
+/// The dependency edges between the modules of one crate's files, both ends lifted to the
+/// children of their common ancestor (a submodule's import is its whole subtree's, so `a::b`
+/// naming `c` while `c` names `a` is a cycle of `a` and `c`); edges between a module and its
+/// ancestors or descendants are left out.
 fn edges(files: &[SourceFile]) -> Vec<Edge> {
     let modules: BTreeSet<ModulePath> = files.iter().map(|f| f.module.clone()).collect();
     let tokens: Vec<Vec<(Token, usize)>> = files.iter().map(|f| tokenize(&f.text)).collect();
@@ -331,7 +332,7 @@ fn edges(files: &[SourceFile]) -> Vec<Edge> {
             }
             let code = lines.get(path.line - 1).map_or("", |l| l.trim());
             edges.push(Edge {
-                from: file.module.clone(),
+                from: file.module[..=common].to_vec(),
                 to: target[..=common].to_vec(),
                 site: format!("{}:{}: {}", file.display, path.line, code),
             });
@@ -526,13 +527,15 @@ mod tests {
             .iter()
             .map(|e| (e.from.clone(), e.to.clone()))
             .collect();
-        assert_eq!(ends, [(module("a::x"), module("b"))]);
+        assert_eq!(ends, [(module("a"), module("b"))]);
         assert!(cycles(&found).is_empty());
+        // `b` naming `a::x` while `a::x` names `b`: the subtrees `a` and `b` name each other.
         let mut files = files;
         files[3] = file("b", "mod y;\nuse crate::a::x;\nfn k() { x::g() }\n");
-        assert_eq!(cycles(&edges(&files)), Vec::<Vec<ModulePath>>::new());
-        files[1] = file("a", "mod x;\npub fn f() { crate::b::y::h(); }\n");
         assert_eq!(cycles(&edges(&files)), [vec![module("a"), module("b")]]);
+        files[3] = file("b", "mod y;\n");
+        files[1] = file("a", "mod x;\npub fn f() { crate::b::y::h(); }\n");
+        assert!(cycles(&edges(&files)).is_empty());
     }
 
     #[test]

@@ -5,10 +5,12 @@
 
 use rafle_probe::{PositionIndex, WorkFiles};
 
+use crate::bands::{BandWriter, BandedValues, Layout};
 use crate::plan::{MaterialPlan, Plan};
 use crate::solve::{bands, MaterialSolver};
 use crate::store::Store;
-use crate::values::{band_paths, remove_bands, BandWriter, BandedValues, Journal, Layout};
+use crate::values::Journal;
+use crate::values::{band_paths, remove_bands};
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
 /// One material of a plan as it is solved into band files.
@@ -148,7 +150,7 @@ pub(super) fn finished_bands(
     paths: &WorkFiles,
 ) -> Option<BandedValues> {
     let identity = plan.packed_identity(m);
-    crate::values::open_finished(
+    crate::bands::open_finished(
         index,
         &identity,
         layout(plan),

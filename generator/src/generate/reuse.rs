@@ -253,10 +253,10 @@ fn values_kept(
     // put a good one in its place. Rebuilding it replaces it by a rename all the same.
     let removes = plan.unit.is_none();
     let index = rafle_probe::PositionIndex::new(plan.variant, m.material);
-    Ok(crate::values::open_finished(
+    Ok(crate::bands::open_finished(
         &index,
         &identity,
-        crate::values::Layout::of_run(plan.tables == rafle_probe::Tables::All),
+        crate::bands::Layout::of_run(plan.tables == rafle_probe::Tables::All),
         &paths,
         || crate::solve::bands(&index).len(),
         true,

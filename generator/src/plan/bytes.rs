@@ -8,6 +8,16 @@ use rafle_probe::{binomial, Material, PositionIndex, Variant};
 use crate::packed::BLOCK_POSITIONS;
 use crate::values::BYTES_PER_POSITION;
 
+/// The probe's block cache while a material is read back block by block: decoded blocks of
+/// the material's own three tables (a block of 65,536 positions is 16 KiB of win/draw/loss
+/// codes, 64–128 KiB of distances and 64 KiB of rule codes).
+pub(crate) const STREAMED_CACHE_BYTES: u64 = 192 << 20;
+
+/// Memory a read-back block by block holds besides the run's own: the probe's cache, the
+/// blocks being packed (a batch of packed blocks per thread, 3 bytes a position each, and
+/// their compressed bytes) and the tables' block indices.
+pub(crate) const STREAMED_BYTES: u64 = STREAMED_CACHE_BYTES + (64 << 20);
+
 /// Bytes beyond the tables: thread stacks, move lists, indexes, the allocator's slack, the
 /// blocks of a table being written, the blocks each thread keeps at hand.
 pub(super) const OVERHEAD: u64 = 256 << 20;

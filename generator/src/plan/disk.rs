@@ -4,7 +4,8 @@
 //! that a later one still reads, and the tables written so far.
 
 use super::Plan;
-use crate::values::{is_banded, BYTES_PER_POSITION};
+use crate::bands::is_banded;
+use crate::values::BYTES_PER_POSITION;
 use rafle_probe::{Material, PositionIndex, Tables};
 
 /// Compressed values a position, about, by what is written: the band files of the Brazilian

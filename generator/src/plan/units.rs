@@ -6,11 +6,10 @@ use rafle_probe::Table;
 
 use super::bytes::{
     cached_bytes, part_least_bytes, read_back_streamed_always, seed_part_size, slice_bytes,
-    Placements, LEAST_CACHE_BYTES, OVERHEAD, REPACK_BYTES_PER_POSITION,
+    Placements, LEAST_CACHE_BYTES, OVERHEAD, REPACK_BYTES_PER_POSITION, STREAMED_BYTES,
 };
 use super::{MaterialPlan, Plan, UnitState};
 use crate::packed::PackedValues;
-use crate::streamed::STREAMED_BYTES;
 use crate::values::packed_identity;
 
 impl Plan {
@@ -54,10 +53,10 @@ impl Plan {
         let paths = self.layout().work_files(m.material, self.tables);
         let identity = self.packed_identity(m);
         let index = rafle_probe::PositionIndex::new(self.variant, m.material);
-        crate::values::open_finished(
+        crate::bands::open_finished(
             &index,
             &identity,
-            crate::values::Layout::of_run(self.tables == rafle_probe::Tables::All),
+            crate::bands::Layout::of_run(self.tables == rafle_probe::Tables::All),
             &paths,
             || crate::solve::bands(&index).len(),
             false,

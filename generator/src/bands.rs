@@ -37,10 +37,9 @@ use std::sync::Mutex;
 use rafle_probe::cache::block_key;
 use rafle_probe::PositionIndex;
 
-use super::{range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
 use crate::files::io_error;
 use crate::packed::{damaged, decompress_checked, read_cached, SharedCache, LEVEL};
-use crate::write::Source;
+use crate::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
 use crate::GenerateError;
 
 /// The first bytes of a band file's directory, and its last bytes.
@@ -718,7 +717,15 @@ impl BandedValues {
 
     /// The codes of `len` positions from `start`, each chunk read from its file (not through a
     /// cache: a whole pass over the values reads each chunk once or twice).
-    fn read_direct(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+    ///
+    /// # Errors
+    ///
+    /// As [`BandedValues::codes`].
+    pub(crate) fn read_direct(
+        &self,
+        start: u64,
+        len: usize,
+    ) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
         let mut codes = Vec::with_capacity(len);
         let mut rules = Vec::with_capacity(len);
         let mut i = start;
@@ -735,33 +742,6 @@ impl BandedValues {
             i += take as u64;
         }
         Ok((codes, rules))
-    }
-}
-
-impl Source for BandedValues {
-    fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
-        self.read_direct(start, len)
-    }
-}
-
-/// Removes every band file of the material whose work files `partial` names (a band's file
-/// and any temporary one): the files named `<stem>.band-*` beside it.
-pub(crate) fn remove_bands(partial: &Path) {
-    let (Some(dir), Some(stem)) = (partial.parent(), partial.file_stem()) else {
-        return;
-    };
-    let prefix = format!("{}.band-", stem.to_string_lossy());
-    let dotted = format!(".{prefix}");
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        // A temporary name starts with a dot and ends with the name it replaces.
-        if name.starts_with(&prefix) || (name.starts_with('.') && name.contains(&dotted)) {
-            let _ = fs::remove_file(entry.path());
-        }
     }
 }
 
@@ -793,17 +773,10 @@ pub(crate) fn open_finished(
     Some(values)
 }
 
-/// The band files a finished material left, in band order, while they follow on from band 0.
-pub(crate) fn band_paths(paths: &rafle_probe::WorkFiles, bands: usize) -> Vec<PathBuf> {
-    (0..bands)
-        .map(|b| paths.band(b))
-        .take_while(|path| path.exists())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::values::remove_bands;
     use rafle_probe::{Material, Variant};
 
     /// A material whose halves take two chunks each (KKKMvKK: 3 kings beside 2 over the free
@@ -879,7 +852,7 @@ mod tests {
                     "position {i}"
                 );
             }
-            let (codes, rules) = values.read_range(h * half, half as usize).unwrap();
+            let (codes, rules) = values.read_direct(h * half, half as usize).unwrap();
             let expected: (Vec<u16>, Vec<u8>) = (h * half..(h + 1) * half).map(codes_of).unzip();
             assert_eq!((codes, rules), expected);
         }
@@ -918,7 +891,7 @@ mod tests {
         }
         // A range across the two chunks of a half, as the table writer reads it.
         let start = 3 * half + CHUNK_POSITIONS - 10;
-        let (codes, rules) = values.read_range(start, 40).unwrap();
+        let (codes, rules) = values.read_direct(start, 40).unwrap();
         let expected: (Vec<u16>, Vec<u8>) = (start..start + 40).map(codes_of).unzip();
         assert_eq!((codes, rules), expected);
         values.check().unwrap();
@@ -960,7 +933,7 @@ mod tests {
         }
         // The made-up codes give every kind, with and without the capture mark.
         assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
-        let (codes, _) = values.read_range(4 * half + 3, 5).unwrap();
+        let (codes, _) = values.read_direct(4 * half + 3, 5).unwrap();
         let expected: Vec<u16> = (4 * half + 3..4 * half + 8)
             .map(|i| shortest_of_its_kind(codes_of(i).0))
             .collect();
