@@ -50,10 +50,11 @@ pub(crate) const CHUNK_POSITIONS: u64 = crate::packed::BLOCK_POSITIONS;
 
 /// Halves (king placements a side to move) of at least this many positions are kept in band
 /// files; a material of fewer (no king, or one king among many men) keeps a raw work file.
-/// Its halves are too small for a directory entry each: 6 bytes of memory a half, at most
-/// 0.375 bytes a position here, against the raw file's 3 on disk; and those materials are the
-/// smaller ones of a set (Brazilian up to 8: under 0.5 × 10⁹ positions each).
-pub(crate) const MIN_HALF_POSITIONS: u64 = 16;
+/// Their slices read the band before them through man moves at every position, which a raw
+/// file serves from memory and band files through the cache: measured on Brazilian MMMMvK
+/// (halves of 28 positions), several times the CPU. Those materials are the smaller ones of a
+/// set (Brazilian up to 8: under 2.1 × 10⁹ positions each).
+pub(crate) const MIN_HALF_POSITIONS: u64 = 64;
 
 /// Whether a material is solved into band files: one with men whose halves are large enough.
 pub(crate) fn is_banded(index: &PositionIndex) -> bool {

@@ -508,12 +508,14 @@ fn one_material_alone_from_finished_tables() {
         .map(|s| s.material.to_string())
         .collect();
     assert_eq!(solved, ["KKvM"]);
-    // What it read stays packed for the units after it, and so do its own values, for the
-    // units that read it; its raw work file is gone.
+    // What it read stays packed for the units after it, and its own values stay in their
+    // band files, for the units that read it; its raw work file is gone.
     assert!(!work.join("KvK.values").exists());
-    for name in ["KvK", "KvM", "KKvK", "KKvM"] {
+    for name in ["KvK", "KvM", "KKvK"] {
         assert!(work.join(format!("{name}.packed")).is_file(), "{name}");
     }
+    assert!(work.join("KKvM.band-000").is_file());
+    assert!(!work.join("KKvM.packed").exists());
     assert!(!work.join("KKvM.partial").exists());
     let ours: Vec<(String, Vec<u8>)> = files(dir.path());
     let shared = files(shared_tables());
@@ -598,26 +600,27 @@ fn work_files_resume_after_a_stop_anywhere() {
         assert!(std::panic::catch_unwind(run).is_err());
     };
     let work = dir.path().join("brazilian").join(rafle_generator::WORK_DIR);
-    // Stopped between materials: the finished ones a later one reads are packed, nothing of
+    // Stopped between materials: the finished ones a later one reads are packed (materials
+    // of few kings keep raw work files while solved: those up to two pieces here), nothing of
     // the raw files is left.
-    stopped(&StopAt::new("KMvM", 0));
+    stopped(&StopAt::new("KKvK", 0));
     let names = work_files(dir.path());
     assert!(names.iter().any(|n| n.ends_with(".packed")), "{names:?}");
     assert!(!names.iter().any(|n| n.ends_with(".partial")), "{names:?}");
-    // Stopped while packing KMvM, its tables written: the packing fails (a directory holds
+    // Stopped while packing KKvK, its tables written: the packing fails (a directory holds
     // its name), which leaves what a kill would, its raw file and journal whole, and a
     // temporary file half written.
-    let blocked = work.join("KMvM.packed");
+    let blocked = work.join("KKvK.packed");
     std::fs::create_dir(&blocked).unwrap();
     let err = generate(&plan, &NoProgress).unwrap_err();
     assert!(matches!(err, GenerateError::Io { .. }), "{err}");
-    assert!(dir.path().join("brazilian/KMvM.rules").exists());
+    assert!(dir.path().join("brazilian/KKvK.rules").exists());
     std::fs::remove_dir(&blocked).unwrap();
     let tmp = rafle_generator::temporary_path(&blocked);
     std::fs::write(&tmp, b"half a packed file").unwrap();
     let names = work_files(dir.path());
-    assert!(names.contains(&"KMvM.journal".to_string()), "{names:?}");
-    assert!(!names.contains(&"KMvM.packed".to_string()), "{names:?}");
+    assert!(names.contains(&"KKvK.journal".to_string()), "{names:?}");
+    assert!(!names.contains(&"KKvK.packed".to_string()), "{names:?}");
     // Packed files damaged since they were written: found and rebuilt from the tables.
     let packed: Vec<String> = names
         .into_iter()
@@ -635,11 +638,11 @@ fn work_files_resume_after_a_stop_anywhere() {
         }
         std::fs::write(&path, bytes).unwrap();
     }
-    // Stopped inside a material: it starts again, KMvM's finished raw file is packed.
+    // Stopped inside a material: it starts again, KKvK's finished raw file is packed.
     stopped(&StopAt::new("MMvM", 2));
     let names = work_files(dir.path());
     assert!(names.contains(&"MMvM.partial".to_string()), "{names:?}");
-    assert!(!names.contains(&"KMvM.partial".to_string()), "{names:?}");
+    assert!(!names.contains(&"KKvK.partial".to_string()), "{names:?}");
     // The last run finishes with the bytes of a run never stopped, and leaves only the
     // counts behind.
     let summaries = generate(&plan, &NoProgress).unwrap();
