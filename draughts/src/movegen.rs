@@ -413,7 +413,10 @@ impl<G: Geometry> CaptureSearch<'_, G> {
             self.list.0.clear();
         }
         let mv = Move::new(G::VARIANT, self.from, to, captured);
-        if !self.list.contains(&mv) {
+        // Two paths of one capture reach the same move only if they take the same pieces in
+        // another order: a single capture is one piece, one direction, one landing, never met
+        // twice, and those are most of the list (a flying king's many landings).
+        if count == 1 || !self.list.contains(&mv) {
             self.list.push(mv);
         }
     }
@@ -631,5 +634,69 @@ mod tests {
             }
         }
         assert!(checked > 1000 && counted > 10_000, "{checked} {counted}");
+    }
+
+    /// What recording a capture without looking for it in the list rests on: no move is
+    /// listed twice. Every placement of a white king or man and three black pieces (men and
+    /// kings) on the Brazilian board, and of a white king and two black men on the
+    /// international one, each side to move: single captures by flying kings (many landings)
+    /// and multiple ones, where two paths can meet.
+    #[test]
+    fn no_move_is_listed_twice() {
+        use crate::Color;
+        let (mut positions, mut multiple) = (0u64, 0u64);
+        let mut check = |variant: Variant, white_men, white_kings, black_men, black_kings| {
+            for turn in [Color::White, Color::Black] {
+                let Some(pos) = Position::from_numbered_bits(
+                    variant,
+                    turn,
+                    white_men,
+                    white_kings,
+                    black_men,
+                    black_kings,
+                ) else {
+                    continue;
+                };
+                let moves = pos.legal_moves();
+                for (i, mv) in moves.iter().enumerate() {
+                    assert!(!moves[..i].contains(mv), "{pos:?}: {mv:?} twice");
+                    if mv.capture_count() > 1 {
+                        multiple += 1;
+                    }
+                }
+                positions += 1;
+            }
+        };
+        let bit = |n: u8| 1u64 << (n - 1);
+        for w in 1..=32u8 {
+            for a in 1..=32u8 {
+                for b in a + 1..=32 {
+                    for c in b + 1..=32 {
+                        let black = bit(a) | bit(b) | bit(c);
+                        if black & bit(w) != 0 {
+                            continue;
+                        }
+                        // Black's first piece a king, the others men; White a king, then a man.
+                        let (king, men) = (bit(a), bit(b) | bit(c));
+                        check(Variant::Brazilian, 0, bit(w), men, king);
+                        check(Variant::Brazilian, bit(w), 0, men, king);
+                    }
+                }
+            }
+        }
+        for w in 1..=50u8 {
+            for a in 1..=50u8 {
+                for b in a + 1..=50 {
+                    let black = bit(a) | bit(b);
+                    if black & bit(w) == 0 {
+                        check(Variant::International, 0, bit(w), black, 0);
+                    }
+                }
+            }
+        }
+        assert!(
+            positions > 100_000 && multiple > 10_000,
+            "{positions} {multiple}"
+        );
     }
 }

@@ -394,6 +394,11 @@ impl Propagation {
             self.count_seeded_wins(moves, limit);
         }
         self.schedule_seeds(wins);
+        // Kept from level to level: a small set (a slice of a material with men) walks back a
+        // few positions at each of many levels, where a new list each time would cost more
+        // than the walk.
+        let mut gathered = Vec::new();
+        let mut decided = Vec::new();
         let mut level = 0u16;
         while usize::from(level) < self.due.len().max(self.pending.len()) && level < limit {
             let at = usize::from(level);
@@ -403,16 +408,18 @@ impl Propagation {
                 .get_mut(at)
                 .map(std::mem::take)
                 .unwrap_or_default();
-            let decided: Vec<(u16, u32)> = if frontier.len() <= CHUNK {
-                self.walk_back::<true>(&frontier, level, moves)
+            decided.clear();
+            if frontier.len() <= CHUNK {
+                self.walk_back::<true>(&frontier, level, moves, &mut gathered, &mut decided);
             } else {
-                frontier
-                    .par_chunks(CHUNK)
-                    .flat_map_iter(|chunk| self.walk_back::<false>(chunk, level, moves))
-                    .collect()
-            };
+                decided.par_extend(frontier.par_chunks(CHUNK).flat_map_iter(|chunk| {
+                    let mut found = Vec::new();
+                    self.walk_back::<false>(chunk, level, moves, &mut Vec::new(), &mut found);
+                    found
+                }));
+            }
             drop(frontier);
-            for (l, x) in decided {
+            for &(l, x) in &decided {
                 push(&mut self.due, l, x);
             }
             let next = level + 1;
@@ -430,8 +437,9 @@ impl Propagation {
         }
     }
 
-    /// Walks back the positions of `xs`, decided at `level`: returns the positions this
-    /// decides, with their levels.
+    /// Walks back the positions of `xs`, decided at `level`: appends the positions this
+    /// decides, with their levels, to `decided`. `gathered` is room for the predecessors
+    /// of a few positions.
     ///
     /// The predecessors lie anywhere in a set of megabytes, so reaching them is mostly waiting
     /// for memory: they are gathered a few positions at a time with their cells prefetched, and
@@ -445,11 +453,11 @@ impl Propagation {
         xs: &[u32],
         level: u16,
         moves: &impl Moves,
-    ) -> Vec<(u16, u32)> {
-        let next = level + 1;
-        let mut decided = Vec::new();
         // (predecessor, whether the position it reaches is lost)
-        let mut gathered: Vec<(u32, bool)> = Vec::new();
+        gathered: &mut Vec<(u32, bool)>,
+        decided: &mut Vec<(u16, u32)>,
+    ) {
+        let next = level + 1;
         let mut batches = xs.chunks(GATHER).peekable();
         if let Some(first) = batches.peek() {
             self.prefetch(first);
@@ -466,13 +474,12 @@ impl Propagation {
                     gathered.push((p, lost));
                 });
             }
-            for &(p, lost) in &gathered {
+            for &(p, lost) in gathered.iter() {
                 if let Some(level) = self.reach::<ALONE>(p, lost, next) {
                     decided.push((level, p));
                 }
             }
         }
-        decided
     }
 
     /// Prefetches the cells of `xs`.

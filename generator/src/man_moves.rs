@@ -11,6 +11,10 @@
 
 use rafle_probe::{Color, Move, Position, PositionIndex, Role};
 
+/// Slice starts a [`ManMoves`] keeps: at most two moves a man, so every one of a material of
+/// up to 8 men.
+const STARTS: usize = 16;
+
 /// The destinations of one slice's man moves (see the module docs).
 pub(crate) struct ManMoves<'i> {
     index: &'i PositionIndex,
@@ -22,7 +26,12 @@ pub(crate) struct ManMoves<'i> {
     black_promotion: u64,
     /// The slice starts found so far, by the move's start and end squares (a square holds one
     /// man, so these say who moved): a few a slice, a side having at most two moves a man.
-    starts: Vec<(u8, u8, u64)>,
+    /// Kept inline, not allocated: a slice of a few positions (most slices of a material
+    /// with many men) makes one of these for a handful of moves. Past its room, a start is
+    /// found again at each move.
+    starts: [(u16, u64); STARTS],
+    /// How many of `starts` are found.
+    found: usize,
 }
 
 impl<'i> ManMoves<'i> {
@@ -38,7 +47,8 @@ impl<'i> ManMoves<'i> {
             black_men,
             white_promotion: row_bits,
             black_promotion: row_bits << (squares - row),
-            starts: Vec::with_capacity(16),
+            starts: [(0, 0); STARTS],
+            found: 0,
         }
     }
 
@@ -57,8 +67,9 @@ impl<'i> ManMoves<'i> {
     #[inline]
     pub(crate) fn destination(&mut self, mv: &Move, kings: (u64, u64)) -> Option<u64> {
         debug_assert!(!mv.is_capture());
-        let key = (mv.from().number(), mv.to().number());
-        let (from, to) = (1u64 << (key.0 - 1), 1u64 << (key.1 - 1));
+        let (from_number, to_number) = (mv.from().number(), mv.to().number());
+        let key = u16::from(from_number) << 8 | u16::from(to_number);
+        let (from, to) = (1u64 << (from_number - 1), 1u64 << (to_number - 1));
         let white_moves = self.white_men & from != 0;
         let promotion = if white_moves {
             self.white_promotion
@@ -73,13 +84,16 @@ impl<'i> ManMoves<'i> {
         } else {
             (self.white_men, (self.black_men & !from) | to)
         };
-        let start = match self.starts.iter().find(|s| (s.0, s.1) == key) {
-            Some(&(_, _, start)) => start,
+        let start = match self.starts[..self.found].iter().find(|s| s.0 == key) {
+            Some(&(_, start)) => start,
             None => {
                 let men = self.index.men_placement(white_men, black_men);
                 // White moved: Black is to move after, and the other way round.
                 let start = self.index.slice_start(white_moves, men);
-                self.starts.push((key.0, key.1, start));
+                if self.found < STARTS {
+                    self.starts[self.found] = (key, start);
+                    self.found += 1;
+                }
                 start
             }
         };
