@@ -447,7 +447,7 @@ fn the_plan_says_the_disk_a_run_fills() {
     assert!(
         text.contains("disk: a whole run fills about")
             && text.contains("solving KMvMM (its raw work file ")
-            && text.contains(", compressed values (its band files, and those still to be read) "),
+            && text.contains(", values compressed, its own and those still to be read, "),
         "{text}"
     );
     // The tables written stay within the estimate, and the run says the estimate up front.

@@ -32,13 +32,13 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rafle_probe::cache::block_key;
 use rafle_probe::PositionIndex;
 
 use crate::files::io_error;
-use crate::packed::{damaged, decompress_checked, read_cached, SharedCache, LEVEL};
+use crate::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache, LEVEL};
 use crate::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
 use crate::GenerateError;
 
@@ -60,6 +60,9 @@ pub(crate) const MIN_HALF_POSITIONS: u64 = 64;
 pub(crate) fn is_banded(index: &PositionIndex) -> bool {
     index.material().men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS
 }
+
+/// Chunks one [`BandedValues::read_direct`] holds decompressed at most (about 1.5 MiB).
+const HELD_BY_A_READ: usize = 32;
 
 /// Bytes of the footer.
 const FOOTER_LEN: usize = 20;
@@ -196,10 +199,14 @@ pub(crate) struct BandWriter {
     temporary: PathBuf,
     identity: String,
     half_len: u64,
+    /// The first half of Black to move: the halves of each side share chunks apart.
+    black_from: u64,
     /// How chunks are laid out (see [`BandWriter::create`]).
     layout: Layout,
     state: Mutex<WriterState>,
-    filling: Mutex<Vec<Filling>>,
+    /// The chunks being filled, White's halves and Black's apart: a table is written one side
+    /// after the other, in index order, and reads a chunk once for every side it holds.
+    filling: Mutex<[Vec<Filling>; 2]>,
     finished: bool,
 }
 
@@ -220,7 +227,7 @@ struct Filling {
 
 impl BandWriter {
     /// Starts band `band`'s file at `path` (written under a temporary name until
-    /// [`BandWriter::finish`]), for a material whose halves are `half_len` positions.
+    /// [`BandWriter::finish`]), for a material of `index`.
     /// With [`Layout::Kinds`] (a run that solves win, draw or loss alone, whose distance
     /// codes are levels of no meaning), each distance code is kept as the shortest of its
     /// kind (a win in 1, a loss in 0, a draw) with its capture mark: what such a run reads of
@@ -233,7 +240,7 @@ impl BandWriter {
         path: &Path,
         identity: &str,
         band: usize,
-        half_len: u64,
+        index: &PositionIndex,
         layout: Layout,
     ) -> Result<BandWriter, GenerateError> {
         let temporary = crate::temporary_path(path);
@@ -242,7 +249,8 @@ impl BandWriter {
             path: path.to_path_buf(),
             temporary,
             identity: band_identity(identity, band),
-            half_len,
+            half_len: index.king_placements(),
+            black_from: index.men_placements(),
             layout,
             state: Mutex::new(WriterState {
                 file,
@@ -250,7 +258,7 @@ impl BandWriter {
                 halves: Vec::new(),
                 chunks: Vec::new(),
             }),
-            filling: Mutex::new(Vec::new()),
+            filling: Mutex::new([Vec::new(), Vec::new()]),
             finished: false,
         })
     }
@@ -296,7 +304,8 @@ impl BandWriter {
             self.append(&[half], pieces.map(|(c, r)| (c, r)))?;
             return Ok(checksum);
         }
-        let taken = self.filling.lock().expect("a band writer's lock").pop();
+        let side = usize::from(half >= self.black_from);
+        let taken = self.filling.lock().expect("a band writer's lock")[side].pop();
         let mut filling = taken.unwrap_or_default();
         filling.halves.push(half);
         filling.codes.extend_from_slice(codes);
@@ -304,10 +313,7 @@ impl BandWriter {
         if filling.halves.len() as u64 == halves_a_chunk(self.half_len) {
             self.append_filled(&filling)?;
         } else {
-            self.filling
-                .lock()
-                .expect("a band writer's lock")
-                .push(filling);
+            self.filling.lock().expect("a band writer's lock")[side].push(filling);
         }
         Ok(checksum)
     }
@@ -382,7 +388,7 @@ impl BandWriter {
     /// [`GenerateError::Io`] if it cannot be written (the temporary file is then removed).
     pub(crate) fn finish(mut self) -> Result<(), GenerateError> {
         let filling = std::mem::take(&mut *self.filling.lock().expect("a band writer's lock"));
-        for chunk in &filling {
+        for chunk in filling.iter().flatten() {
             self.append_filled(chunk)?;
         }
         self.finish_in_place()?;
@@ -685,6 +691,29 @@ impl BandedValues {
         self.read_at(i, cache, |chunk, at| layout.code(chunk, at))
     }
 
+    /// The half that starts at position `start`, held for reads of many of its positions
+    /// (see [`HalfView`]); `None` for a half of more than one chunk, read position by position.
+    ///
+    /// # Errors
+    ///
+    /// As [`BandedValues::codes`].
+    pub(crate) fn half_view(
+        &self,
+        start: u64,
+        cache: &SharedCache,
+    ) -> Result<Option<HalfView>, GenerateError> {
+        if self.half_len > CHUNK_POSITIONS {
+            return Ok(None);
+        }
+        let (c, at) = self.locate(start)?;
+        let block = shared_block(block_key(self.id, c as u32), cache, || self.read_chunk(c))?;
+        Ok(Some(HalfView {
+            block,
+            at,
+            layout: self.layout,
+        }))
+    }
+
     /// The checksum of the halves `halves` (as [`BandedValues::add_band`] returned them), as
     /// [`BandWriter::write_half`] gave it when it wrote them: every chunk read and checked.
     ///
@@ -716,8 +745,9 @@ impl BandedValues {
             .try_for_each(|c| self.read_chunk(c).map(drop))
     }
 
-    /// The codes of `len` positions from `start`, each chunk read from its file (not through a
-    /// cache: a whole pass over the values reads each chunk once or twice).
+    /// The codes of `len` positions from `start`, each chunk they lie in read from its file
+    /// once (not through a cache: a pass over the values in index order, as writing a table,
+    /// reads each chunk in one or two calls).
     ///
     /// # Errors
     ///
@@ -731,18 +761,68 @@ impl BandedValues {
         let mut rules = Vec::with_capacity(len);
         let mut i = start;
         let end = start + len as u64;
+        // The chunks read so far: small halves in index order lie in a few chunks, in turn.
+        let mut read: Vec<(usize, Vec<u8>)> = Vec::new();
         while i < end {
             let (c, at) = self.locate(i)?;
-            let chunk = self.read_chunk(c)?;
+            let k = match read.iter().position(|(held, _)| *held == c) {
+                Some(k) => k,
+                None => {
+                    // Bounded, for halves scattered over many chunks.
+                    if read.len() == HELD_BY_A_READ {
+                        read.remove(0);
+                    }
+                    read.push((c, self.read_chunk(c)?));
+                    read.len() - 1
+                }
+            };
+            let chunk = &read[k].1;
             let n = chunk.len() / self.layout.bytes_per_position();
             // A chunk of small halves holds others after this one's.
             let half_left = self.half_len - i % self.half_len;
             let take = (n - at).min((end - i).min(half_left) as usize);
-            codes.extend((at..at + take).map(|k| self.layout.code(&chunk, k)));
-            rules.extend((at..at + take).map(|k| self.layout.rule(&chunk, k)));
+            codes.extend((at..at + take).map(|k| self.layout.code(chunk, k)));
+            rules.extend((at..at + take).map(|k| self.layout.rule(chunk, k)));
             i += take as u64;
         }
         Ok((codes, rules))
+    }
+}
+
+/// One half of a material's band files, its chunk held: what a slice's man moves read over
+/// and over (every quiet position reads the few halves its men reach), read with no look-up.
+#[derive(Debug, Clone)]
+pub(crate) struct HalfView {
+    block: Arc<[u8]>,
+    /// Where the half starts in the chunk.
+    at: usize,
+    layout: Layout,
+}
+
+impl HalfView {
+    /// The distance code and rule code of the half's position `within`.
+    ///
+    /// # Panics
+    ///
+    /// If `within` is not a position of the half: the band file's directory was checked to
+    /// hold every position of each half inside its chunk.
+    #[inline(always)]
+    pub(crate) fn codes(&self, within: u64) -> (u16, u8) {
+        let at = self.at + within as usize;
+        (
+            self.layout.code(&self.block, at),
+            self.layout.rule(&self.block, at),
+        )
+    }
+
+    /// The distance code alone of the half's position `within`.
+    ///
+    /// # Panics
+    ///
+    /// As [`HalfView::codes`].
+    #[inline(always)]
+    pub(crate) fn distance_code(&self, within: u64) -> u16 {
+        self.layout.code(&self.block, self.at + within as usize)
     }
 }
 
@@ -812,7 +892,7 @@ mod tests {
         layout: Layout,
     ) -> u64 {
         let half = index.king_placements();
-        let writer = BandWriter::create(path, "id", band, half, layout).unwrap();
+        let writer = BandWriter::create(path, "id", band, index, layout).unwrap();
         let mut sum = 0u64;
         for &h in halves.iter().rev() {
             let (codes, rules): (Vec<u16>, Vec<u8>) =

@@ -13,7 +13,20 @@ use rafle_probe::{Color, Move, Position, PositionIndex, Role};
 
 /// Slice starts a [`ManMoves`] keeps: at most two moves a man, so every one of a material of
 /// up to 8 men.
-const STARTS: usize = 16;
+pub(crate) const STARTS: usize = 16;
+
+/// Where a man move leads: the index of the position after it, and which of the slice starts
+/// a [`ManMoves`] keeps is its slice's (the same for every move of a man from one square to
+/// another), or [`STARTS`] past its room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Destination {
+    /// The index of the position after the move.
+    pub index: u64,
+    /// Where the slice of the position after it starts.
+    pub start: u64,
+    /// The slice's place among those kept, or [`STARTS`].
+    pub entry: usize,
+}
 
 /// The destinations of one slice's man moves (see the module docs).
 pub(crate) struct ManMoves<'i> {
@@ -65,7 +78,7 @@ impl<'i> ManMoves<'i> {
     /// side to move that captures nothing, from a position of the slice with `kings` (see
     /// [`ManMoves::kings`]); `None` if the man is crowned (the material changes).
     #[inline]
-    pub(crate) fn destination(&mut self, mv: &Move, kings: (u64, u64)) -> Option<u64> {
+    pub(crate) fn destination(&mut self, mv: &Move, kings: (u64, u64)) -> Option<Destination> {
         debug_assert!(!mv.is_capture());
         let (from_number, to_number) = (mv.from().number(), mv.to().number());
         let key = u16::from(from_number) << 8 | u16::from(to_number);
@@ -84,21 +97,26 @@ impl<'i> ManMoves<'i> {
         } else {
             (self.white_men, (self.black_men & !from) | to)
         };
-        let start = match self.starts[..self.found].iter().find(|s| s.0 == key) {
-            Some(&(_, start)) => start,
+        let (start, entry) = match self.starts[..self.found].iter().position(|s| s.0 == key) {
+            Some(entry) => (self.starts[entry].1, entry),
             None => {
                 let men = self.index.men_placement(white_men, black_men);
                 // White moved: Black is to move after, and the other way round.
                 let start = self.index.slice_start(white_moves, men);
-                if self.found < STARTS {
-                    self.starts[self.found] = (key, start);
+                let entry = self.found;
+                if entry < STARTS {
+                    self.starts[entry] = (key, start);
                     self.found += 1;
                 }
-                start
+                (start, entry)
             }
         };
         let men = white_men | black_men;
-        Some(start + self.index.king_placement(men, kings.0, kings.1))
+        Some(Destination {
+            index: start + self.index.king_placement(men, kings.0, kings.1),
+            start,
+            entry,
+        })
     }
 }
 
@@ -140,9 +158,12 @@ mod tests {
                     for mv in moves.iter() {
                         let next = pos.play(mv);
                         match man_moves.destination(mv, kings) {
-                            Some(i) => {
+                            Some(to) => {
                                 assert_eq!(Material::of(&next), material);
-                                assert_eq!(i, index.rank(&next), "{pos:?} {mv:?}");
+                                assert_eq!(to.index, index.rank(&next), "{pos:?} {mv:?}");
+                                let half = index.king_placements();
+                                assert_eq!(to.start, to.index / half * half);
+                                assert!(to.entry <= STARTS);
                                 checked += 1;
                             }
                             None => {

@@ -240,6 +240,16 @@ pub(crate) fn read_cached<T>(
     load: impl FnOnce() -> Result<Vec<u8>, GenerateError>,
     read: impl Fn(&[u8]) -> T,
 ) -> Result<T, GenerateError> {
+    read_cached_block(key, cache, load, |block| read(block))
+}
+
+#[inline(always)]
+fn read_cached_block<T>(
+    key: BlockKey,
+    cache: &SharedCache,
+    load: impl FnOnce() -> Result<Vec<u8>, GenerateError>,
+    read: impl Fn(&Arc<[u8]>) -> T,
+) -> Result<T, GenerateError> {
     AT_HAND_BLOCKS.with(|at_hand| {
         let mut at_hand = at_hand.borrow_mut();
         if let Some(block) = at_hand.get(key) {
@@ -257,6 +267,17 @@ pub(crate) fn read_cached<T>(
         at_hand.keep(key, block);
         Ok(codes)
     })
+}
+
+/// The block `key` names, shared: from the blocks this thread keeps at hand, else from
+/// `cache`, else `load`ed (and then kept in both), as [`read_cached`] reads it. For a reader
+/// that reads many positions of one block and keeps it meanwhile.
+pub(crate) fn shared_block(
+    key: BlockKey,
+    cache: &SharedCache,
+    load: impl FnOnce() -> Result<Vec<u8>, GenerateError>,
+) -> Result<Arc<[u8]>, GenerateError> {
+    read_cached_block(key, cache, load, Arc::clone)
 }
 
 /// `compressed` decompressed, which must give `len` bytes of crc32 `crc`; else a

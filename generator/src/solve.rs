@@ -36,7 +36,7 @@ use crate::bit_levels::Bits;
 use crate::engine::{Moves, Outcome, Propagation, Seed};
 use crate::man_moves::ManMoves;
 use crate::seed_part::PartSeeds;
-use crate::store::{MaterialValues, Store};
+use crate::store::{OwnReads, Store};
 use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
@@ -503,16 +503,17 @@ impl<'a> MaterialSolver<'a> {
         let ranges = self.ranges(n);
         // The material's own values, read after its man moves (a kings-only one has none).
         let material = self.index.material();
-        let own = (material.men() > 0).then(|| self.store.material(material));
+        let own = material.men() > 0;
         let seed_range = |range: &Range<u64>| {
             let mut cursor = self.index.cursor(slice.global(range.start));
             let mut moves = MoveList::new();
             let mut man_moves = ManMoves::new(self.index, slice.men_bits());
+            let mut own = own.then(|| OwnReads::new(self.store.material(material)));
             for x in range.clone() {
                 let pos = cursor.position();
                 cursor.advance();
                 let (distance, rule, capture) =
-                    self.seed(&pos, &mut moves, &mut man_moves, own.as_ref())?;
+                    self.seed(&pos, &mut moves, &mut man_moves, own.as_mut())?;
                 let at = x as usize;
                 if capture {
                     captures.insert(x);
@@ -546,7 +547,7 @@ impl<'a> MaterialSolver<'a> {
         pos: &Position,
         moves: &mut MoveList,
         man_moves: &mut ManMoves,
-        own: Option<&MaterialValues>,
+        mut own: Option<&mut OwnReads>,
     ) -> Result<(Seed, Seed, bool), GenerateError> {
         // The king moves stay in the slice: only their number matters here.
         let king_moves = pos.legal_moves_counting_king_moves(moves);
@@ -562,17 +563,17 @@ impl<'a> MaterialSolver<'a> {
         let mut rule = Exits::default();
         // Without a capture the moves listed are man moves: those that keep the material are
         // ranked without playing them.
-        let own_moves = own
-            .filter(|_| !capture)
-            .map(|own| (own, ManMoves::kings(pos)));
+        let kings = (own.is_some() && !capture).then(|| ManMoves::kings(pos));
         for mv in moves.iter() {
-            let index_after =
-                own_moves.and_then(|(own, kings)| Some((own, man_moves.destination(mv, kings)?)));
+            let index_after = match (kings, own.as_deref_mut()) {
+                (Some(kings), Some(own)) => man_moves.destination(mv, kings).map(|to| (own, to)),
+                _ => None,
+            };
             #[cfg(debug_assertions)]
-            if let Some((_, i)) = index_after {
+            if let Some((_, to)) = &index_after {
                 let next = pos.play(mv);
                 assert_eq!(Material::of(&next), material);
-                assert_eq!(i, self.index.rank(&next));
+                assert_eq!(to.index, self.index.rank(&next));
             }
             if !self.rules {
                 // Only win, draw or loss is wanted: the first winning move out settles the
@@ -583,7 +584,7 @@ impl<'a> MaterialSolver<'a> {
                 // position is decided only by a loss it reaches or by wins everywhere it goes,
                 // whatever their levels.
                 let dtw = match index_after {
-                    Some((own, i)) => own.dtw(i)?,
+                    Some((own, to)) => own.dtw(&to)?,
                     None => self.store.dtw(&pos.play(mv))?,
                 };
                 match dtw {
@@ -599,7 +600,7 @@ impl<'a> MaterialSolver<'a> {
             // A man move (the only move out that keeps the material) resets outside the
             // categories; a capture or promotion resets unless it stays in the category.
             let ((dtw, value), resets) = match index_after {
-                Some((own, i)) => (own.value(i)?, self.category == Category::Outside),
+                Some((own, to)) => (own.value(&to)?, self.category == Category::Outside),
                 None => {
                     let next = pos.play(mv);
                     let next_material = Material::of(&next);

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
-use crate::bands::BandedValues;
+use crate::bands::{BandedValues, HalfView};
+use crate::man_moves::{Destination, STARTS};
 use crate::memory::Trimmer;
 use crate::packed::{PackedValues, SharedCache};
 use crate::values::{distance, ValuesFile};
@@ -70,11 +71,21 @@ struct Held {
 impl Held {
     #[inline(always)]
     fn value(&self, i: u64, cache: &SharedCache) -> Result<(Dtw, RuleValue), GenerateError> {
-        let (distance_code, rule_code) = match &self.values {
+        let codes = match &self.values {
             Values::Raw(values) => (values.distance_code(i), values.rule_code(i)),
             Values::Packed(values) => values.codes(i, cache)?,
             Values::Banded(values) => values.codes(i, cache)?,
         };
+        self.decode(i, codes)
+    }
+
+    /// The value of position `i` whose codes are `distance_code` and `rule_code`.
+    #[inline(always)]
+    fn decode(
+        &self,
+        i: u64,
+        (distance_code, rule_code): (u16, u8),
+    ) -> Result<(Dtw, RuleValue), GenerateError> {
         match RuleValue::from_code(rule_code) {
             Some(rule) => Ok((distance(distance_code), rule)),
             None => Err(self.impossible(format!("rule code {rule_code} at position {i}"))),
@@ -343,6 +354,87 @@ impl MaterialValues<'_> {
     #[inline(always)]
     pub(crate) fn dtw(&self, i: u64) -> Result<Dtw, GenerateError> {
         self.held.dtw(i, self.cache)
+    }
+}
+
+/// The reads of the material being solved through the man moves of a run of positions of
+/// one slice: they reach the same few slices over and over (see [`crate::man_moves`]), so
+/// each one held in band files is found once and then read with no look-up.
+pub(crate) struct OwnReads<'s> {
+    values: MaterialValues<'s>,
+    /// By the entry of a [`Destination`].
+    views: [View; STARTS],
+}
+
+/// How the slice of one [`Destination`] entry is read.
+#[derive(Clone)]
+enum View {
+    /// Not read yet.
+    Unread,
+    /// Through the material's values: a raw work file (read in place), or a half too large
+    /// to hold.
+    Direct,
+    /// Its half of the band files, held.
+    Half(HalfView),
+}
+
+impl<'s> OwnReads<'s> {
+    /// The reads through man moves of `values`, the material being solved.
+    pub(crate) fn new(values: MaterialValues<'s>) -> OwnReads<'s> {
+        OwnReads {
+            values,
+            views: [const { View::Unread }; STARTS],
+        }
+    }
+
+    /// The half of `to`'s entry, found at its first read.
+    #[inline(always)]
+    fn view(&mut self, to: &Destination) -> Result<Option<&HalfView>, GenerateError> {
+        let Some(view) = self.views.get_mut(to.entry) else {
+            return Ok(None);
+        };
+        if let View::Unread = view {
+            *view = match &self.values.held.values {
+                Values::Banded(banded) => match banded.half_view(to.start, self.values.cache)? {
+                    Some(half) => View::Half(half),
+                    None => View::Direct,
+                },
+                Values::Raw(_) | Values::Packed(_) => View::Direct,
+            };
+        }
+        Ok(match view {
+            View::Half(half) => Some(half),
+            View::Unread | View::Direct => None,
+        })
+    }
+
+    /// As [`Store::value`], for the position a man move leads to.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    #[inline(always)]
+    pub(crate) fn value(&mut self, to: &Destination) -> Result<(Dtw, RuleValue), GenerateError> {
+        match self.view(to)? {
+            Some(half) => {
+                let codes = half.codes(to.index - to.start);
+                self.values.held.decode(to.index, codes)
+            }
+            None => self.values.value(to.index),
+        }
+    }
+
+    /// As [`Store::dtw`], for the position a man move leads to.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    #[inline(always)]
+    pub(crate) fn dtw(&mut self, to: &Destination) -> Result<Dtw, GenerateError> {
+        match self.view(to)? {
+            Some(half) => Ok(distance(half.distance_code(to.index - to.start))),
+            None => self.values.dtw(to.index),
+        }
     }
 }
 

@@ -326,7 +326,7 @@ fn disk_parts(parts: &DiskParts) -> String {
         said.push(format!("its seeds {}", human_bytes(parts.scratch_bytes)));
     }
     said.push(format!(
-        "compressed values (its band files, and those still to be read) {}",
+        "values compressed, its own and those still to be read, {}",
         human_bytes(parts.packed_bytes)
     ));
     said.push(format!("tables so far {}", human_bytes(parts.tables_bytes)));

@@ -48,7 +48,7 @@ impl BandedMaterial<'_> {
         let identity = self.plan.packed_identity(m);
         for (b, band) in bands.iter().enumerate().skip(journal.bands.len()) {
             let path = self.paths.band(b);
-            let writer = BandWriter::create(&path, &identity, b, half, layout(self.plan))?;
+            let writer = BandWriter::create(&path, &identity, b, index, layout(self.plan))?;
             let finished = MaterialSolver::banded(index, store, &writer, m.limits, rules)
                 .releasing_past(self.plan.release_mark())
                 .solve_band(band, progress)?;
