@@ -35,7 +35,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rafle_probe::cache::block_key;
-use rafle_probe::PositionIndex;
+use rafle_probe::binomial;
+use rafle_probe::{Material, PositionIndex, Variant};
 
 use crate::files::io_error;
 use crate::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache, LEVEL};
@@ -58,7 +59,19 @@ pub(crate) const MIN_HALF_POSITIONS: u64 = 64;
 
 /// Whether a material is solved into band files: one with men whose halves are large enough.
 pub(crate) fn is_banded(index: &PositionIndex) -> bool {
-    index.material().men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS
+    is_banded_material(index.variant(), index.material())
+}
+
+/// [`is_banded`] of a material, without its index (which takes long to build for a large
+/// material with men): its king placements from binomials, as the index counts them.
+pub(crate) fn is_banded_material(variant: Variant, material: Material) -> bool {
+    let men = u32::from(material.men());
+    let free = u32::from(variant.square_count()) - men;
+    let (white, black) = (
+        u32::from(material.white_kings),
+        u32::from(material.black_kings),
+    );
+    men > 0 && binomial(free, white) * binomial(free - white, black) >= MIN_HALF_POSITIONS
 }
 
 /// Chunks one [`BandedValues::read_direct`] holds decompressed at most (about 1.5 MiB).
@@ -903,6 +916,27 @@ mod tests {
         }
         writer.finish().unwrap();
         sum
+    }
+
+    #[test]
+    fn a_material_is_banded_as_its_index_says() {
+        let mut banded = 0;
+        for variant in [Variant::Brazilian, Variant::International] {
+            for name in [
+                "KvK", "MvM", "KMvM", "MMMvMM", "KMMMvMM", "KKvM", "KMvKM", "KKMMvKKMM", "KMMMMvK",
+                "KKKvKKK",
+            ] {
+                let material: Material = name.parse().unwrap();
+                let index = PositionIndex::new(variant, material);
+                let by_index =
+                    material.men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS;
+                assert_eq!(is_banded_material(variant, material), by_index, "{name}");
+                assert_eq!(is_banded(&index), by_index, "{name}");
+                banded += usize::from(by_index);
+            }
+        }
+        // KKvM, KMvKM, KKMMvKKMM and KMMMMvK (two kings, one a side) on both boards.
+        assert_eq!(banded, 8);
     }
 
     #[test]

@@ -4,9 +4,9 @@
 //! that a later one still reads, and the tables written so far.
 
 use super::Plan;
-use crate::bands::is_banded;
+use crate::bands::is_banded_material;
 use crate::values::BYTES_PER_POSITION;
-use rafle_probe::{Material, PositionIndex, Tables};
+use rafle_probe::{Material, Tables};
 
 /// Compressed values a position, about, by what is written: the band files of the Brazilian
 /// materials up to 6 pieces measured 0.63 bytes a position with all three tables (packed
@@ -115,7 +115,7 @@ impl Plan {
             } else {
                 0.0
             };
-            let banded = is_banded(&PositionIndex::new(self.variant, m.material));
+            let banded = is_banded_material(self.variant, m.material);
             // A material solved into band files holds them all, compressed, while its tables
             // are written; one with a raw work file holds that, and packs it afterwards.
             let now = if banded {
