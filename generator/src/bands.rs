@@ -21,8 +21,9 @@
 //! [`CHUNK_POSITIONS`] positions takes consecutive chunks of that many; smaller ones share a
 //! chunk, as many as fit, in the order they were solved.
 //!
-//! A band file is written under a temporary name, synced, then renamed: a file under a band's
-//! name is complete. Its directory is checked when it is opened, and every chunk (length and
+//! A band file is written under a temporary name, then renamed: a file under a band's name was
+//! written whole. The band files finished since the last checkpoint are synced before the
+//! journal records their bands, at most every few seconds. Its directory is checked when it is opened, and every chunk (length and
 //! checksum) when it is read: a damaged file is a [`GenerateError::DamagedWorkFile`], never a
 //! wrong value.
 
@@ -438,11 +439,9 @@ impl BandWriter {
         let end = state.end;
         state.file.write_all_at(&directory, end).map_err(&io)?;
         state.file.flush().map_err(&io)?;
-        state.file.sync_all().map_err(&io)?;
+        // Not synced here: a band finishes every few seconds, and [`sync_band_files`] makes
+        // the bands durable together before the journal records them.
         fs::rename(&self.temporary, &self.path).map_err(io_error(&self.path))?;
-        if let Some(dir) = self.path.parent().and_then(|dir| File::open(dir).ok()) {
-            let _ = dir.sync_all();
-        }
         Ok(())
     }
 }
@@ -454,6 +453,28 @@ impl Drop for BandWriter {
             let _ = fs::remove_file(&self.temporary);
         }
     }
+}
+
+/// Makes the band files at `paths` durable, and their names in their directory: before the
+/// journal records their bands (a band recorded whose file a crash lost would be found by its
+/// checksum all the same, and solved again, but with every band after it).
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if one cannot be opened or synced.
+pub(crate) fn sync_band_files(paths: &[PathBuf]) -> Result<(), GenerateError> {
+    for path in paths {
+        let file = File::open(path).map_err(io_error(path))?;
+        file.sync_all().map_err(io_error(path))?;
+    }
+    if let Some(dir) = paths
+        .first()
+        .and_then(|path| path.parent())
+        .and_then(|dir| File::open(dir).ok())
+    {
+        let _ = dir.sync_all();
+    }
+    Ok(())
 }
 
 /// Reads and checks the directory of the band file at `path`.
@@ -770,12 +791,41 @@ impl BandedValues {
         start: u64,
         len: usize,
     ) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        self.read_range(start, len, |c| self.read_chunk(c))
+    }
+
+    /// The codes of `len` positions from `start` as [`BandedValues::read_direct`] gives them,
+    /// each chunk through `cache`: for the passes that write a material's tables, where the
+    /// halves of one table block lie in chunks of every band (a band is the men placements of
+    /// one advancement, spread over the index), each chunk read by many blocks.
+    ///
+    /// # Errors
+    ///
+    /// As [`BandedValues::codes`].
+    pub(crate) fn read_through(
+        &self,
+        start: u64,
+        len: usize,
+        cache: &SharedCache,
+    ) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        self.read_range(start, len, |c| {
+            shared_block(block_key(self.id, c as u32), cache, || self.read_chunk(c))
+        })
+    }
+
+    /// The codes of `len` positions from `start`, chunk `c` given by `chunk(c)`.
+    fn read_range<B: std::ops::Deref<Target = [u8]>>(
+        &self,
+        start: u64,
+        len: usize,
+        chunk: impl Fn(usize) -> Result<B, GenerateError>,
+    ) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
         let mut codes = Vec::with_capacity(len);
         let mut rules = Vec::with_capacity(len);
         let mut i = start;
         let end = start + len as u64;
         // The chunks read so far: small halves in index order lie in a few chunks, in turn.
-        let mut read: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut read: Vec<(usize, B)> = Vec::new();
         while i < end {
             let (c, at) = self.locate(i)?;
             let k = match read.iter().position(|(held, _)| *held == c) {
@@ -785,11 +835,11 @@ impl BandedValues {
                     if read.len() == HELD_BY_A_READ {
                         read.remove(0);
                     }
-                    read.push((c, self.read_chunk(c)?));
+                    read.push((c, chunk(c)?));
                     read.len() - 1
                 }
             };
-            let chunk = &read[k].1;
+            let chunk: &[u8] = &read[k].1;
             let n = chunk.len() / self.layout.bytes_per_position();
             // A chunk of small halves holds others after this one's.
             let half_left = self.half_len - i % self.half_len;

@@ -356,8 +356,10 @@ fn solve_material(
             paths: &paths,
         };
         let longest = material.solve(store, progress)?;
-        let values = store.banded(m.material).expect("held by the banded solve");
-        let (written, counts) = write_tables(plan, m, values, longest, writing(plan, rules_only))?;
+        let values = store
+            .banded_through_cache(m.material)
+            .expect("held by the banded solve");
+        let (written, counts) = write_tables(plan, m, &values, longest, writing(plan, rules_only))?;
         SummaryFile::new(plan, m, plan.tables).write(&counts)?;
         if !needed {
             store.remove(m.material);

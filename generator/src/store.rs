@@ -211,6 +211,15 @@ impl Store {
         }
     }
 
+    /// The band files of a material read through the store's cache, to write its tables
+    /// from (see [`BandedValues::read_through`]), if held so.
+    pub(crate) fn banded_through_cache(&self, material: Material) -> Option<BandsThroughCache<'_>> {
+        Some(BandsThroughCache {
+            values: self.banded(material)?,
+            cache: &self.cache,
+        })
+    }
+
     /// Makes the values of a finished material readable from its packed file.
     pub(crate) fn insert_packed(&mut self, index: PositionIndex, values: PackedValues) {
         self.insert(index, Values::Packed(values));
@@ -327,6 +336,12 @@ impl Store {
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"))
     }
+}
+
+/// A material's band files and the cache they are read through.
+pub(crate) struct BandsThroughCache<'s> {
+    pub(crate) values: &'s BandedValues,
+    pub(crate) cache: &'s SharedCache,
 }
 
 /// The values of one material of a [`Store`], read by index.

@@ -51,9 +51,9 @@ pub(crate) trait Source: Sync {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError>;
 }
 
-impl Source for crate::bands::BandedValues {
+impl Source for crate::store::BandsThroughCache<'_> {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
-        self.read_direct(start, len)
+        self.values.read_through(start, len, self.cache)
     }
 }
 

@@ -5,7 +5,9 @@
 
 use rafle_probe::{PositionIndex, WorkFiles};
 
-use crate::bands::{BandWriter, BandedValues, Layout};
+use std::time::Instant;
+
+use crate::bands::{sync_band_files, BandWriter, BandedValues, Layout};
 use crate::plan::{MaterialPlan, Plan};
 use crate::solve::{bands, MaterialSolver};
 use crate::store::Store;
@@ -46,6 +48,10 @@ impl BandedMaterial<'_> {
         }
         let rules = self.plan.tables == rafle_probe::Tables::All;
         let identity = self.plan.packed_identity(m);
+        // Bands finish every few seconds in a material of many men: their files are synced
+        // and the journal written at checkpoints, as a raw work file is.
+        let mut unrecorded = Vec::new();
+        let mut checkpoint = Instant::now();
         for (b, band) in bands.iter().enumerate().skip(journal.bands.len()) {
             let path = self.paths.band(b);
             let writer = BandWriter::create(&path, &identity, b, index, layout(self.plan))?;
@@ -55,12 +61,21 @@ impl BandedMaterial<'_> {
             writer.finish()?;
             store.banded_mut(m.material).add_band(&path, b)?;
             journal.finish_band(finished);
-            journal.record()?;
-            if progress.should_stop() {
+            unrecorded.push(path);
+            let stop = progress.should_stop();
+            if stop || checkpoint.elapsed() >= super::CHECKPOINT_EVERY {
+                sync_band_files(&unrecorded)?;
+                unrecorded.clear();
+                journal.record()?;
+                checkpoint = Instant::now();
+            }
+            if stop {
                 store.release();
                 return Err(GenerateError::Stopped);
             }
         }
+        sync_band_files(&unrecorded)?;
+        journal.record()?;
         Ok(journal.longest())
     }
 

@@ -190,7 +190,7 @@ impl Journal {
     }
 
     /// Records the bands finished since the last checkpoint, whose values are durable
-    /// already (band files are synced before they take their names).
+    /// already (see [`crate::bands::sync_band_files`]).
     ///
     /// # Errors
     ///
