@@ -34,8 +34,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rafle_probe::cache::block_key;
 use rafle_probe::binomial;
+use rafle_probe::cache::block_key;
 use rafle_probe::{Material, PositionIndex, Variant};
 
 use crate::files::io_error;
@@ -65,7 +65,7 @@ pub(crate) fn is_banded(index: &PositionIndex) -> bool {
 /// [`is_banded`] of a material, without its index (which takes long to build for a large
 /// material with men): its king placements from binomials, as the index counts them.
 pub(crate) fn is_banded_material(variant: Variant, material: Material) -> bool {
-    let men = u32::from(material.men());
+    let men = material.men();
     let free = u32::from(variant.square_count()) - men;
     let (white, black) = (
         u32::from(material.white_kings),
@@ -314,7 +314,7 @@ impl BandWriter {
         if self.half_len >= CHUNK_POSITIONS {
             let step = CHUNK_POSITIONS as usize;
             let pieces = codes.chunks(step).zip(rule_codes.chunks(step));
-            self.append(&[half], pieces.map(|(c, r)| (c, r)))?;
+            self.append(&[half], pieces)?;
             return Ok(checksum);
         }
         let side = usize::from(half >= self.black_from);
@@ -888,7 +888,10 @@ mod tests {
             0 => DRAW,
             _ => (i * 7 % 30_011) as u16,
         };
-        (code | if i % 3 == 0 { CAPTURE } else { 0 }, (i % 251) as u8)
+        (
+            code | if i.is_multiple_of(3) { CAPTURE } else { 0 },
+            (i % 251) as u8,
+        )
     }
 
     /// Writes band `band` of `halves`, last to first (the directory puts them in order).
@@ -923,13 +926,20 @@ mod tests {
         let mut banded = 0;
         for variant in [Variant::Brazilian, Variant::International] {
             for name in [
-                "KvK", "MvM", "KMvM", "MMMvMM", "KMMMvMM", "KKvM", "KMvKM", "KKMMvKKMM", "KMMMMvK",
+                "KvK",
+                "MvM",
+                "KMvM",
+                "MMMvMM",
+                "KMMMvMM",
+                "KKvM",
+                "KMvKM",
+                "KKMMvKKMM",
+                "KMMMMvK",
                 "KKKvKKK",
             ] {
                 let material: Material = name.parse().unwrap();
                 let index = PositionIndex::new(variant, material);
-                let by_index =
-                    material.men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS;
+                let by_index = material.men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS;
                 assert_eq!(is_banded_material(variant, material), by_index, "{name}");
                 assert_eq!(is_banded(&index), by_index, "{name}");
                 banded += usize::from(by_index);
