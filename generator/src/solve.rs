@@ -26,15 +26,15 @@ mod kings_only;
 use std::ops::Range;
 
 use rafle_probe::{
-    Category, Color, Dtw, KingSlice, Limits, Material, MoveList, Position, PositionIndex, Role,
-    RuleClass, RuleValue, SliceMoves, Wdl,
+    Category, Color, Dtw, KingSlice, Limits, Material, Move, MoveList, Position, PositionIndex,
+    Role, RuleClass, RuleValue, SliceMoves, Wdl,
 };
 use rayon::prelude::*;
 
 use crate::bands::BandWriter;
 use crate::bit_levels::Bits;
 use crate::engine::{Moves, Outcome, Propagation, Seed};
-use crate::man_moves::ManMoves;
+use crate::man_moves::{Destination, ManMoves};
 use crate::seed_part::PartSeeds;
 use crate::store::{OwnReads, Store};
 use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
@@ -557,8 +557,6 @@ impl<'a> MaterialSolver<'a> {
         }
         // Fewer than 256 moves: a king has at most 17 quiet moves, a side at most 12 kings.
         let inside = king_moves as u8;
-        let variant = self.index.variant();
-        let material = self.index.material();
         let mut distance = Exits::default();
         let mut rule = Exits::default();
         // Without a capture the moves listed are man moves: those that keep the material are
@@ -572,61 +570,102 @@ impl<'a> MaterialSolver<'a> {
             #[cfg(debug_assertions)]
             if let Some((_, to)) = &index_after {
                 let next = pos.play(mv);
-                assert_eq!(Material::of(&next), material);
+                assert_eq!(Material::of(&next), self.index.material());
                 assert_eq!(to.index, self.index.rank(&next));
             }
             if !self.rules {
-                // Only win, draw or loss is wanted: the first winning move out settles the
-                // position, whatever the others, and every move out counts as the shortest
-                // game it can end (a win in one ply, a loss in two: wins stay odd and losses
-                // even, as the codes have them). The levels are then those of the slice's own
-                // moves, not distances (nor are the values read), but who wins is the same: a
-                // position is decided only by a loss it reaches or by wins everywhere it goes,
-                // whatever their levels.
-                let dtw = match index_after {
-                    Some((own, to)) => own.dtw(&to)?,
-                    None => self.store.dtw(&pos.play(mv))?,
-                };
-                match dtw {
-                    Dtw::Loss(_) => {
-                        distance.win(1);
-                        break;
-                    }
-                    Dtw::Win(_) => distance.floor = 2,
-                    Dtw::Draw => distance.escapes = true,
+                if self.exit_without_rules(pos, mv, index_after, &mut distance)? {
+                    break;
                 }
                 continue;
             }
-            // A man move (the only move out that keeps the material) resets outside the
-            // categories; a capture or promotion resets unless it stays in the category.
-            let ((dtw, value), resets) = match index_after {
-                Some((own, to)) => (own.value(&to)?, self.category == Category::Outside),
-                None => {
-                    let next = pos.play(mv);
-                    let next_material = Material::of(&next);
-                    let resets = self.category == Category::Outside
-                        || (next_material != material
-                            && Category::of(variant, next_material) != self.category);
-                    (self.store.value(&next)?, resets)
-                }
-            };
-            debug_assert_eq!(resets, rafle_probe::resets_counter(pos, mv, &pos.play(mv)));
-            match dtw {
-                Dtw::Loss(d) => distance.win(d + 1),
-                Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),
-                Dtw::Draw => distance.escapes = true,
-            }
-            match RuleValue::through_move(value, resets, self.limit) {
-                Some((Wdl::Win, c)) => rule.win(u16::from(c)),
-                Some((_, c)) => rule.floor = rule.floor.max(u16::from(c)),
-                None => rule.escapes = true,
-            }
+            self.exit_with_rules(pos, mv, index_after, &mut distance, &mut rule)?;
         }
         Ok((
             distance.seed(capture, inside),
             rule.seed(capture, inside),
             capture,
         ))
+    }
+
+    /// Notes in `distance` what the move `mv` out of the slice from `pos` gives when only win,
+    /// draw or loss is wanted; `index_after` is where it leads if it keeps the material.
+    /// Returns whether it settles the position (a winning move out).
+    ///
+    /// The first winning move out settles the position, whatever the others, and every move
+    /// out counts as the shortest game it can end (a win in one ply, a loss in two: wins stay
+    /// odd and losses even, as the codes have them). The levels are then those of the slice's
+    /// own moves, not distances (nor are the values read), but who wins is the same: a
+    /// position is decided only by a loss it reaches or by wins everywhere it goes, whatever
+    /// their levels.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    #[inline(always)]
+    fn exit_without_rules(
+        &self,
+        pos: &Position,
+        mv: &Move,
+        index_after: Option<(&mut OwnReads, Destination)>,
+        distance: &mut Exits,
+    ) -> Result<bool, GenerateError> {
+        let dtw = match index_after {
+            Some((own, to)) => own.dtw(&to)?,
+            None => self.store.dtw(&pos.play(mv))?,
+        };
+        match dtw {
+            Dtw::Loss(_) => {
+                distance.win(1);
+                return Ok(true);
+            }
+            Dtw::Win(_) => distance.floor = 2,
+            Dtw::Draw => distance.escapes = true,
+        }
+        Ok(false)
+    }
+
+    /// Notes in `distance` and `rule` what the move `mv` out of the slice from `pos` gives;
+    /// `index_after` is where it leads if it keeps the material.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::value`].
+    #[inline(always)]
+    fn exit_with_rules(
+        &self,
+        pos: &Position,
+        mv: &Move,
+        index_after: Option<(&mut OwnReads, Destination)>,
+        distance: &mut Exits,
+        rule: &mut Exits,
+    ) -> Result<(), GenerateError> {
+        let material = self.index.material();
+        // A man move (the only move out that keeps the material) resets outside the
+        // categories; a capture or promotion resets unless it stays in the category.
+        let ((dtw, value), resets) = match index_after {
+            Some((own, to)) => (own.value(&to)?, self.category == Category::Outside),
+            None => {
+                let next = pos.play(mv);
+                let next_material = Material::of(&next);
+                let resets = self.category == Category::Outside
+                    || (next_material != material
+                        && Category::of(self.index.variant(), next_material) != self.category);
+                (self.store.value(&next)?, resets)
+            }
+        };
+        debug_assert_eq!(resets, rafle_probe::resets_counter(pos, mv, &pos.play(mv)));
+        match dtw {
+            Dtw::Loss(d) => distance.win(d + 1),
+            Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),
+            Dtw::Draw => distance.escapes = true,
+        }
+        match RuleValue::through_move(value, resets, self.limit) {
+            Some((Wdl::Win, c)) => rule.win(u16::from(c)),
+            Some((_, c)) => rule.floor = rule.floor.max(u16::from(c)),
+            None => rule.escapes = true,
+        }
+        Ok(())
     }
 }
 
