@@ -1,7 +1,7 @@
 //! The sources' structure: no crate of the workspace has a cycle among its modules, and no
-//! function of the generator's verification (`generator/src/verify/`) is longer than
-//! [`LONGEST_FUNCTION`] lines or silences clippy's `too_many_arguments` (a bundle of
-//! parameters is a struct waiting to be named).
+//! function of the generator (`generator/src/`) is longer than [`LONGEST_FUNCTION`] lines or
+//! silences clippy's `too_many_arguments` (a bundle of parameters is a struct waiting to be
+//! named).
 //!
 //! A module is a file (`foo.rs` or `foo/mod.rs`; inline `mod x {}` blocks belong to their
 //! file). Module A depends on module B when A's code names an item through `crate::`,
@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use cycles::{cycle_report, ModulePath, SourceFile};
 use tokens::{function_lengths, lint_allowed, tokenize};
 
-/// The most lines a function of the verification may take.
+/// The most lines a function of the generator may take.
 const LONGEST_FUNCTION: usize = 80;
 
 /// The `.rs` files under `dir`, recursively, sorted.
@@ -114,15 +114,16 @@ fn no_crate_has_a_cycle_among_its_modules() {
 }
 
 #[test]
-fn no_function_of_the_verification_is_too_long_or_takes_too_many_arguments() {
+fn no_function_of_the_generator_is_too_long_or_takes_too_many_arguments() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let files: Vec<SourceFile> = crate_files(root, "generator")
-        .into_iter()
+    let files: Vec<SourceFile> = crate_files(root, "generator");
+    let verification = files
+        .iter()
         .filter(|f| f.module.first().is_some_and(|m| m == "verify"))
-        .collect();
+        .count();
     assert!(
-        files.len() > 10,
-        "only {} files in generator/src/verify",
+        files.len() > 40 && verification > 10,
+        "only {} files in generator/src, {verification} of them in generator/src/verify",
         files.len()
     );
     let mut long = Vec::new();

@@ -27,6 +27,8 @@
 //! checksum) when it is read: a damaged file is a [`GenerateError::DamagedWorkFile`], never a
 //! wrong value.
 
+mod directory;
+
 use std::cell::RefCell;
 use std::fs::{self, File};
 use std::io::Write;
@@ -35,14 +37,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rafle_probe::cache::block_key;
 use rafle_probe::binomial;
+use rafle_probe::cache::block_key;
 use rafle_probe::{Material, PositionIndex, Variant};
 
 use crate::files::io_error;
 use crate::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache, LEVEL};
 use crate::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
 use crate::GenerateError;
+
+use directory::{Chunk, HalfPlace};
 
 /// The first bytes of a band file's directory, and its last bytes.
 const MAGIC: [u8; 8] = *b"RAFLEBD\x01";
@@ -66,7 +70,7 @@ pub(crate) fn is_banded(index: &PositionIndex) -> bool {
 /// [`is_banded`] of a material, without its index (which takes long to build for a large
 /// material with men): its king placements from binomials, as the index counts them.
 pub(crate) fn is_banded_material(variant: Variant, material: Material) -> bool {
-    let men = u32::from(material.men());
+    let men = material.men();
     let free = u32::from(variant.square_count()) - men;
     let (white, black) = (
         u32::from(material.white_kings),
@@ -78,40 +82,12 @@ pub(crate) fn is_banded_material(variant: Variant, material: Material) -> bool {
 /// Chunks one [`BandedValues::read_direct`] holds decompressed at most (about 1.5 MiB).
 const HELD_BY_A_READ: usize = 32;
 
-/// Bytes of the footer.
-const FOOTER_LEN: usize = 20;
-
 /// Numbers the band values apart in the cache's keys, beside packed files' numbers.
 static NEXT_VALUES: AtomicU32 = AtomicU32::new(1 << 31);
 
 thread_local! {
     static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> =
         const { RefCell::new(None) };
-}
-
-/// Where a chunk lies.
-#[derive(Debug, Clone, Copy)]
-struct Chunk {
-    file: u32,
-    offset: u64,
-    len: u32,
-    positions: u32,
-    crc: u32,
-}
-
-/// Where a half lies: its first chunk, and its place among the halves of that chunk (0 for a
-/// half of more than [`CHUNK_POSITIONS`], which takes consecutive chunks of its own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct HalfPlace {
-    half: u64,
-    chunk: u32,
-    slot: u32,
-}
-
-/// What a band file's directory says.
-struct Directory {
-    halves: Vec<HalfPlace>,
-    chunks: Vec<Chunk>,
 }
 
 /// The identity a band file must carry: its request's, and the band's number.
@@ -315,7 +291,7 @@ impl BandWriter {
         if self.half_len >= CHUNK_POSITIONS {
             let step = CHUNK_POSITIONS as usize;
             let pieces = codes.chunks(step).zip(rule_codes.chunks(step));
-            self.append(&[half], pieces.map(|(c, r)| (c, r)))?;
+            self.append(&[half], pieces)?;
             return Ok(checksum);
         }
         let side = usize::from(half >= self.black_from);
@@ -416,27 +392,8 @@ impl BandWriter {
         // Halves in order of position: the same band gives the same directory whatever order
         // its slices were solved in, but for where the chunks lie.
         state.halves.sort_unstable();
-        let mut directory = MAGIC.to_vec();
-        directory.extend_from_slice(&(self.identity.len() as u32).to_le_bytes());
-        directory.extend_from_slice(self.identity.as_bytes());
-        directory.extend_from_slice(&(state.halves.len() as u32).to_le_bytes());
-        directory.extend_from_slice(&(state.chunks.len() as u32).to_le_bytes());
-        for place in &state.halves {
-            directory.extend_from_slice(&place.half.to_le_bytes());
-            directory.extend_from_slice(&place.chunk.to_le_bytes());
-            directory.extend_from_slice(&place.slot.to_le_bytes());
-        }
-        for chunk in &state.chunks {
-            directory.extend_from_slice(&chunk.offset.to_le_bytes());
-            directory.extend_from_slice(&chunk.len.to_le_bytes());
-            directory.extend_from_slice(&chunk.positions.to_le_bytes());
-            directory.extend_from_slice(&chunk.crc.to_le_bytes());
-        }
-        let crc = crc32fast::hash(&directory);
-        directory.extend_from_slice(&state.end.to_le_bytes());
-        directory.extend_from_slice(&crc.to_le_bytes());
-        directory.extend_from_slice(&MAGIC);
         let end = state.end;
+        let directory = directory::encode(&self.identity, &state.halves, &state.chunks, end);
         state.file.write_all_at(&directory, end).map_err(&io)?;
         state.file.flush().map_err(&io)?;
         // Not synced here: a band finishes every few seconds, and [`sync_band_files`] makes
@@ -475,100 +432,6 @@ pub(crate) fn sync_band_files(paths: &[PathBuf]) -> Result<(), GenerateError> {
         let _ = dir.sync_all();
     }
     Ok(())
-}
-
-/// Reads and checks the directory of the band file at `path`.
-fn read_directory(
-    path: &Path,
-    file: &File,
-    identity: &str,
-    half_len: u64,
-) -> Result<Directory, GenerateError> {
-    let io = io_error(path);
-    let len = file.metadata().map_err(&io)?.len();
-    if len < FOOTER_LEN as u64 {
-        return Err(damaged(path, format!("{len} bytes, too short")));
-    }
-    let mut footer = [0; FOOTER_LEN];
-    file.read_exact_at(&mut footer, len - FOOTER_LEN as u64)
-        .map_err(&io)?;
-    let start = u64::from_le_bytes(footer[..8].try_into().expect("8 bytes"));
-    let crc = u32::from_le_bytes(footer[8..12].try_into().expect("4 bytes"));
-    if footer[12..] != MAGIC || start > len - FOOTER_LEN as u64 {
-        return Err(damaged(path, "not a complete band file"));
-    }
-    let mut bytes = vec![0; (len - FOOTER_LEN as u64 - start) as usize];
-    file.read_exact_at(&mut bytes, start).map_err(&io)?;
-    if crc32fast::hash(&bytes) != crc {
-        return Err(damaged(path, "directory checksum mismatch"));
-    }
-    let mut at = 0;
-    let mut take = |n: usize| -> Result<&[u8], GenerateError> {
-        let piece = bytes
-            .get(at..at + n)
-            .ok_or_else(|| damaged(path, "directory too short"))?;
-        at += n;
-        Ok(piece)
-    };
-    let u32_of = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
-    let u64_of = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-    if take(8)? != MAGIC {
-        return Err(damaged(path, "not a band file"));
-    }
-    let identity_len = u32_of(take(4)?) as usize;
-    if take(identity_len)? != identity.as_bytes() {
-        return Err(damaged(path, format!("not the values of {identity}")));
-    }
-    let halves = u32_of(take(4)?) as usize;
-    let chunks = u32_of(take(4)?) as usize;
-    let mut places = Vec::with_capacity(halves);
-    for _ in 0..halves {
-        let half = u64_of(take(8)?);
-        let chunk = u32_of(take(4)?);
-        let slot = u32_of(take(4)?);
-        places.push(HalfPlace { half, chunk, slot });
-    }
-    let mut list = Vec::with_capacity(chunks);
-    for _ in 0..chunks {
-        let offset = u64_of(take(8)?);
-        let len = u32_of(take(4)?);
-        let positions = u32_of(take(4)?);
-        let crc = u32_of(take(4)?);
-        if offset + u64::from(len) > start || u64::from(positions) > CHUNK_POSITIONS {
-            return Err(damaged(path, "a chunk out of place"));
-        }
-        list.push(Chunk {
-            file: 0,
-            offset,
-            len,
-            positions,
-            crc,
-        });
-    }
-    // Every position of every half must lie inside its chunk: a directory that says
-    // otherwise is damaged, whatever its checksum.
-    let fits = |place: &HalfPlace| {
-        let first = place.chunk as usize;
-        if half_len >= CHUNK_POSITIONS {
-            let per_half = half_len.div_ceil(CHUNK_POSITIONS) as usize;
-            place.slot == 0
-                && (0..per_half).all(|k| {
-                    let expected = (half_len - k as u64 * CHUNK_POSITIONS).min(CHUNK_POSITIONS);
-                    list.get(first + k)
-                        .is_some_and(|c| u64::from(c.positions) == expected)
-                })
-        } else {
-            list.get(first)
-                .is_some_and(|c| (u64::from(place.slot) + 1) * half_len <= u64::from(c.positions))
-        }
-    };
-    if let Some(bad) = places.iter().find(|place| !fits(place)) {
-        return Err(damaged(path, format!("half {} out of place", bad.half)));
-    }
-    Ok(Directory {
-        halves: places,
-        chunks: list,
-    })
 }
 
 /// The finished bands of a material, read through a [`SharedCache`].
@@ -615,7 +478,7 @@ impl BandedValues {
     pub(crate) fn add_band(&mut self, path: &Path, band: usize) -> Result<Vec<u64>, GenerateError> {
         let file = rafle_probe::open_regular(path).map_err(io_error(path))?;
         let identity = band_identity(&self.identity, band);
-        let directory = read_directory(path, &file, &identity, self.half_len)?;
+        let directory = directory::read(path, &file, &identity, self.half_len)?;
         let number = self.files.len() as u32;
         let first = self.chunks.len() as u32;
         for place in &directory.halves {
@@ -919,6 +782,7 @@ pub(crate) fn open_finished(
 
 #[cfg(test)]
 mod tests {
+    use super::directory::FOOTER_LEN;
     use super::*;
     use crate::values::remove_bands;
     use rafle_probe::{Material, Variant};
@@ -938,7 +802,10 @@ mod tests {
             0 => DRAW,
             _ => (i * 7 % 30_011) as u16,
         };
-        (code | if i % 3 == 0 { CAPTURE } else { 0 }, (i % 251) as u8)
+        (
+            code | if i.is_multiple_of(3) { CAPTURE } else { 0 },
+            (i % 251) as u8,
+        )
     }
 
     /// Writes band `band` of `halves`, last to first (the directory puts them in order).
@@ -973,13 +840,20 @@ mod tests {
         let mut banded = 0;
         for variant in [Variant::Brazilian, Variant::International] {
             for name in [
-                "KvK", "MvM", "KMvM", "MMMvMM", "KMMMvMM", "KKvM", "KMvKM", "KKMMvKKMM", "KMMMMvK",
+                "KvK",
+                "MvM",
+                "KMvM",
+                "MMMvMM",
+                "KMMMvMM",
+                "KKvM",
+                "KMvKM",
+                "KKMMvKKMM",
+                "KMMMMvK",
                 "KKKvKKK",
             ] {
                 let material: Material = name.parse().unwrap();
                 let index = PositionIndex::new(variant, material);
-                let by_index =
-                    material.men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS;
+                let by_index = material.men() > 0 && index.king_placements() >= MIN_HALF_POSITIONS;
                 assert_eq!(is_banded_material(variant, material), by_index, "{name}");
                 assert_eq!(is_banded(&index), by_index, "{name}");
                 banded += usize::from(by_index);

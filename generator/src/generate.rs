@@ -3,10 +3,16 @@
 //! tables written from its own work file. Complete and valid tables already on disk are reused,
 //! a rule table alone is recomputed when only it is missing or has other limits, and a stopped
 //! run starts again at the first band of slices it had not finished.
+//!
+//! [`generate()`] takes the directory, looks at what each material has on disk ([`found`]),
+//! decides what to solve and whose values to keep ([`reuse::work_to_do`]), then takes up the
+//! materials one by one, each as a [`MaterialRun`]: reused ([`reuse`]), solved into a raw work
+//! file ([`raw`]) or into band files ([`banded`]), or seeded in parts ([`parts`]).
 
 mod banded;
 mod found;
 mod parts;
+mod raw;
 mod reuse;
 
 use std::path::Path;
@@ -15,21 +21,23 @@ use std::time::Instant;
 use rafle_probe::{Material, PositionIndex, Tables, WorkFiles};
 
 use crate::files::WriterLock;
-use crate::packed::{self, PackedValues};
+use crate::packed::PackedValues;
 use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
 use crate::seed_part::PartSeeds;
-use crate::solve::{band_checksum, bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::remove_bands;
-use crate::values::{remove_values, Journal, ValuesFile, BYTES_PER_POSITION};
-use crate::write::{write_tables, Writing, Written};
-use crate::{GenerateError, Progress, UNITS_PER_POSITION};
+use crate::values::remove_values;
+use crate::write::{write_tables, Source, Writing, Written};
+use crate::{GenerateError, Progress};
 
-use banded::BandedMaterial;
 use found::Found;
-use parts::{ready_seed_parts, seed_part, seed_parts_here};
-use reuse::{reuse, work_to_do, NotReused, Values};
+use parts::ready_seed_parts;
+use reuse::{work_to_do, NotReused, Values};
+
+/// How often a material being solved records its progress (and, for a raw work file, gives
+/// back the pages it read): a stopped run loses at most this much work, plus the band under
+/// way.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What was done for one material.
 #[derive(Debug, Clone)]
@@ -101,9 +109,72 @@ pub fn generate(
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<Vec<MaterialSummary>, GenerateError> {
+    let lock = lock_directory(plan, progress)?;
+    plan.check_limits_agree()?;
+    let removed = lock.remove_leftovers()?;
+    if removed > 0 {
+        progress.leftovers_removed(plan.layout().path(), removed);
+    }
+    progress.variant_started(plan);
+    let found: Vec<Found> = plan
+        .materials
+        .iter()
+        .map(|m| Found::look(plan, m))
+        .collect();
+    check_unit_reads_finished_tables(plan, &found)?;
+    let mut ready_parts = unit_seed_parts(plan, &found);
+    let work = work_to_do(plan, &found, ready_parts.is_some(), progress)?;
+    plan.check_slices(|j| work.solved[j])?;
+    let last_reader = plan.last_readers(|k| work.reads_values[k]);
+    let mut store = Store::new(LEAST_CACHE_BYTES);
+    let mut summaries = Vec::with_capacity(plan.materials.len());
+    let last = plan.materials.len().saturating_sub(1);
+    for (j, m) in plan.materials.iter().enumerate() {
+        if progress.should_stop() {
+            return Err(GenerateError::Stopped);
+        }
+        progress.material_started(plan.variant, m.material, m.positions);
+        let started = Instant::now();
+        let index = PositionIndex::new(plan.variant, m.material);
+        store.set_cache_budget(plan.cache_bytes(&index));
+        let run = MaterialRun {
+            plan,
+            m,
+            index,
+            paths: plan.layout().work_files(m.material, plan.tables),
+            found: &found[j],
+            needed: work.needed[j],
+            progress,
+        };
+        if let (Some(part), true) = (plan.part, j == last) {
+            let summary = run.seed_part(&store, part)?;
+            progress.material_finished(&summary);
+            summaries.push(summary);
+            break;
+        }
+        let reuse = (!work.solved[j]).then(|| (work.counts[j], work.values(j)));
+        let parts = if j == last { ready_parts.take() } else { None };
+        let done = run.reuse_or_solve(&mut store, reuse, parts)?;
+        run.keep_values(&mut store)?;
+        release_read_last(plan, j, &last_reader, &mut store);
+        let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
+        progress.material_finished(&summary);
+        summaries.push(summary);
+    }
+    Ok(summaries)
+}
+
+/// Takes the directory for this run: the whole of it, or a unit's material (or seed part),
+/// waiting for another unit of the same.
+///
+/// # Errors
+///
+/// [`GenerateError::Busy`] when another generation writes the directory and this one or the
+/// other is a whole run.
+fn lock_directory(plan: &Plan, progress: &dyn Progress) -> Result<WriterLock, GenerateError> {
     let layout = plan.layout();
     let dir = layout.path();
-    let lock = match (plan.unit, plan.part) {
+    Ok(match (plan.unit, plan.part) {
         (Some(material), Some(part)) => {
             WriterLock::unit_at(&layout, &layout.seed_part_lock(material, part), &|pid| {
                 progress.waiting_for_unit(dir, material, pid);
@@ -113,147 +184,188 @@ pub fn generate(
             progress.waiting_for_unit(dir, material, pid);
         })?,
         (None, _) => WriterLock::whole(&layout)?,
+    })
+}
+
+/// Checks that every material a unit of work reads has its tables finished: a unit solves its
+/// own material only.
+///
+/// # Errors
+///
+/// [`GenerateError::MissingTables`], with each material missing and why.
+fn check_unit_reads_finished_tables(plan: &Plan, found: &[Found]) -> Result<(), GenerateError> {
+    let Some(unit) = plan.unit else {
+        return Ok(());
     };
-    plan.check_limits_agree()?;
-    let removed = lock.remove_leftovers()?;
-    if removed > 0 {
-        progress.leftovers_removed(dir, removed);
-    }
-    progress.variant_started(plan);
-    let found: Vec<Found> = plan
+    let missing: Vec<(Material, String)> = plan
         .materials
         .iter()
-        .map(|m| Found::look(plan, m))
+        .zip(found)
+        .filter(|(m, f)| m.material != unit && !matches!(f, Found::Complete))
+        .map(|(m, f)| {
+            let why = match f {
+                Found::Incomplete(None) => "no tables".to_string(),
+                Found::WdlOnly => "only its win/draw/loss table".to_string(),
+                f => f.why().unwrap_or_else(|| "no rule table".to_string()),
+            };
+            (m.material, why)
+        })
         .collect();
-    if let Some(unit) = plan.unit {
-        let missing: Vec<(Material, String)> = plan
-            .materials
-            .iter()
-            .zip(&found)
-            .filter(|(m, f)| m.material != unit && !matches!(f, Found::Complete))
-            .map(|(m, f)| {
-                let why = match f {
-                    Found::Incomplete(None) => "no tables".to_string(),
-                    Found::WdlOnly => "only its win/draw/loss table".to_string(),
-                    f => f.why().unwrap_or_else(|| "no rule table".to_string()),
-                };
-                (m.material, why)
-            })
-            .collect();
-        if !missing.is_empty() {
-            return Err(GenerateError::MissingTables {
-                variant: plan.variant,
-                material: unit,
-                missing,
-            });
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(GenerateError::MissingTables {
+        variant: plan.variant,
+        material: unit,
+        missing,
+    })
+}
+
+/// The seed parts a unit reads instead of the materials below it: those of its material when
+/// it is seeded in parts, not finished, and every part is there (checked whole).
+fn unit_seed_parts(plan: &Plan, found: &[Found]) -> Option<PartSeeds> {
+    let m = plan.materials.last()?;
+    let finished = matches!(found.last(), Some(Found::Complete));
+    if plan.unit.is_none() || plan.part.is_some() || m.seed_parts == 0 || finished {
+        return None;
+    }
+    ready_seed_parts(plan, m)
+}
+
+/// Drops the values of the materials that material `j` was the last to read.
+///
+/// A unit leaves the work files of the materials below it alone, needed or not: units running
+/// beside it may be about to open them (it checked they were there, then opens them when it
+/// reaches their material), and only a whole run, which no unit runs beside, knows when no one
+/// reads them any more. A unit's dependencies thus keep their packed files, which the other
+/// units read too (rebuilt from the tables, they would cost each unit more than solving it).
+fn release_read_last(plan: &Plan, j: usize, last_reader: &[Option<usize>], store: &mut Store) {
+    for &d in &plan.materials[j].reads {
+        if last_reader[d] == Some(j) {
+            let dep = plan.materials[d].material;
+            store.remove(dep);
+            if plan.unit.is_none() {
+                remove_values(&plan.layout().work_files(dep, plan.tables));
+            }
         }
     }
-    // A unit solving a material seeded in parts whose every part is there (checked whole)
-    // reads those files, not the materials they read.
-    let last = plan.materials.len().saturating_sub(1);
-    let mut ready_parts = match plan.materials.last() {
-        Some(m)
-            if plan.unit.is_some()
-                && plan.part.is_none()
-                && m.seed_parts > 0
-                && !matches!(found[last], Found::Complete) =>
-        {
-            ready_seed_parts(plan, m)
-        }
-        _ => None,
-    };
-    let work = work_to_do(plan, &found, ready_parts.is_some(), progress)?;
-    let (solved, needed) = (&work.solved, &work.needed);
-    plan.check_slices(|j| solved[j])?;
-    let last_reader = plan.last_readers(|k| work.reads_values[k]);
-    let mut store = Store::new(LEAST_CACHE_BYTES);
-    let mut summaries = Vec::with_capacity(plan.materials.len());
-    for (j, m) in plan.materials.iter().enumerate() {
-        if progress.should_stop() {
-            return Err(GenerateError::Stopped);
-        }
-        progress.material_started(plan.variant, m.material, m.positions);
-        let started = Instant::now();
-        let index = PositionIndex::new(plan.variant, m.material);
-        store.set_cache_budget(plan.cache_bytes(&index));
-        let paths = plan.layout().work_files(m.material, plan.tables);
-        if let (Some(part), true) = (plan.part, j == last) {
-            let summary = seed_part(plan, j, &found[j], &index, &store, part, progress)?;
-            progress.material_finished(&summary);
-            summaries.push(summary);
-            break;
-        }
-        let reused = if solved[j] {
-            Err(NotReused::Solve(None))
-        } else {
-            let values = match (needed[j], work.kept[j]) {
-                (false, _) => Values::NotNeeded,
-                (true, true) => Values::Kept,
-                (true, false) => Values::Rebuilt,
-            };
-            let counts = work.counts[j];
-            reuse(
-                plan, m, &found[j], &index, counts, values, &paths, &store, progress,
-            )
+}
+
+/// One material of a plan as the run takes it up: where it stands in the plan, its index and
+/// work files, what was found of its tables, and whether a later material reads its values.
+/// Reusing ([`reuse`]), solving ([`raw`], [`banded`]) and seeding ([`parts`]) it are its
+/// methods.
+struct MaterialRun<'p> {
+    plan: &'p Plan,
+    m: &'p MaterialPlan,
+    index: PositionIndex,
+    paths: WorkFiles,
+    /// Its tables on disk before the run.
+    found: &'p Found,
+    /// Whether its values must be readable once it is done ([`reuse::WorkToDo::needed`]).
+    needed: bool,
+    progress: &'p dyn Progress,
+}
+
+impl MaterialRun<'_> {
+    /// Reuses the material's tables (`reuse`: the counts kept with them and what its values
+    /// need), or solves it when `reuse` is `None` or the tables turn out unusable; `seed_parts`
+    /// are the parts a unit solves its kings-only material from.
+    ///
+    /// # Errors
+    ///
+    /// What reusing ([`NotReused::Failed`]) or solving returns.
+    fn reuse_or_solve(
+        &self,
+        store: &mut Store,
+        reuse: Option<(Option<Counts>, Values)>,
+        seed_parts: Option<PartSeeds>,
+    ) -> Result<Done, GenerateError> {
+        let reused = match reuse {
+            None => Err(NotReused::Solve(None)),
+            Some((counts, values)) => self.reuse(counts, values, store),
         };
-        let done = match reused {
-            Ok(done) => done,
-            Err(NotReused::Failed(e)) => return Err(e),
+        match reused {
+            Ok(done) => Ok(done),
+            Err(NotReused::Failed(e)) => Err(e),
             Err(NotReused::Solve(because)) => {
                 // A reused table that turns out damaged rebuilds all three kinds.
-                let because = because.or_else(|| found[j].why());
-                let rules_only =
-                    matches!(found[j], Found::RulesOnly(_)) && because == found[j].why();
-                let parts = if j == last { ready_parts.take() } else { None };
-                let mut done = solve_material(
-                    plan, m, &index, &mut store, rules_only, needed[j], parts, progress,
-                )?;
+                let found = self.found;
+                let because = because.or_else(|| found.why());
+                let rules_only = matches!(found, Found::RulesOnly(_)) && because == found.why();
+                let mut done = self.solve(store, rules_only, seed_parts)?;
                 done.rebuilt_because = because;
-                done
+                Ok(done)
             }
-        };
-        if needed[j] && store.banded(m.material).is_some() {
+        }
+    }
+
+    /// Leaves the values of a material done readable in `store` if a later material reads
+    /// them (its band files, or its packed file), else removes its work files (a whole run's).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if its packed file cannot be opened.
+    fn keep_values(self, store: &mut Store) -> Result<(), GenerateError> {
+        let (plan, m, paths) = (self.plan, self.m, &self.paths);
+        if self.needed && store.banded(m.material).is_some() {
             // Solved into band files just now: they stay, read as they are.
-        } else if let Some(bands) = needed[j]
-            .then(|| banded::finished_bands(plan, m, &index, &paths))
-            .flatten()
-        {
-            store.insert_banded(index, bands);
-        } else if needed[j] {
+        } else if let Some(bands) = self.needed.then(|| self.finished_bands()).flatten() {
+            store.insert_banded(self.index, bands);
+        } else if self.needed {
             let packed = PackedValues::open(&paths.packed, &plan.packed_identity(m), m.positions)?;
-            store.insert_packed(index, packed);
+            store.insert_packed(self.index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
             remove(&paths.legacy);
         } else if plan.unit.is_none() {
-            remove_values(&paths);
+            remove_values(paths);
         }
-        // A unit leaves the work files of the materials below it alone, needed or not: units
-        // running beside it may be about to open them (it checked they were there, then
-        // opens them when it reaches their material), and only a whole run, which no unit
-        // runs beside, knows when no one reads them any more.
-        // Values no later material reads are dropped; a unit's dependencies keep their
-        // packed files, which the other units read too (rebuilt from the tables, they would
-        // cost each unit more than solving it).
-        for &d in &m.reads {
-            if last_reader[d] == Some(j) {
-                let dep = plan.materials[d].material;
-                store.remove(dep);
-                if plan.unit.is_none() {
-                    remove_values(&plan.layout().work_files(dep, plan.tables));
-                }
-            }
-        }
-        let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
-        progress.material_finished(&summary);
-        summaries.push(summary);
+        Ok(())
     }
-    Ok(summaries)
-}
 
-/// How often a material being solved records its progress (and gives back the pages of its
-/// raw work file it read): a stopped run loses at most this much work, plus the band under
-/// way.
-const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+    /// Solves the material (resuming its work files where a stopped run left them) and writes
+    /// its tables: all three, or the rule table alone when `rules_only`; its values are left
+    /// readable if a later material reads them (`needed`), in band files or packed.
+    ///
+    /// # Errors
+    ///
+    /// As [`MaterialRun::solve_in_bands`] and [`MaterialRun::solve_in_work_file`], and
+    /// [`GenerateError::Io`] if its counts cannot be written.
+    fn solve(
+        &self,
+        store: &mut Store,
+        rules_only: bool,
+        seed_parts: Option<PartSeeds>,
+    ) -> Result<Done, GenerateError> {
+        let started = Instant::now();
+        let (written, counts) = if crate::bands::is_banded(&self.index) {
+            self.solve_in_bands(store, rules_only)?
+        } else {
+            self.solve_in_work_file(store, rules_only, seed_parts)?
+        };
+        remove_finished_work(&self.paths, self.m);
+        let (plan, m) = (self.plan, self.m);
+        Ok(Done::solved(plan, m, counts, written, rules_only, started))
+    }
+
+    /// Writes the tables of the material solved, its values `values` and its longest win
+    /// `longest`, and the counts kept beside them.
+    ///
+    /// # Errors
+    ///
+    /// As [`write_tables`], and [`GenerateError::Io`] if the counts cannot be written.
+    fn write_solved(
+        &self,
+        values: &dyn Source,
+        longest: u16,
+        rules_only: bool,
+    ) -> Result<(Written, Counts), GenerateError> {
+        let (plan, m) = (self.plan, self.m);
+        let (written, counts) = write_tables(plan, m, values, longest, writing(plan, rules_only))?;
+        SummaryFile::new(plan, m, plan.tables).write(&counts)?;
+        Ok((written, counts))
+    }
+}
 
 /// What was done for a material, before timing.
 struct Done {
@@ -289,191 +401,6 @@ impl Done {
         }
     }
 
-    fn summary(self, plan: &Plan, m: &MaterialPlan, seconds: f64) -> MaterialSummary {
-        let c = self.counts;
-        MaterialSummary {
-            variant: plan.variant,
-            material: m.material,
-            positions: m.positions,
-            wins: c.wins,
-            draws: c.draws,
-            losses: c.losses,
-            cursed_wins: c.cursed_wins,
-            blessed_losses: c.blessed_losses,
-            longest_win: c.longest_win,
-            seconds,
-            draw_rules_seconds: self.draw_rules_seconds,
-            bytes: self.written.wdl,
-            dtw_bytes: self.written.dtw,
-            draw_rules_bytes: self.written.draw_rules,
-            reused: self.reused,
-            rebuilt_because: self.rebuilt_because,
-            rules_solved: self.rules_solved,
-            converted: self.converted,
-            seed_part: None,
-            compact: self.compact,
-        }
-    }
-}
-
-fn remove(path: &Path) {
-    let _ = std::fs::remove_file(path);
-}
-
-/// Removes the work files of a material whose tables are written and whose values are packed
-/// if needed: the journal first (a raw file without one is never taken for finished), then the
-/// raw file, then its seed parts (a whole run seeds the material itself, but units may have
-/// left parts).
-fn remove_finished_work(paths: &WorkFiles, m: &MaterialPlan) {
-    remove(&paths.journal);
-    remove(&paths.partial);
-    for part in 1..=m.seed_parts {
-        remove(&paths.seed_part(part));
-    }
-}
-
-/// Solves a material (resuming its work file where a stopped run left it) and writes its
-/// tables: all three, or the rule table alone when `rules_only`; then packs its values if a
-/// later material reads them (`needed`).
-#[allow(clippy::too_many_arguments)]
-fn solve_material(
-    plan: &Plan,
-    m: &MaterialPlan,
-    index: &PositionIndex,
-    store: &mut Store,
-    rules_only: bool,
-    needed: bool,
-    seed_parts: Option<PartSeeds>,
-    progress: &dyn Progress,
-) -> Result<Done, GenerateError> {
-    let started = Instant::now();
-    let paths = plan.layout().work_files(m.material, plan.tables);
-    if crate::bands::is_banded(index) {
-        let material = BandedMaterial {
-            plan,
-            m,
-            index,
-            paths: &paths,
-        };
-        let longest = material.solve(store, progress)?;
-        let values = store
-            .banded_through_cache(m.material)
-            .expect("held by the banded solve");
-        let (written, counts) = write_tables(plan, m, &values, longest, writing(plan, rules_only))?;
-        SummaryFile::new(plan, m, plan.tables).write(&counts)?;
-        if !needed {
-            store.remove(m.material);
-            remove_bands(&paths.partial);
-        }
-        remove_finished_work(&paths, m);
-        return Ok(Done::solved(plan, m, counts, written, rules_only, started));
-    }
-    let (mut journal, resumed) = Journal::open(
-        &paths.journal,
-        plan.variant,
-        m.material,
-        m.positions,
-        m.limits,
-    )?;
-    if let Some(damage) = &journal.damage {
-        progress.damaged_work_file(
-            &paths.journal,
-            &format!("{damage}: the bands from there are solved again"),
-        );
-    }
-    let expected_len = m.positions * BYTES_PER_POSITION;
-    let partial_len = std::fs::symlink_metadata(&paths.partial).map(|md| md.len());
-    if resumed && partial_len.as_ref().is_ok_and(|&len| len != expected_len) {
-        progress.damaged_work_file(
-            &paths.partial,
-            &format!(
-                "not the size of its values ({expected_len} bytes): solved again from the start"
-            ),
-        );
-        journal.keep_first(0)?;
-    }
-    if !resumed || journal.bands.is_empty() {
-        remove(&paths.partial);
-    }
-    store.insert_raw(
-        index.clone(),
-        ValuesFile::open(&paths.partial, m.positions, true)?,
-    );
-    let bands = bands(index);
-    let values = store.values(m.material).expect("inserted above");
-    // Nothing of the raw file is trusted before every band it holds matches its checksum.
-    let checksum = |b: usize| bands.get(b).map(|band| band_checksum(index, values, band));
-    if let Some(b) = journal.keep_intact(checksum)? {
-        progress.damaged_work_file(
-            &paths.partial,
-            &format!(
-                "band {b} does not match its checksum in {}: solved again from that band",
-                paths.journal.display()
-            ),
-        );
-    }
-    // A kings-only material seeded in parts is solved from them (seeded here if they are not
-    // all there), unless it is finished already.
-    let seed_parts = match seed_parts {
-        Some(parts) if journal.bands.len() < bands.len() => {
-            progress.advance(m.positions);
-            Some(parts)
-        }
-        None if m.seed_parts > 0 && journal.bands.len() < bands.len() => {
-            Some(seed_parts_here(plan, m, index, store, progress)?)
-        }
-        _ => None,
-    };
-    let kings = index.king_placements();
-    for band in bands.iter().take(journal.bands.len()) {
-        progress.advance(UNITS_PER_POSITION * 2 * kings * band.len() as u64);
-    }
-    let rules = plan.tables == Tables::All;
-    let mut solver = MaterialSolver::new(index, store, values, m.limits, rules)
-        .releasing_past(plan.release_mark());
-    if let Some(parts) = seed_parts {
-        solver = solver.with_seed_parts(parts);
-    }
-    let mut checkpoint = Instant::now();
-    for band in bands.iter().skip(journal.bands.len()) {
-        journal.finish_band(solver.solve_band(band, progress)?);
-        if progress.should_stop() {
-            // Recorded as at any checkpoint: the next run starts from the next band.
-            journal.checkpoint(values)?;
-            store.release();
-            return Err(GenerateError::Stopped);
-        }
-        if checkpoint.elapsed() >= CHECKPOINT_EVERY {
-            journal.checkpoint(values)?;
-            store.release();
-            checkpoint = Instant::now();
-        }
-    }
-    journal.checkpoint(values)?;
-    store.release();
-    let longest = journal.longest();
-    let (written, counts) = write_tables(plan, m, values, longest, writing(plan, rules_only))?;
-    SummaryFile::new(plan, m, plan.tables).write(&counts)?;
-    if needed {
-        // Durable before the raw file goes: a stop before it is complete resumes from the raw
-        // file (see `adopt_finished`).
-        packed::pack(values, &paths.packed, &plan.packed_identity(m))?;
-    }
-    store.remove(m.material);
-    remove_finished_work(&paths, m);
-    Ok(Done::solved(plan, m, counts, written, rules_only, started))
-}
-
-/// Which tables a solve writes.
-fn writing(plan: &Plan, rules_only: bool) -> Writing {
-    match (plan.tables, rules_only) {
-        (Tables::Wdl, _) => Writing::WdlOnly,
-        (Tables::All, true) => Writing::RulesOnly,
-        (Tables::All, false) => Writing::All,
-    }
-}
-
-impl Done {
     /// What solving a material gave.
     fn solved(
         plan: &Plan,
@@ -502,5 +429,58 @@ impl Done {
                 plan.compact
             },
         }
+    }
+
+    /// The summary of material `m` of `plan`, done in `seconds`.
+    fn summary(self, plan: &Plan, m: &MaterialPlan, seconds: f64) -> MaterialSummary {
+        let c = self.counts;
+        MaterialSummary {
+            variant: plan.variant,
+            material: m.material,
+            positions: m.positions,
+            wins: c.wins,
+            draws: c.draws,
+            losses: c.losses,
+            cursed_wins: c.cursed_wins,
+            blessed_losses: c.blessed_losses,
+            longest_win: c.longest_win,
+            seconds,
+            draw_rules_seconds: self.draw_rules_seconds,
+            bytes: self.written.wdl,
+            dtw_bytes: self.written.dtw,
+            draw_rules_bytes: self.written.draw_rules,
+            reused: self.reused,
+            rebuilt_because: self.rebuilt_because,
+            rules_solved: self.rules_solved,
+            converted: self.converted,
+            seed_part: None,
+            compact: self.compact,
+        }
+    }
+}
+
+/// Removes a file if it is there: a work file gone already is what removing it wants.
+fn remove(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
+
+/// Removes the work files of a material whose tables are written and whose values are packed
+/// if needed: the journal first (a raw file without one is never taken for finished), then the
+/// raw file, then its seed parts (a whole run seeds the material itself, but units may have
+/// left parts).
+fn remove_finished_work(paths: &WorkFiles, m: &MaterialPlan) {
+    remove(&paths.journal);
+    remove(&paths.partial);
+    for part in 1..=m.seed_parts {
+        remove(&paths.seed_part(part));
+    }
+}
+
+/// Which tables a solve writes.
+fn writing(plan: &Plan, rules_only: bool) -> Writing {
+    match (plan.tables, rules_only) {
+        (Tables::Wdl, _) => Writing::WdlOnly,
+        (Tables::All, true) => Writing::RulesOnly,
+        (Tables::All, false) => Writing::All,
     }
 }

@@ -87,39 +87,86 @@ pub(crate) fn write_tables(
     longest: u16,
     writing: Writing,
 ) -> Result<(Written, Counts), GenerateError> {
-    let n = m.positions as usize;
-    let header_of = |kind, bits, limits, stored| {
+    let tables = SolvedTables {
+        plan,
+        m,
+        values,
+        n: m.positions as usize,
+        counts: Mutex::new(Counts::default()),
+    };
+    let (mut written, stored) = if writing == Writing::RulesOnly {
+        tables.kept_sizes()?
+    } else {
+        let (wdl, stored) = tables.write_wdl(writing)?;
+        let written = Written {
+            wdl,
+            ..Written::default()
+        };
+        (written, stored)
+    };
+    if writing == Writing::WdlOnly {
+        // Solved without distances (see `MaterialSolver::seed`): the levels are not the
+        // longest win.
+        return Ok((written, into_counts(tables.counts).without_longest()));
+    }
+    if writing == Writing::All {
+        written.dtw = tables.write_dtw(stored, longest)?;
+    }
+    written.draw_rules = tables.write_rules(stored)?;
+    Ok((written, into_counts(tables.counts)))
+}
+
+/// The tables of a solved material as they are written from its values, and the counts of
+/// the blocks written so far.
+struct SolvedTables<'a> {
+    plan: &'a Plan,
+    m: &'a MaterialPlan,
+    values: &'a dyn Source,
+    /// Positions, both sides to move.
+    n: usize,
+    counts: Mutex<Counts>,
+}
+
+impl SolvedTables<'_> {
+    /// The header of the material's table of `kind`.
+    fn header(
+        &self,
+        kind: TableKind,
+        bits: u8,
+        limits: Option<Limits>,
+        stored: StoredHalf,
+    ) -> Header {
+        let m = self.m;
         header(
             kind,
-            plan.variant,
+            self.plan.variant,
             m.material,
             m.positions,
             bits,
             limits,
             stored,
         )
-    };
-    let counts = Mutex::new(Counts::default());
-    // Block `b`'s codes, with what the codec needs to know of each position.
-    let block = |b: u32| -> Result<(usize, Vec<u16>, Vec<u8>), GenerateError> {
+    }
+
+    /// Block `b`'s codes, with what the codec needs to know of each position: its first
+    /// position, its distance codes and its rule codes.
+    fn block(&self, b: u32) -> Result<(usize, Vec<u16>, Vec<u8>), GenerateError> {
         let start = b as usize * POSITIONS_PER_BLOCK as usize;
-        let len = (n - start).min(POSITIONS_PER_BLOCK as usize);
-        let (distances, rules) = values.read_range(start as u64, len)?;
+        let len = (self.n - start).min(POSITIONS_PER_BLOCK as usize);
+        let (distances, rules) = self.values.read_range(start as u64, len)?;
         Ok((start, distances, rules))
-    };
-    let file_len = |path: &std::path::Path| {
-        std::fs::metadata(path)
-            .map(|md| md.len())
-            .map_err(|source| GenerateError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-    };
-    let mut written = Written::default();
-    let stored = if writing == Writing::RulesOnly {
-        written.wdl = file_len(&m.path)?;
-        written.dtw = file_len(&m.dtw_path)?;
-        // The distance table's half: a win/draw/loss table may store both.
+    }
+
+    /// The sizes of the win/draw/loss and distance tables kept on disk when the rule table
+    /// alone is written, and the side the distance table stores (a win/draw/loss table may
+    /// store both).
+    fn kept_sizes(&self) -> Result<(Written, StoredHalf), GenerateError> {
+        let (plan, m) = (self.plan, self.m);
+        let written = Written {
+            wdl: file_len(&m.path)?,
+            dtw: file_len(&m.dtw_path)?,
+            draw_rules: 0,
+        };
         let table = Table::open(&m.dtw_path, TableKind::Dtw, plan.variant, m.material).map_err(
             |source| GenerateError::Check {
                 variant: plan.variant,
@@ -127,35 +174,19 @@ pub(crate) fn write_tables(
                 source,
             },
         )?;
-        table.header().stored
-    } else {
-        let compress = |stored: StoredHalf, count: bool| {
-            let header = header_of(TableKind::Wdl, 2, None, stored);
-            let blocks = compress_blocks(&m.path, &header, |b| {
-                let (start, distances, _) = block(b)?;
-                if count && writing == Writing::WdlOnly {
-                    let mut here = Counts::default();
-                    for (at, &d) in (start as u64..).zip(&distances) {
-                        here.add(at, distance(d), RuleValue::DRAW);
-                    }
-                    add_counts(&counts, here);
-                }
-                let value = |i: usize| distance(distances[i - start]).wdl();
-                Ok(Reuse::Pack(pack_block::<WdlCodec>(
-                    n,
-                    b,
-                    2,
-                    entry_at(n, start, stored, &distances),
-                    value,
-                )))
-            })?;
-            Ok::<_, GenerateError>((header, blocks))
-        };
-        let white = compress(StoredHalf::White, true)?;
+        Ok((written, table.header().stored))
+    }
+
+    /// Writes the win/draw/loss table (counting its blocks if `writing` is
+    /// [`Writing::WdlOnly`]). Returns its size, and the side the distance and rule tables
+    /// store (see [`write_tables`]).
+    fn write_wdl(&self, writing: Writing) -> Result<(u64, StoredHalf), GenerateError> {
+        let (plan, m) = (self.plan, self.m);
+        let white = self.compress_wdl(StoredHalf::White, writing == Writing::WdlOnly)?;
         let black = if m.material.is_symmetric() && plan.compact {
             None
         } else {
-            Some(compress(StoredHalf::Black, false)?)
+            Some(self.compress_wdl(StoredHalf::Black, false)?)
         };
         let stored = match &black {
             Some(black)
@@ -168,52 +199,94 @@ pub(crate) fn write_tables(
         };
         let (header, blocks) = match black {
             _ if !plan.compact => {
-                // Both sides: a block within one half is that half's block as compressed
-                // above; only the block across the middle is made again.
                 let black = black.map(|(_, blocks)| blocks).unwrap_or_default();
-                let header = header_of(TableKind::Wdl, 2, None, StoredHalf::Both);
-                let half = n / 2;
-                let per_block = POSITIONS_PER_BLOCK as usize;
-                let blocks = compress_blocks(&m.path, &header, |b| {
-                    let (start, end) = (b as usize * per_block, (b as usize + 1) * per_block);
-                    if end <= half {
-                        return Ok(Reuse::Block(white.1[b as usize].clone()));
-                    }
-                    if start >= half {
-                        return Ok(Reuse::Block(black[b as usize].clone()));
-                    }
-                    let (start, distances, _) = block(b)?;
-                    let value = |i: usize| distance(distances[i - start]).wdl();
-                    Ok(Reuse::Pack(pack_block::<WdlCodec>(
-                        n,
-                        b,
-                        2,
-                        entry_at(n, start, StoredHalf::Both, &distances),
-                        value,
-                    )))
-                })?;
-                (header, blocks)
+                self.compress_wdl_of_both(&white.1, &black)?
             }
             Some(black) if stored == StoredHalf::Black => black,
             _ => white,
         };
-        written.wdl = write_compressed(&m.path, &header, &blocks)?;
-        if plan.compact {
-            stored
-        } else {
-            StoredHalf::White
-        }
-    };
-    if writing == Writing::WdlOnly {
-        // Solved without distances (see `MaterialSolver::seed`): the levels are not the
-        // longest win.
-        return Ok((written, into_counts(counts).without_longest()));
+        let len = write_compressed(&m.path, &header, &blocks)?;
+        Ok((
+            len,
+            if plan.compact {
+                stored
+            } else {
+                StoredHalf::White
+            },
+        ))
     }
-    if writing == Writing::All {
+
+    /// The header and compressed blocks of the win/draw/loss table storing `stored`, its blocks
+    /// counted if `count`.
+    fn compress_wdl(
+        &self,
+        stored: StoredHalf,
+        count: bool,
+    ) -> Result<(Header, Compressed), GenerateError> {
+        let n = self.n;
+        let header = self.header(TableKind::Wdl, 2, None, stored);
+        let blocks = compress_blocks(&self.m.path, &header, |b| {
+            let (start, distances, _) = self.block(b)?;
+            if count {
+                let mut here = Counts::default();
+                for (at, &d) in (start as u64..).zip(&distances) {
+                    here.add(at, distance(d), RuleValue::DRAW);
+                }
+                add_counts(&self.counts, here);
+            }
+            let value = |i: usize| distance(distances[i - start]).wdl();
+            Ok(Reuse::Pack(pack_block::<WdlCodec>(
+                n,
+                b,
+                2,
+                entry_at(n, start, stored, &distances),
+                value,
+            )))
+        })?;
+        Ok((header, blocks))
+    }
+
+    /// The header and compressed blocks of the win/draw/loss table storing both sides: a
+    /// block within one half is that half's block as compressed already (`white`, `black`);
+    /// only the block across the middle is made again.
+    fn compress_wdl_of_both(
+        &self,
+        white: &Compressed,
+        black: &Compressed,
+    ) -> Result<(Header, Compressed), GenerateError> {
+        let n = self.n;
+        let header = self.header(TableKind::Wdl, 2, None, StoredHalf::Both);
+        let half = n / 2;
+        let per_block = POSITIONS_PER_BLOCK as usize;
+        let blocks = compress_blocks(&self.m.path, &header, |b| {
+            let (start, end) = (b as usize * per_block, (b as usize + 1) * per_block);
+            if end <= half {
+                return Ok(Reuse::Block(white[b as usize].clone()));
+            }
+            if start >= half {
+                return Ok(Reuse::Block(black[b as usize].clone()));
+            }
+            let (start, distances, _) = self.block(b)?;
+            let value = |i: usize| distance(distances[i - start]).wdl();
+            Ok(Reuse::Pack(pack_block::<WdlCodec>(
+                n,
+                b,
+                2,
+                entry_at(n, start, StoredHalf::Both, &distances),
+                value,
+            )))
+        })?;
+        Ok((header, blocks))
+    }
+
+    /// Writes the distance table storing `stored`, its width set by the longest win
+    /// `longest`. Returns its size.
+    fn write_dtw(&self, stored: StoredHalf, longest: u16) -> Result<u64, GenerateError> {
+        let n = self.n;
         let bits = DtwCodec::bits_for(longest);
-        let header = header_of(TableKind::Dtw, bits, None, stored);
-        written.dtw = write_table(&m.dtw_path, header, |b| {
-            let (start, distances, _) = block(b)?;
+        let header = self.header(TableKind::Dtw, bits, None, stored);
+        write_table(&self.m.dtw_path, header, |b| {
+            let (start, distances, _) = self.block(b)?;
             let value = |i: usize| distance(distances[i - start]);
             Ok(pack_block::<DtwCodec>(
                 n,
@@ -222,26 +295,40 @@ pub(crate) fn write_tables(
                 entry_at(n, start, stored, &distances),
                 value,
             ))
-        })?;
+        })
     }
-    let header = header_of(TableKind::DrawRules, 8, Some(m.limits), stored);
-    written.draw_rules = write_table(&m.draw_rules_path, header, |b| {
-        let (start, distances, rules) = block(b)?;
-        let mut here = Counts::default();
-        for ((at, &d), &r) in (start as u64..).zip(&distances).zip(&rules) {
-            here.add(at, distance(d), rule_value(r));
-        }
-        add_counts(&counts, here);
-        let value = |i: usize| rule_value(rules[i - start]);
-        Ok(pack_block::<DrawRulesCodec>(
-            n,
-            b,
-            8,
-            entry_at(n, start, stored, &distances),
-            value,
-        ))
-    })?;
-    Ok((written, into_counts(counts)))
+
+    /// Writes the rule table storing `stored`, counting its blocks. Returns its size.
+    fn write_rules(&self, stored: StoredHalf) -> Result<u64, GenerateError> {
+        let n = self.n;
+        let header = self.header(TableKind::DrawRules, 8, Some(self.m.limits), stored);
+        write_table(&self.m.draw_rules_path, header, |b| {
+            let (start, distances, rules) = self.block(b)?;
+            let mut here = Counts::default();
+            for ((at, &d), &r) in (start as u64..).zip(&distances).zip(&rules) {
+                here.add(at, distance(d), rule_value(r));
+            }
+            add_counts(&self.counts, here);
+            let value = |i: usize| rule_value(rules[i - start]);
+            Ok(pack_block::<DrawRulesCodec>(
+                n,
+                b,
+                8,
+                entry_at(n, start, stored, &distances),
+                value,
+            ))
+        })
+    }
+}
+
+/// The size of the file at `path`.
+fn file_len(path: &Path) -> Result<u64, GenerateError> {
+    std::fs::metadata(path)
+        .map(|md| md.len())
+        .map_err(|source| GenerateError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Adds the counts of one block to the total.
@@ -252,6 +339,7 @@ fn add_counts(total: &Mutex<Counts>, block: Counts) {
     *total = total.merge(block);
 }
 
+/// The counts added up.
 fn into_counts(total: Mutex<Counts>) -> Counts {
     total
         .into_inner()
@@ -492,6 +580,8 @@ fn write_file<'a>(
     file.sync_all().map_err(&io)
 }
 
+/// Checks that the table written to `path` reads back block by block as `blocks` were
+/// packed (their CRC-32s).
 fn check_file(
     path: &Path,
     header: &Header,

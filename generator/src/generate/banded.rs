@@ -3,42 +3,57 @@
 //! values later materials read. A stopped run resumes at the first band whose file is missing
 //! or does not match its checksum in the journal.
 
-use rafle_probe::{PositionIndex, WorkFiles};
-
 use std::time::Instant;
 
 use crate::bands::{sync_band_files, BandWriter, BandedValues, Layout};
-use crate::plan::{MaterialPlan, Plan};
+use crate::plan::Plan;
 use crate::solve::{bands, MaterialSolver};
 use crate::store::Store;
+use crate::summary::Counts;
 use crate::values::Journal;
 use crate::values::{band_paths, remove_bands};
+use crate::write::Written;
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
-/// One material of a plan as it is solved into band files.
-pub(super) struct BandedMaterial<'p> {
-    pub(super) plan: &'p Plan,
-    pub(super) m: &'p MaterialPlan,
-    pub(super) index: &'p PositionIndex,
-    pub(super) paths: &'p WorkFiles,
-}
+use super::MaterialRun;
 
-impl BandedMaterial<'_> {
+impl MaterialRun<'_> {
+    /// Solves the material into band files and writes its tables (the rule table alone when
+    /// `rules_only`); its band files stay, held in `store`, if a later material reads them.
+    /// Returns the sizes of the tables and the material's counts.
+    ///
+    /// # Errors
+    ///
+    /// As [`MaterialRun::solve_bands_not_finished`], and what writing the tables returns.
+    pub(super) fn solve_in_bands(
+        &self,
+        store: &mut Store,
+        rules_only: bool,
+    ) -> Result<(Written, Counts), GenerateError> {
+        let m = self.m;
+        let longest = self.solve_bands_not_finished(store)?;
+        let values = store
+            .banded_through_cache(m.material)
+            .expect("held by the banded solve");
+        let (written, counts) = self.write_solved(&values, longest, rules_only)?;
+        if !self.needed {
+            store.remove(m.material);
+            remove_bands(&self.paths.partial);
+        }
+        Ok((written, counts))
+    }
+
     /// Solves every band not finished yet, the finished ones held in `store` (this material's
     /// values are there when it returns). Returns the longest win.
     ///
     /// # Errors
     ///
     /// [`GenerateError::Io`] if a band file or the journal cannot be written,
-    /// [`GenerateError::Stopped`] if `progress` asked to stop (the bands finished are kept),
+    /// [`GenerateError::Stopped`] if the run was asked to stop (the bands finished are kept),
     /// and what solving a band returns.
-    pub(super) fn solve(
-        &self,
-        store: &mut Store,
-        progress: &dyn Progress,
-    ) -> Result<u16, GenerateError> {
-        let (m, index) = (self.m, self.index);
-        let mut journal = self.open_journal(progress)?;
+    fn solve_bands_not_finished(&self, store: &mut Store) -> Result<u16, GenerateError> {
+        let (m, index, progress) = (self.m, &self.index, self.progress);
+        let mut journal = self.open_band_journal(progress)?;
         let bands = bands(index);
         let values = self.trusted_bands(&mut journal, bands.len(), progress)?;
         store.insert_banded(index.clone(), values);
@@ -80,7 +95,7 @@ impl BandedMaterial<'_> {
     }
 
     /// The material's journal, a fresh one if none can be resumed (its band files removed).
-    fn open_journal(&self, progress: &dyn Progress) -> Result<Journal, GenerateError> {
+    fn open_band_journal(&self, progress: &dyn Progress) -> Result<Journal, GenerateError> {
         let (plan, m) = (self.plan, self.m);
         let (journal, resumed) = Journal::open(
             &self.paths.journal,
@@ -113,11 +128,11 @@ impl BandedMaterial<'_> {
         progress: &dyn Progress,
     ) -> Result<BandedValues, GenerateError> {
         let identity = self.plan.packed_identity(self.m);
-        let mut values = BandedValues::new(self.index, &identity, layout(self.plan));
+        let mut values = BandedValues::new(&self.index, &identity, layout(self.plan));
         let recorded = journal.bands.len().min(bands);
         let mut kept = 0;
-        for (b, path) in band_paths(self.paths, recorded).iter().enumerate() {
-            let mut candidate = BandedValues::new(self.index, &identity, layout(self.plan));
+        for (b, path) in band_paths(&self.paths, recorded).iter().enumerate() {
+            let mut candidate = BandedValues::new(&self.index, &identity, layout(self.plan));
             let matches = candidate
                 .add_band(path, b)
                 .and_then(|halves| candidate.checksum(&halves))
@@ -140,7 +155,7 @@ impl BandedMaterial<'_> {
             }
         }
         if kept < journal.bands.len() {
-            if kept == band_paths(self.paths, recorded).len() && kept < recorded {
+            if kept == band_paths(&self.paths, recorded).len() && kept < recorded {
                 progress.damaged_work_file(
                     &self.paths.band(kept),
                     "missing: solved again from that band",
@@ -154,25 +169,21 @@ impl BandedMaterial<'_> {
         }
         Ok(values)
     }
-}
 
-/// The band files of a finished material as the materials after it read them, if all of them
-/// are there and every chunk of them checks.
-pub(super) fn finished_bands(
-    plan: &Plan,
-    m: &MaterialPlan,
-    index: &PositionIndex,
-    paths: &WorkFiles,
-) -> Option<BandedValues> {
-    let identity = plan.packed_identity(m);
-    crate::bands::open_finished(
-        index,
-        &identity,
-        layout(plan),
-        paths,
-        || bands(index).len(),
-        true,
-    )
+    /// The band files of the material, finished, as the materials after it read them, if all
+    /// of them are there and every chunk of them checks.
+    pub(super) fn finished_bands(&self) -> Option<BandedValues> {
+        let (plan, index) = (self.plan, &self.index);
+        let identity = plan.packed_identity(self.m);
+        crate::bands::open_finished(
+            index,
+            &identity,
+            layout(plan),
+            &self.paths,
+            || bands(index).len(),
+            true,
+        )
+    }
 }
 
 /// How the band files of this run's materials are laid out.

@@ -6,7 +6,7 @@
 use rafle_probe::{PositionIndex, Tables, WorkFiles};
 
 use super::found::{is_compact, kept_counts, table_sizes, Found};
-use super::{remove, remove_finished_work, Done};
+use super::{remove, remove_finished_work, Done, MaterialRun};
 use crate::load::{load_existing, LoadError, Loaded};
 use crate::packed::{self, PackedValues};
 use crate::plan::{MaterialPlan, Plan};
@@ -32,6 +32,17 @@ pub(super) struct WorkToDo {
     pub(super) reads_values: Vec<bool>,
     /// The counts kept with its finished tables ([`kept_counts`]).
     pub(super) counts: Vec<Option<Counts>>,
+}
+
+impl WorkToDo {
+    /// What reusing material `j` does for its values.
+    pub(super) fn values(&self, j: usize) -> Values {
+        match (self.needed[j], self.kept[j]) {
+            (false, _) => Values::NotNeeded,
+            (true, true) => Values::Kept,
+            (true, false) => Values::Rebuilt,
+        }
+    }
 }
 
 /// Which materials are solved, and which materials' values must be readable after they are
@@ -123,50 +134,57 @@ impl From<LoadError> for NotReused {
     }
 }
 
-/// Reuses a material's tables (their checksums checked by [`Found::look`]): the counts kept
-/// with them (`counts`, read by [`kept_counts`] when the run was planned; else counted again),
-/// and its packed values rebuilt if a later material reads them and they are gone or damaged
-/// ([`Values::Rebuilt`]).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn reuse(
-    plan: &Plan,
-    m: &MaterialPlan,
-    found: &Found,
-    index: &PositionIndex,
-    mut counts: Option<Counts>,
-    values: Values,
-    paths: &WorkFiles,
-    store: &Store,
-    progress: &dyn Progress,
-) -> Result<Done, NotReused> {
-    let solve = |why: String| NotReused::Solve(Some(why));
-    progress.advance(m.positions);
-    if matches!(found, Found::WdlOnly) {
+impl MaterialRun<'_> {
+    /// Reuses the material's tables (their checksums checked by [`Found::look`]): the counts
+    /// kept with them (`counts`, read by [`kept_counts`] when the run was planned; else counted
+    /// again), and its packed values rebuilt if a later material reads them and they are gone
+    /// or damaged ([`Values::Rebuilt`]).
+    pub(super) fn reuse(
+        &self,
+        counts: Option<Counts>,
+        values: Values,
+        store: &Store,
+    ) -> Result<Done, NotReused> {
+        self.progress.advance(self.m.positions);
+        match self.found {
+            Found::WdlOnly => self.reuse_wdl_only(),
+            Found::Legacy => self.convert_legacy(values, store),
+            _ => self.reuse_complete(counts, values, store),
+        }
+    }
+
+    /// Reuses a win/draw/loss table alone, with the counts kept beside it.
+    fn reuse_wdl_only(&self) -> Result<Done, NotReused> {
+        let (plan, m) = (self.plan, self.m);
         // Checked by `Found::look`, and not needed: nothing reads its values.
         let summary = SummaryFile::new(plan, m, Tables::Wdl);
-        let written = table_sizes(m, Tables::Wdl).map_err(solve)?;
+        let written = table_sizes(m, Tables::Wdl).map_err(solve_because)?;
         let counts = summary.read().ok_or(NotReused::Solve(None))?;
-        progress.advance((UNITS_PER_POSITION - 1) * m.positions);
-        return Ok(Done::reused(
+        self.progress
+            .advance((UNITS_PER_POSITION - 1) * m.positions);
+        Ok(Done::reused(
             counts,
             written,
             false,
             false,
             is_compact(plan, m),
-        ));
+        ))
     }
-    if matches!(found, Found::Legacy) {
-        // The tables of the previous format are read whole; past the budget, the material
-        // is solved again within it instead.
+
+    /// Converts the tables of the previous format version, read whole, into this version's;
+    /// its values packed if a later material reads them. Past the memory budget, the material
+    /// is solved again within it instead.
+    fn convert_legacy(&self, values: Values, store: &Store) -> Result<Done, NotReused> {
+        let (plan, m, progress) = (self.plan, self.m, self.progress);
         if !plan.reads_back_whole(m) {
-            return Err(solve(format!(
+            return Err(solve_because(format!(
                 "converting it from format version 2 would hold it whole, {}, more than the \
                  memory budget",
                 crate::human_bytes(plan.whole_read_back_bytes(m))
             )));
         }
         progress.converting(plan.variant, m.material, m.positions);
-        let loaded = read_back(m, index, store, progress, true)?;
+        let loaded = self.read_back(store, true)?;
         if let Err(why) = &loaded.rules {
             return Err(NotReused::Solve(why.clone()));
         }
@@ -174,65 +192,84 @@ pub(super) fn reuse(
             crate::convert::write_converted(plan, m, &loaded).map_err(NotReused::Failed)?;
         if values != Values::NotNeeded {
             loaded
-                .pack(&paths.packed, &plan.packed_identity(m))
-                .map_err(|e| solve(e.to_string()))?;
+                .pack(&self.paths.packed, &plan.packed_identity(m))
+                .map_err(|e| solve_because(e.to_string()))?;
         }
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
         // Written in the plan's form.
-        return Ok(Done::reused(counts, written, true, true, plan.compact));
+        Ok(Done::reused(counts, written, true, true, plan.compact))
     }
-    let written = table_sizes(m, Tables::All).map_err(solve)?;
-    let summary = SummaryFile::new(plan, m, Tables::All);
-    let have_values = values != Values::Rebuilt;
-    // Written only when counted again: rewriting a summary that holds these counts would
-    // truncate it under the units reading it beside this one.
-    let counted_again = counts.is_none();
-    // Counted by the read-back as it goes when it reads block by block.
-    let mut advanced = false;
-    if counted_again || !have_values {
-        let identity = plan.packed_identity(m);
-        if plan.reads_back_whole(m) {
-            let loaded = read_back(m, index, store, progress, false)?;
-            counts = Some(Counts::of_loaded(&loaded));
-            if !have_values {
-                loaded
-                    .pack(&paths.packed, &identity)
-                    .map_err(|e| solve(e.to_string()))?;
+
+    /// Reuses complete tables: their counts counted again if they were not kept, and the
+    /// values rebuilt from them if a later material reads them and they are not kept.
+    fn reuse_complete(
+        &self,
+        mut counts: Option<Counts>,
+        values: Values,
+        store: &Store,
+    ) -> Result<Done, NotReused> {
+        let (plan, m, progress) = (self.plan, self.m, self.progress);
+        let written = table_sizes(m, Tables::All).map_err(solve_because)?;
+        let summary = SummaryFile::new(plan, m, Tables::All);
+        let have_values = values != Values::Rebuilt;
+        // Written only when counted again: rewriting a summary that holds these counts would
+        // truncate it under the units reading it beside this one.
+        let counted_again = counts.is_none();
+        // Counted by the read-back as it goes when it reads block by block.
+        let mut advanced = false;
+        if counted_again || !have_values {
+            let identity = plan.packed_identity(m);
+            if plan.reads_back_whole(m) {
+                let loaded = self.read_back(store, false)?;
+                counts = Some(Counts::of_loaded(&loaded));
+                if !have_values {
+                    loaded
+                        .pack(&self.paths.packed, &identity)
+                        .map_err(|e| solve_because(e.to_string()))?;
+                }
+            } else {
+                let packed = self.paths.packed.as_path();
+                let pack = (!have_values).then_some((packed, identity.as_str()));
+                let advance = |n| progress.advance((UNITS_PER_POSITION - 1) * n);
+                let index = &self.index;
+                let read = read_back_streamed(&plan.dir, m, index, store, pack, &advance);
+                counts = Some(read?);
+                advanced = true;
             }
-        } else {
-            let pack = (!have_values).then_some((paths.packed.as_path(), identity.as_str()));
-            let advance = |n| progress.advance((UNITS_PER_POSITION - 1) * n);
-            let read = read_back_streamed(&plan.dir, m, index, store, pack, &advance);
-            counts = Some(read?);
-            advanced = true;
         }
+        let counts = counts.unwrap_or_default();
+        if counted_again {
+            let _ = summary.write(&counts);
+        }
+        if !advanced {
+            progress.advance((UNITS_PER_POSITION - 1) * m.positions);
+        }
+        Ok(Done::reused(
+            counts,
+            written,
+            true,
+            false,
+            is_compact(plan, m),
+        ))
     }
-    let counts = counts.unwrap_or_default();
-    if counted_again {
-        let _ = summary.write(&counts);
+
+    /// The material's values read back from its tables (of the previous format if `legacy`):
+    /// one damaged is solved again; one whose captures reach values that cannot be read stops
+    /// the run.
+    fn read_back(&self, store: &Store, legacy: bool) -> Result<Loaded, NotReused> {
+        Ok(load_existing(
+            self.m,
+            &self.index,
+            store,
+            self.progress,
+            legacy,
+        )?)
     }
-    if !advanced {
-        progress.advance((UNITS_PER_POSITION - 1) * m.positions);
-    }
-    Ok(Done::reused(
-        counts,
-        written,
-        true,
-        false,
-        is_compact(plan, m),
-    ))
 }
 
-/// A material's values read back from its tables (of the previous format if `legacy`): one
-/// damaged is solved again; one whose captures reach values that cannot be read stops the run.
-fn read_back(
-    m: &MaterialPlan,
-    index: &PositionIndex,
-    store: &Store,
-    progress: &dyn Progress,
-    legacy: bool,
-) -> Result<Loaded, NotReused> {
-    Ok(load_existing(m, index, store, progress, legacy)?)
+/// Why a material's tables are not reused: it is solved again, for this reason.
+fn solve_because(why: String) -> NotReused {
+    NotReused::Solve(Some(why))
 }
 
 /// Whether a material's values are kept for this run: its packed work file, every block

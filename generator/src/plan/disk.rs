@@ -3,7 +3,7 @@
 //! reserved whole when it starts), the compressed values of the materials solved before it
 //! that a later one still reads, and the tables written so far.
 
-use super::Plan;
+use super::{MaterialPlan, Plan};
 use crate::bands::is_banded_material;
 use crate::values::BYTES_PER_POSITION;
 use rafle_probe::{Material, Tables};
@@ -78,31 +78,15 @@ impl Plan {
     /// A unit of work counts its own material only (the others are finished, their packed
     /// values kept), and a seed part the file it writes.
     pub fn disk_estimate(&self) -> DiskEstimate {
+        if let (Some(part), Some(m)) = (self.part, self.materials.last()) {
+            return self.seed_part_disk_estimate(m, part);
+        }
         let bits = table_bits(self.tables);
         let packed_per_position = packed_bytes(self.tables);
         let in_bits_above = crate::solve::kings_in_bits_above();
         let last = self.materials.len().saturating_sub(1);
-        if let (Some(part), Some(m)) = (self.part, self.materials.last()) {
-            let positions = self.seed_part_positions(m, part).1 as f64;
-            let scratch = (SEED_SCRATCH_BYTES_PER_POSITION * positions) as u64;
-            return DiskEstimate {
-                peak_bytes: scratch,
-                peak_at: Some(m.material),
-                at_peak: DiskParts {
-                    scratch_bytes: scratch,
-                    ..DiskParts::default()
-                },
-                tables_bytes: 0,
-            };
-        }
         let last_reader = self.last_readers(|_| true);
-        // The materials whose packed values go once each material is done.
-        let mut released = vec![Vec::new(); self.materials.len()];
-        for (d, reader) in last_reader.iter().enumerate() {
-            if let Some(j) = reader {
-                released[*j].push(d);
-            }
-        }
+        let released = released_after(&last_reader);
         let (mut packed, mut tables, mut peak_at) = (0.0, 0.0, None);
         let mut at_peak = DiskParts::default();
         for (j, m) in self.materials.iter().enumerate() {
@@ -110,29 +94,7 @@ impl Plan {
                 continue;
             }
             let n = m.positions as f64;
-            let scratch = if m.material.men() == 0 && m.positions > in_bits_above {
-                SEED_SCRATCH_BYTES_PER_POSITION * n
-            } else {
-                0.0
-            };
-            let banded = is_banded_material(self.variant, m.material);
-            // A material solved into band files holds them all, compressed, while its tables
-            // are written; one with a raw work file holds that, and packs it afterwards.
-            let now = if banded {
-                DiskParts {
-                    raw_bytes: 0,
-                    scratch_bytes: 0,
-                    packed_bytes: (packed + packed_per_position * n) as u64,
-                    tables_bytes: (tables + bits * n / 8.0) as u64,
-                }
-            } else {
-                DiskParts {
-                    raw_bytes: BYTES_PER_POSITION * m.positions,
-                    scratch_bytes: scratch as u64,
-                    packed_bytes: packed as u64,
-                    tables_bytes: tables as u64,
-                }
-            };
+            let now = self.disk_under_way(m, packed, tables, in_bits_above);
             if now.total() > at_peak.total() {
                 (at_peak, peak_at) = (now, Some(m.material));
             }
@@ -160,6 +122,68 @@ impl Plan {
             tables_bytes: tables,
         }
     }
+
+    /// What a seed part of `m` fills: the file it writes.
+    fn seed_part_disk_estimate(&self, m: &MaterialPlan, part: u32) -> DiskEstimate {
+        let positions = self.seed_part_positions(m, part).1 as f64;
+        let scratch = (SEED_SCRATCH_BYTES_PER_POSITION * positions) as u64;
+        DiskEstimate {
+            peak_bytes: scratch,
+            peak_at: Some(m.material),
+            at_peak: DiskParts {
+                scratch_bytes: scratch,
+                ..DiskParts::default()
+            },
+            tables_bytes: 0,
+        }
+    }
+
+    /// What fills the disk while `m` is solved, beside the compressed values of the materials
+    /// solved before that a later one still reads (`packed` bytes) and the tables written so
+    /// far (`tables` bytes); a kings-only material of more than `in_bits_above` positions is
+    /// solved in bits.
+    fn disk_under_way(
+        &self,
+        m: &MaterialPlan,
+        packed: f64,
+        tables: f64,
+        in_bits_above: u64,
+    ) -> DiskParts {
+        let n = m.positions as f64;
+        // A material solved into band files holds them all, compressed, while its tables
+        // are written; one with a raw work file holds that, and packs it afterwards.
+        if is_banded_material(self.variant, m.material) {
+            return DiskParts {
+                raw_bytes: 0,
+                scratch_bytes: 0,
+                packed_bytes: (packed + packed_bytes(self.tables) * n) as u64,
+                tables_bytes: (tables + table_bits(self.tables) * n / 8.0) as u64,
+            };
+        }
+        let scratch = if m.material.men() == 0 && m.positions > in_bits_above {
+            SEED_SCRATCH_BYTES_PER_POSITION * n
+        } else {
+            0.0
+        };
+        DiskParts {
+            raw_bytes: BYTES_PER_POSITION * m.positions,
+            scratch_bytes: scratch as u64,
+            packed_bytes: packed as u64,
+            tables_bytes: tables as u64,
+        }
+    }
+}
+
+/// For each material, the materials whose packed values go once it is done: those it is the
+/// last to read (`last_reader`).
+fn released_after(last_reader: &[Option<usize>]) -> Vec<Vec<usize>> {
+    let mut released = vec![Vec::new(); last_reader.len()];
+    for (d, reader) in last_reader.iter().enumerate() {
+        if let Some(j) = reader {
+            released[*j].push(d);
+        }
+    }
+    released
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering};
 
-use rafle_probe::{Dtw, KingSlice, MoveList};
+use rafle_probe::{Dtw, KingSlice, MoveList, SliceMoves};
 use rayon::prelude::*;
 
 use super::{rule_code, MaterialSolver, CHUNK};
@@ -95,7 +95,7 @@ impl MaterialSolver<'_> {
         let scratch;
         let (seeds, longest, deepest): (&dyn Seeds, u16, u16) = match &self.seed_parts {
             Some(parts) => {
-                // Their seeding reported its progress (see `generate::seed_parts_here`).
+                // Their seeding reported its progress (see `generate::parts`).
                 let (longest, deepest) = self.copy_parts(slice, parts, &fixed)?;
                 (parts, longest, deepest)
             }
@@ -297,12 +297,46 @@ impl MaterialSolver<'_> {
         slice: &KingSlice,
         fixed: Bits,
         seeds: &dyn Seeds,
-        mut longest: u16,
+        longest: u16,
         deepest: u16,
         progress: &dyn Progress,
     ) -> Result<FinishedBand, GenerateError> {
         let n = slice.len();
         let moves = slice.king_moves();
+        let (distances, won_at) = self.propagate_distances(slice, &moves, fixed, seeds)?;
+        let longest = longest.max(won_at);
+        // Only values read wrong (the successors' files damaged past their checksums) can
+        // give a distance the codes cannot hold: never written as if it were one.
+        if deepest.max(longest) > MAX_DISTANCE {
+            return Err(self.past_longest(deepest.max(longest)));
+        }
+        progress.advance(n);
+        if self.rules {
+            self.propagate_rules(slice, &moves, distances.into_fixed(), seeds)?;
+        }
+        progress.advance(n);
+        let values = self.values();
+        let kings = self.index.king_placements();
+        let checksum = u64::from(values.checksum(slice.global(0), kings))
+            + u64::from(values.checksum(slice.global(kings), kings));
+        Ok(FinishedBand { longest, checksum })
+    }
+
+    /// The distance propagation from the positions `fixed` by their seeds, each level's codes
+    /// written as it completes. Returns its levels, for the positions they fix, and the
+    /// longest win it found (its last level with a win).
+    ///
+    /// # Errors
+    ///
+    /// As [`Seeds::for_each`], and [`GenerateError::ImpossibleValue`] for a level past the
+    /// longest distance a code holds (refused as it comes).
+    fn propagate_distances(
+        &self,
+        slice: &KingSlice,
+        moves: &SliceMoves,
+        fixed: Bits,
+        seeds: &dyn Seeds,
+    ) -> Result<(BitLevels, u16), GenerateError> {
         let values = self.values();
         let global = |x: u64| slice.global(x);
         let mut distances = BitLevels::new(fixed);
@@ -310,7 +344,7 @@ impl MaterialSolver<'_> {
         // longest a code holds are refused as they come).
         let won_at = AtomicU16::new(0);
         distances.run(
-            &moves,
+            moves,
             u16::MAX,
             seeds.last_level(Propagated::Distances),
             |level, add| seeds.for_each(Propagated::Distances, level, &mut *add),
@@ -338,46 +372,49 @@ impl MaterialSolver<'_> {
                 Ok(())
             },
         )?;
-        longest = longest.max(won_at.into_inner());
-        // Only values read wrong (the successors' files damaged past their checksums) can
-        // give a distance the codes cannot hold: never written as if it were one.
-        if deepest.max(longest) > MAX_DISTANCE {
-            return Err(self.past_longest(deepest.max(longest)));
-        }
-        progress.advance(n);
+        Ok((distances, won_at.into_inner()))
+    }
 
-        if self.rules {
-            let fixed = distances.into_fixed();
-            self.rule_codes_of_distances(slice, &fixed);
-            let mut rules = BitLevels::new(fixed);
-            rules.run(
-                &moves,
-                u16::from(self.limit),
-                seeds.last_level(Propagated::Rules),
-                |level, add| seeds.for_each(Propagated::Rules, level, &mut *add),
-                |level, decided, won| {
-                    decided.par_for_each_batched(
-                        |x| {
-                            let outcome = if won.contains(x) {
-                                Outcome::Won(level)
-                            } else {
-                                Outcome::Lost(level)
-                            };
-                            let at = global(x);
-                            let code = rule_code(Some(outcome), values.distance_code(at));
-                            values.set_rule_code(at, code);
-                        },
-                        || self.keep_within_budget(),
-                    );
-                    Ok(())
-                },
-            )?;
-        }
-        progress.advance(n);
-        let kings = self.index.king_placements();
-        let checksum = u64::from(values.checksum(slice.global(0), kings))
-            + u64::from(values.checksum(slice.global(kings), kings));
-        Ok(FinishedBand { longest, checksum })
+    /// The rule propagation from the positions `fixed` by their seeds or by the distance
+    /// propagation: every other position takes the rule code its distance gives, then each
+    /// level's codes are written as it completes.
+    ///
+    /// # Errors
+    ///
+    /// As [`Seeds::for_each`].
+    fn propagate_rules(
+        &self,
+        slice: &KingSlice,
+        moves: &SliceMoves,
+        fixed: Bits,
+        seeds: &dyn Seeds,
+    ) -> Result<(), GenerateError> {
+        let values = self.values();
+        let global = |x: u64| slice.global(x);
+        self.rule_codes_of_distances(slice, &fixed);
+        let mut rules = BitLevels::new(fixed);
+        rules.run(
+            moves,
+            u16::from(self.limit),
+            seeds.last_level(Propagated::Rules),
+            |level, add| seeds.for_each(Propagated::Rules, level, &mut *add),
+            |level, decided, won| {
+                decided.par_for_each_batched(
+                    |x| {
+                        let outcome = if won.contains(x) {
+                            Outcome::Won(level)
+                        } else {
+                            Outcome::Lost(level)
+                        };
+                        let at = global(x);
+                        let code = rule_code(Some(outcome), values.distance_code(at));
+                        values.set_rule_code(at, code);
+                    },
+                    || self.keep_within_budget(),
+                );
+                Ok(())
+            },
+        )
     }
 
     /// Seeds the positions of `range` (local numbers): their codes (final for those their
