@@ -268,6 +268,33 @@ struct MaterialRun<'p> {
 }
 
 impl MaterialRun<'_> {
+    /// The material's journal and whether it resumes an earlier run's, a damaged one noted
+    /// (its bands from the damage on are solved again).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if it cannot be read or written.
+    fn open_journal(
+        &self,
+        progress: &dyn Progress,
+    ) -> Result<(crate::values::Journal, bool), GenerateError> {
+        let (plan, m) = (self.plan, self.m);
+        let (journal, resumed) = crate::values::Journal::open(
+            &self.paths.journal,
+            plan.variant,
+            m.material,
+            m.positions,
+            m.limits,
+        )?;
+        if let Some(damage) = &journal.damage {
+            progress.damaged_work_file(
+                &self.paths.journal,
+                &format!("{damage}: the bands from there are solved again"),
+            );
+        }
+        Ok((journal, resumed))
+    }
+
     /// Reuses the material's tables (`reuse`: the counts kept with them and what its values
     /// need), or solves it when `reuse` is `None` or the tables turn out unusable; `seed_parts`
     /// are the parts a unit solves its kings-only material from.

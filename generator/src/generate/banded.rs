@@ -96,20 +96,7 @@ impl MaterialRun<'_> {
 
     /// The material's journal, a fresh one if none can be resumed (its band files removed).
     fn open_band_journal(&self, progress: &dyn Progress) -> Result<Journal, GenerateError> {
-        let (plan, m) = (self.plan, self.m);
-        let (journal, resumed) = Journal::open(
-            &self.paths.journal,
-            plan.variant,
-            m.material,
-            m.positions,
-            m.limits,
-        )?;
-        if let Some(damage) = &journal.damage {
-            progress.damaged_work_file(
-                &self.paths.journal,
-                &format!("{damage}: the bands from there are solved again"),
-            );
-        }
+        let (journal, resumed) = self.open_journal(progress)?;
         if !resumed || journal.bands.is_empty() {
             remove_bands(&self.paths.partial);
         }

@@ -75,20 +75,8 @@ impl MaterialRun<'_> {
     /// removed) if it was not resumed or records no band, and no band if the raw file is not
     /// the size of the material's values.
     fn open_raw_journal(&self) -> Result<Journal, GenerateError> {
-        let (plan, m, paths, progress) = (self.plan, self.m, &self.paths, self.progress);
-        let (mut journal, resumed) = Journal::open(
-            &paths.journal,
-            plan.variant,
-            m.material,
-            m.positions,
-            m.limits,
-        )?;
-        if let Some(damage) = &journal.damage {
-            progress.damaged_work_file(
-                &paths.journal,
-                &format!("{damage}: the bands from there are solved again"),
-            );
-        }
+        let (m, paths, progress) = (self.m, &self.paths, self.progress);
+        let (mut journal, resumed) = self.open_journal(progress)?;
         let expected_len = m.positions * BYTES_PER_POSITION;
         let partial_len = std::fs::symlink_metadata(&paths.partial).map(|md| md.len());
         if resumed && partial_len.as_ref().is_ok_and(|&len| len != expected_len) {
