@@ -329,15 +329,7 @@ fn stopped_after_the_bands_of_kkmvk() -> TempDir {
     let dir = TempDir::new().unwrap();
     let blocked = dir.path().join("brazilian/KKMvK.wdl");
     std::fs::create_dir_all(&blocked).unwrap();
-    let out = rafle(&[
-        "generate",
-        "--variant",
-        "brazilian",
-        "--pieces",
-        "4",
-        "--data",
-        data(&dir),
-    ]);
+    let out = generate_four(&dir);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("KKMvK.wdl"),
@@ -348,8 +340,9 @@ fn stopped_after_the_bands_of_kkmvk() -> TempDir {
     dir
 }
 
-fn generate_four_again(dir: &TempDir) -> String {
-    let out = rafle(&[
+/// `rafle generate --variant brazilian --pieces 4` into `dir`.
+fn generate_four(dir: &TempDir) -> std::process::Output {
+    rafle(&[
         "generate",
         "--variant",
         "brazilian",
@@ -357,7 +350,11 @@ fn generate_four_again(dir: &TempDir) -> String {
         "4",
         "--data",
         data(dir),
-    ]);
+    ])
+}
+
+fn generate_four_again(dir: &TempDir) -> String {
+    let out = generate_four(dir);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("panicked"), "{err}");
