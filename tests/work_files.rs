@@ -410,3 +410,53 @@ fn intact_band_files_are_resumed_and_a_missing_one_solved_again() {
     assert!(err.contains("KKMvK.band-002 is damaged: missing"), "{err}");
     assert_eq!(tables(&dir), tables(&clean));
 }
+
+/// `rafle generate --variant brazilian --pieces 4 --tables wdl` into `dir`.
+fn generate_four_wdl(dir: &TempDir) -> std::process::Output {
+    rafle(&[
+        "generate",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "4",
+        "--tables",
+        "wdl",
+        "--data",
+        data(dir),
+    ])
+}
+
+/// A run of the win/draw/loss tables alone packs the band files of a finished material that
+/// a later one reads (KKMvK, read by KMMvK's promotions) into a packed file of 2 bits a
+/// position, and removes them; a stopped run takes those values up again instead of solving
+/// the material a second time.
+#[test]
+fn a_wdl_run_packs_band_files_and_resumes_from_the_packed_file() {
+    let clean = TempDir::new().unwrap();
+    assert!(generate_four_wdl(&clean).status.success());
+    let dir = TempDir::new().unwrap();
+    let blocked = dir.path().join("brazilian/KMMvK.wdl");
+    std::fs::create_dir_all(&blocked).unwrap();
+    let out = generate_four_wdl(&dir);
+    assert!(!out.status.success());
+    std::fs::remove_dir(&blocked).unwrap();
+    let packed = std::fs::read(work(&dir).join("KKMvK.wdl.packed")).unwrap();
+    // Format version 2 (2 bits a position), 65,536 positions a block.
+    assert_eq!(&packed[..16], b"RAFLEPK\x1a\x02\0\0\0\0\0\x01\0");
+    let bands: Vec<_> = std::fs::read_dir(work(&dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("KKMvK.") && name.contains(".band-"))
+        .collect();
+    assert!(bands.is_empty(), "{bands:?}");
+
+    let out = generate_four_wdl(&dir);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("brazilian KKMvK: 755160 positions, reused"),
+        "{err}"
+    );
+    assert!(!err.contains("damaged"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+}

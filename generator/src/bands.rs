@@ -44,6 +44,7 @@ use rafle_probe::{Material, PositionIndex, Variant};
 use crate::files::io_error;
 use crate::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache, LEVEL};
 use crate::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
+pub(crate) use crate::values::Layout;
 use crate::GenerateError;
 
 use directory::{Chunk, HalfPlace};
@@ -106,28 +107,11 @@ fn shortest_of_its_kind(code: u16) -> u16 {
     kind | code & CAPTURE
 }
 
-/// How a chunk's positions are laid out before compression.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
-    /// As a raw work file: the distance codes (`u16`), then the rule codes.
-    Full,
-    /// A byte a position: the kind of its distance code (0 a loss, 1 a win, 2 a draw), plus
-    /// 0x80 if it must capture. For a run that solves win, draw or loss alone, whose codes are
-    /// the shortest of their kind ([`shortest_of_its_kind`]) and rule codes all 0: a sixth of
-    /// the bytes compressed of the full layout.
-    Kinds,
-}
-
+/// How a band file lays out a chunk's positions before compression: as a raw work file
+/// ([`Layout::Full`]), or a byte a position, the kind of its distance code (0 a loss, 1 a win,
+/// 2 a draw) plus 0x80 if it must capture ([`Layout::Kinds`]: a sixth of the bytes compressed
+/// of the full layout).
 impl Layout {
-    /// The layout of a run that solves the rule-aware values (`rules`) or not.
-    pub(crate) fn of_run(rules: bool) -> Layout {
-        if rules {
-            Layout::Full
-        } else {
-            Layout::Kinds
-        }
-    }
-
     fn bytes_per_position(self) -> usize {
         match self {
             Layout::Full => BYTES_PER_POSITION as usize,

@@ -26,7 +26,7 @@ use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
 use crate::seed_part::PartSeeds;
 use crate::store::Store;
 use crate::summary::{Counts, SummaryFile};
-use crate::values::remove_values;
+use crate::values::{remove_values, Layout};
 use crate::write::{write_tables, Source, Writing, Written};
 use crate::{GenerateError, Progress};
 
@@ -329,24 +329,55 @@ impl MaterialRun<'_> {
 
     /// Leaves the values of a material done readable in `store` if a later material reads
     /// them (its band files, or its packed file), else removes its work files (a whole run's).
+    /// In a run that writes the win/draw/loss tables alone, band files are packed first.
     ///
     /// # Errors
     ///
-    /// [`GenerateError::Io`] if its packed file cannot be opened.
+    /// [`GenerateError::Io`] if its packed file cannot be written or opened.
     fn keep_values(self, store: &mut Store) -> Result<(), GenerateError> {
         let (plan, m, paths) = (self.plan, self.m, &self.paths);
+        if self.needed && plan.values_layout() == Layout::Kinds {
+            self.pack_bands(store)?;
+        }
         if self.needed && store.banded(m.material).is_some() {
             // Solved into band files just now: they stay, read as they are.
         } else if let Some(bands) = self.needed.then(|| self.finished_bands()).flatten() {
             store.insert_banded(self.index, bands);
         } else if self.needed {
-            let packed = PackedValues::open(&paths.packed, &plan.packed_identity(m), m.positions)?;
+            let (identity, layout) = (plan.packed_identity(m), plan.values_layout());
+            let packed = PackedValues::open(&paths.packed, &identity, m.positions, layout)?;
             store.insert_packed(self.index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
             remove(&paths.legacy);
         } else if plan.unit.is_none() {
             remove_values(paths);
         }
+        Ok(())
+    }
+
+    /// Packs the material's band files (held in `store`, or left finished by an earlier run)
+    /// into its packed file of [`Layout::Kinds`], about a third of their size, and removes
+    /// them; nothing if it has none.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Io`] if the packed file cannot be written, and what reading a band
+    /// file returns.
+    fn pack_bands(&self, store: &mut Store) -> Result<(), GenerateError> {
+        let (m, paths) = (self.m, &self.paths);
+        if store.banded(m.material).is_none() {
+            match self.finished_bands() {
+                Some(bands) => store.insert_banded(self.index.clone(), bands),
+                None => return Ok(()),
+            }
+        }
+        let bands = store.banded_through_cache(m.material).expect("held just now");
+        let identity = self.plan.packed_identity(m);
+        crate::packed::write(&paths.packed, &identity, m.positions, Layout::Kinds, |at, n| {
+            bands.read_range(at, n)
+        })?;
+        store.remove(m.material);
+        crate::values::remove_bands(&paths.partial);
         Ok(())
     }
 

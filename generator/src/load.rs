@@ -10,7 +10,8 @@ use rafle_probe::{Dtw, Position, ProbeError, RuleValue, Table};
 
 use std::path::Path;
 
-use crate::packed::{self, BLOCK_POSITIONS};
+use crate::packed;
+use crate::values::Layout;
 use crate::plan::MaterialPlan;
 use crate::store::{Distances, Store};
 use crate::summary::Counts;
@@ -42,18 +43,21 @@ impl Loaded {
     /// # Errors
     ///
     /// [`GenerateError::Io`]: a missing rule table is one of kind `NotFound`.
-    pub(crate) fn pack(&self, path: &Path, identity: &str) -> Result<(), GenerateError> {
+    pub(crate) fn pack(
+        &self,
+        path: &Path,
+        identity: &str,
+        layout: Layout,
+    ) -> Result<(), GenerateError> {
         let rules = self.rule_codes().ok_or_else(|| GenerateError::Io {
             path: path.to_path_buf(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no valid rule table"),
         })?;
         let n = self.distances.len() as u64;
-        packed::write(path, identity, n, |b, len, out| {
-            let start = b * BLOCK_POSITIONS;
+        packed::write(path, identity, n, layout, |start, len| {
             let (codes, _) = crate::write::Source::read_range(self, start, len)?;
             let start = start as usize;
-            packed::raw_block(&codes, &rules[start..start + len], out);
-            Ok(())
+            Ok((codes, rules[start..start + len].to_vec()))
         })?;
         Ok(())
     }

@@ -561,6 +561,7 @@ mod impossible {
     use super::*;
     use crate::packed::{self, PackedValues};
     use crate::store::Store;
+    use crate::values::Layout;
 
     /// The report of a win of 32,767 plies (`internal error at generator/src/solve.rs`): values
     /// read wrong give a distance past the longest a work file holds, which stops the run with
@@ -576,16 +577,14 @@ mod impossible {
         let kvk_index = PositionIndex::new(v, kvk);
         let packed_path = dir.path().join("KvK.packed");
         let n = kvk_index.size();
-        packed::write(&packed_path, "forged", n, |_, len, out| {
-            let rules = vec![RuleValue::loss(0).code(); len];
-            packed::raw_block(&vec![MAX_DISTANCE; len], &rules, out);
-            Ok(())
+        packed::write(&packed_path, "forged", n, Layout::Full, |_, len| {
+            Ok((vec![MAX_DISTANCE; len], vec![RuleValue::loss(0).code(); len]))
         })
         .unwrap();
         let mut store = Store::new(64 << 20);
         store.insert_packed(
             kvk_index,
-            PackedValues::open(&packed_path, "forged", n).unwrap(),
+            PackedValues::open(&packed_path, "forged", n, Layout::Full).unwrap(),
         );
         let index = PositionIndex::new(v, kkvk);
         let partial = dir.path().join("KKvK.partial");

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::load::LoadError;
 use crate::packed::{self, BLOCK_POSITIONS};
+use crate::values::Layout;
 use crate::plan::MaterialPlan;
 use crate::plan::STREAMED_CACHE_BYTES;
 use crate::resolve::{self, Values};
@@ -45,7 +46,7 @@ pub(crate) fn read_back_streamed(
     m: &MaterialPlan,
     index: &PositionIndex,
     store: &Store,
-    pack: Option<(&Path, &str)>,
+    pack: Option<(&Path, &str, Layout)>,
     advance: &(dyn Fn(u64) + Sync),
 ) -> Result<Counts, LoadError> {
     let tables = Tablebase::open_with_cache(dir, STREAMED_CACHE_BYTES as usize)?;
@@ -53,20 +54,20 @@ pub(crate) fn read_back_streamed(
     let counts = Mutex::new(Counts::default());
     let positions = index.size();
     // A block's codes, its counts added to the material's.
-    let block = |b: u64, len: usize| -> Result<(Vec<u16>, Vec<u8>), LoadError> {
-        let (distances, rules, block_counts) = reader.block(b * BLOCK_POSITIONS, len)?;
+    let block = |start: u64, len: usize| -> Result<(Vec<u16>, Vec<u8>), LoadError> {
+        let (distances, rules, block_counts) = reader.block(start, len)?;
         let mut counts = counts.lock().unwrap_or_else(|e| e.into_inner());
         *counts = counts.merge(block_counts);
         advance(len as u64);
         Ok((distances, rules))
     };
     match pack {
-        Some((path, identity)) => {
+        Some((path, identity, layout)) => {
             // `packed::write` speaks in `GenerateError`s: the load error of a block is kept
             // aside, so that a damaged table is told apart from a failure to write.
             let failed = Mutex::new(None);
-            let written = packed::write(path, identity, positions, |b, len, out| {
-                let (distances, rules) = block(b, len).map_err(|e| {
+            let written = packed::write(path, identity, positions, layout, |start, len| {
+                block(start, len).map_err(|e| {
                     let message = match &e {
                         LoadError::Table(why) => why.clone(),
                         LoadError::Work(e) => e.to_string(),
@@ -76,9 +77,7 @@ pub(crate) fn read_back_streamed(
                         path: path.to_path_buf(),
                         source: std::io::Error::other(message),
                     }
-                })?;
-                packed::raw_block(&distances, &rules, out);
-                Ok(())
+                })
             });
             if let Err(e) = written {
                 let kept = failed.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -87,7 +86,10 @@ pub(crate) fn read_back_streamed(
         }
         None => (0..positions.div_ceil(BLOCK_POSITIONS))
             .into_par_iter()
-            .try_for_each(|b| block(b, packed::block_len(positions, b)).map(drop))?,
+            .try_for_each(|b| {
+                let len = packed::block_len(positions, BLOCK_POSITIONS, b);
+                block(b * BLOCK_POSITIONS, len).map(drop)
+            })?,
     }
     Ok(counts.into_inner().unwrap_or_else(|e| e.into_inner()))
 }

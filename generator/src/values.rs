@@ -43,6 +43,28 @@ pub(crate) const MAX_DISTANCE: u16 = DRAW - 1;
 /// Bytes a position takes in a work file.
 pub(crate) const BYTES_PER_POSITION: u64 = 3;
 
+/// What a run keeps of each value of its materials, in band files and packed files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Its distance code (with the capture mark) and its rule code: a run that writes all three
+    /// tables.
+    Full,
+    /// Its kind alone (a win, a loss or a draw: a distance code the shortest of its kind, see
+    /// [`crate::bands`]), the rule codes all 0: a run that writes the win/draw/loss tables alone,
+    /// whose distance codes are levels of no meaning.
+    Kinds,
+}
+
+impl Layout {
+    /// The layout of a run that writes `tables`.
+    pub(crate) fn of_run(tables: Tables) -> Layout {
+        match tables {
+            Tables::All => Layout::Full,
+            Tables::Wdl => Layout::Kinds,
+        }
+    }
+}
+
 /// The code of a distance.
 pub(crate) fn distance_code(value: Dtw) -> u16 {
     value.plies().unwrap_or(DRAW)

@@ -5,8 +5,7 @@
 
 use std::time::Instant;
 
-use crate::bands::{sync_band_files, BandWriter, BandedValues, Layout};
-use crate::plan::Plan;
+use crate::bands::{sync_band_files, BandWriter, BandedValues};
 use crate::solve::{bands, MaterialSolver};
 use crate::store::Store;
 use crate::summary::Counts;
@@ -69,7 +68,7 @@ impl MaterialRun<'_> {
         let mut checkpoint = Instant::now();
         for (b, band) in bands.iter().enumerate().skip(journal.bands.len()) {
             let path = self.paths.band(b);
-            let writer = BandWriter::create(&path, &identity, b, index, layout(self.plan))?;
+            let writer = BandWriter::create(&path, &identity, b, index, self.plan.values_layout())?;
             let finished = MaterialSolver::banded(index, store, &writer, m.limits, rules)
                 .releasing_past(self.plan.release_mark())
                 .solve_band(band, progress)?;
@@ -115,11 +114,11 @@ impl MaterialRun<'_> {
         progress: &dyn Progress,
     ) -> Result<BandedValues, GenerateError> {
         let identity = self.plan.packed_identity(self.m);
-        let mut values = BandedValues::new(&self.index, &identity, layout(self.plan));
+        let mut values = BandedValues::new(&self.index, &identity, self.plan.values_layout());
         let recorded = journal.bands.len().min(bands);
         let mut kept = 0;
         for (b, path) in band_paths(&self.paths, recorded).iter().enumerate() {
-            let mut candidate = BandedValues::new(&self.index, &identity, layout(self.plan));
+            let mut candidate = BandedValues::new(&self.index, &identity, self.plan.values_layout());
             let matches = candidate
                 .add_band(path, b)
                 .and_then(|halves| candidate.checksum(&halves))
@@ -165,15 +164,10 @@ impl MaterialRun<'_> {
         crate::bands::open_finished(
             index,
             &identity,
-            layout(plan),
+            plan.values_layout(),
             &self.paths,
             || bands(index).len(),
             true,
         )
     }
-}
-
-/// How the band files of this run's materials are laid out.
-fn layout(plan: &Plan) -> Layout {
-    Layout::of_run(plan.tables == rafle_probe::Tables::All)
 }

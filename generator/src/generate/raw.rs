@@ -65,7 +65,7 @@ impl MaterialRun<'_> {
         if self.needed {
             // Durable before the raw file goes: a stop before it is complete resumes from the raw
             // file (see `adopt_finished`).
-            packed::pack(values, &paths.packed, &plan.packed_identity(m))?;
+            packed::pack(values, &paths.packed, &plan.packed_identity(m), plan.values_layout())?;
         }
         store.remove(m.material);
         Ok((written, counts))

@@ -47,7 +47,7 @@ impl WorkToDo {
 
 /// Which materials are solved, and which materials' values must be readable after they are
 /// done. A material with only its win/draw/loss table is solved again when its values are
-/// needed. A unit of work's own values are needed. A material with finished tables reads
+/// needed and not kept. A unit of work's own values are needed. A material with finished tables reads
 /// nothing if its counts are kept ([`kept_counts`]) and its values either not needed or kept
 /// ([`values_kept`], asked only of those): a resumed run does not rebuild the values of the
 /// materials below it. Otherwise it is read back from its tables, which reads the materials
@@ -77,19 +77,21 @@ pub(super) fn work_to_do(
     }
     for j in (0..n).rev() {
         let m = &plan.materials[j];
-        work.solved[j] = match found[j] {
-            Found::Complete | Found::Legacy => false,
-            Found::WdlOnly => work.needed[j],
-            Found::RulesOnly(_) | Found::Incomplete(_) => true,
-        };
         let complete = matches!(found[j], Found::Complete);
         if complete {
             work.counts[j] = kept_counts(plan, m);
         }
         let counted = work.counts[j].is_some();
-        if work.needed[j] && counted {
+        let wdl_only = matches!(found[j], Found::WdlOnly);
+        if work.needed[j] && (counted || wdl_only) {
             work.kept[j] = values_kept(plan, m, progress)?;
         }
+        work.solved[j] = match found[j] {
+            Found::Complete | Found::Legacy => false,
+            // Its values cannot be read back from the win/draw/loss table alone.
+            Found::WdlOnly => work.needed[j] && !work.kept[j],
+            Found::RulesOnly(_) | Found::Incomplete(_) => true,
+        };
         let legacy = matches!(found[j], Found::Legacy);
         work.reads_values[j] =
             work.solved[j] || legacy || (complete && !counted) || (work.needed[j] && !work.kept[j]);
@@ -156,7 +158,8 @@ impl MaterialRun<'_> {
     /// Reuses a win/draw/loss table alone, with the counts kept beside it.
     fn reuse_wdl_only(&self) -> Result<Done, NotReused> {
         let (plan, m) = (self.plan, self.m);
-        // Checked by `Found::look`, and not needed: nothing reads its values.
+        // Checked by `Found::look`; its values, if a later material reads them, are kept
+        // (`values_kept`), else it is solved again instead.
         let summary = SummaryFile::new(plan, m, Tables::Wdl);
         let written = table_sizes(m, Tables::Wdl).map_err(solve_because)?;
         let counts = summary.read().ok_or(NotReused::Solve(None))?;
@@ -192,7 +195,7 @@ impl MaterialRun<'_> {
             crate::convert::write_converted(plan, m, &loaded).map_err(NotReused::Failed)?;
         if values != Values::NotNeeded {
             loaded
-                .pack(&self.paths.packed, &plan.packed_identity(m))
+                .pack(&self.paths.packed, &plan.packed_identity(m), plan.values_layout())
                 .map_err(|e| solve_because(e.to_string()))?;
         }
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
@@ -224,12 +227,12 @@ impl MaterialRun<'_> {
                 counts = Some(Counts::of_loaded(&loaded));
                 if !have_values {
                     loaded
-                        .pack(&self.paths.packed, &identity)
+                        .pack(&self.paths.packed, &identity, plan.values_layout())
                         .map_err(|e| solve_because(e.to_string()))?;
                 }
             } else {
                 let packed = self.paths.packed.as_path();
-                let pack = (!have_values).then_some((packed, identity.as_str()));
+                let pack = (!have_values).then_some((packed, identity.as_str(), plan.values_layout()));
                 let advance = |n| progress.advance((UNITS_PER_POSITION - 1) * n);
                 let index = &self.index;
                 let read = read_back_streamed(&plan.dir, m, index, store, pack, &advance);
@@ -293,24 +296,30 @@ fn values_kept(
     Ok(crate::bands::open_finished(
         &index,
         &identity,
-        crate::bands::Layout::of_run(plan.tables == rafle_probe::Tables::All),
+        plan.values_layout(),
         &paths,
         || crate::solve::bands(&index).len(),
         true,
     )
     .is_some()
-        || usable_packed(&paths, &identity, m.positions, removes)
+        || usable_packed(plan, &paths, &identity, m.positions, removes)
         || adopt_finished(plan, m, &paths, &identity, progress)?)
 }
 
 /// Whether a packed file an earlier run left holds this run's values of the material, every
 /// block checked (it was written whole, but may have been damaged since). One that does not
 /// is removed if `removes`.
-fn usable_packed(paths: &WorkFiles, identity: &str, positions: u64, removes: bool) -> bool {
+fn usable_packed(
+    plan: &Plan,
+    paths: &WorkFiles,
+    identity: &str,
+    positions: u64,
+    removes: bool,
+) -> bool {
     if !paths.packed.exists() {
         return false;
     }
-    let usable = PackedValues::open(&paths.packed, identity, positions)
+    let usable = PackedValues::open(&paths.packed, identity, positions, plan.values_layout())
         .and_then(|packed| packed.check())
         .is_ok();
     if !usable && removes {
@@ -370,7 +379,7 @@ fn adopt_finished(
         remove(&paths.partial);
         return Ok(false);
     }
-    packed::pack(&values, &paths.packed, identity)?;
+    packed::pack(&values, &paths.packed, identity, plan.values_layout())?;
     drop(values);
     remove_finished_work(paths, m);
     Ok(true)

@@ -1,22 +1,34 @@
 //! The disk a generation fills at its peak, estimated before it starts: the material under way
 //! (its band files, compressed, or for a material of few kings a slice its raw work file,
 //! reserved whole when it starts), the compressed values of the materials solved before it
-//! that a later one still reads, and the tables written so far.
+//! that a later one still reads (their band files, or their packed files), and the tables
+//! written so far.
 
 use super::{MaterialPlan, Plan};
 use crate::bands::is_banded_material;
 use crate::values::BYTES_PER_POSITION;
 use rafle_probe::{Material, Tables};
 
-/// Compressed values a position, about, by what is written: the band files of the Brazilian
-/// materials up to 6 pieces measured 0.63 bytes a position with all three tables (packed
-/// files: 0.56 on Brazilian up to 5, 0.48 on international up to 6) and 0.27 with the
-/// win/draw/loss tables alone, whose band files keep the kind of each value only
-/// (`Layout::Kinds`); the larger are used.
-fn packed_bytes(tables: Tables) -> f64 {
+/// Compressed values a position in band files, about, by what is written: the band files of
+/// the Brazilian materials up to 6 pieces measured 0.63 bytes a position with all three tables
+/// and 0.27 with the win/draw/loss tables alone, whose band files keep the kind of each value
+/// and its capture mark (`Layout::Kinds`).
+fn band_bytes(tables: Tables) -> f64 {
     match tables {
         Tables::All => 0.63,
         Tables::Wdl => 0.27,
+    }
+}
+
+/// Compressed values a position kept for the materials that read a finished one, about: with
+/// all three tables its band files (packed files measured 0.56 on Brazilian up to 5 and 0.48
+/// on international up to 6: the larger figure is used); with the win/draw/loss tables alone
+/// its packed file of 2 bits a position, measured at most 0.10 on the Brazilian materials up to
+/// 6 pieces.
+fn kept_bytes(tables: Tables) -> f64 {
+    match tables {
+        Tables::All => band_bytes(Tables::All),
+        Tables::Wdl => 0.10,
     }
 }
 
@@ -82,7 +94,7 @@ impl Plan {
             return self.seed_part_disk_estimate(m, part);
         }
         let bits = table_bits(self.tables);
-        let packed_per_position = packed_bytes(self.tables);
+        let kept_per_position = kept_bytes(self.tables);
         let in_bits_above = crate::solve::kings_in_bits_above();
         let last = self.materials.len().saturating_sub(1);
         let last_reader = self.last_readers(|_| true);
@@ -94,16 +106,17 @@ impl Plan {
                 continue;
             }
             let n = m.positions as f64;
-            let now = self.disk_under_way(m, packed, tables, in_bits_above);
+            let kept = last_reader[j].is_some();
+            let now = self.disk_under_way(m, packed, tables, kept, in_bits_above);
             if now.total() > at_peak.total() {
                 (at_peak, peak_at) = (now, Some(m.material));
             }
             tables += bits * n / 8.0;
-            if last_reader[j].is_some() {
-                packed += packed_per_position * n;
+            if kept {
+                packed += kept_per_position * n;
             }
             for &d in &released[j] {
-                packed -= packed_per_position * self.materials[d].positions as f64;
+                packed -= kept_per_position * self.materials[d].positions as f64;
             }
         }
         let tables = tables as u64;
@@ -140,23 +153,29 @@ impl Plan {
 
     /// What fills the disk while `m` is solved, beside the compressed values of the materials
     /// solved before that a later one still reads (`packed` bytes) and the tables written so
-    /// far (`tables` bytes); a kings-only material of more than `in_bits_above` positions is
-    /// solved in bits.
+    /// far (`tables` bytes); `kept` if a later material reads `m`'s values; a kings-only
+    /// material of more than `in_bits_above` positions is solved in bits.
     fn disk_under_way(
         &self,
         m: &MaterialPlan,
         packed: f64,
         tables: f64,
+        kept: bool,
         in_bits_above: u64,
     ) -> DiskParts {
         let n = m.positions as f64;
         // A material solved into band files holds them all, compressed, while its tables
-        // are written; one with a raw work file holds that, and packs it afterwards.
+        // are written (and, with the win/draw/loss tables alone, while they are packed for
+        // its readers); one with a raw work file holds that, and packs it afterwards.
         if is_banded_material(self.variant, m.material) {
+            let packing = match self.tables {
+                Tables::Wdl if kept => kept_bytes(Tables::Wdl),
+                _ => 0.0,
+            };
             return DiskParts {
                 raw_bytes: 0,
                 scratch_bytes: 0,
-                packed_bytes: (packed + packed_bytes(self.tables) * n) as u64,
+                packed_bytes: (packed + (band_bytes(self.tables) + packing) * n) as u64,
                 tables_bytes: (tables + table_bits(self.tables) * n / 8.0) as u64,
             };
         }
@@ -200,8 +219,8 @@ mod tests {
         let largest = plan.materials.iter().map(|m| m.positions).max().unwrap();
         // At least the largest material's values compressed, at most every raw file,
         // compressed values and table.
-        assert!(estimate.peak_bytes as f64 >= largest as f64 * packed_bytes(Tables::All));
-        let bound = positions * (BYTES_PER_POSITION as f64 + packed_bytes(Tables::All) + 0.2);
+        assert!(estimate.peak_bytes as f64 >= largest as f64 * band_bytes(Tables::All));
+        let bound = positions * (BYTES_PER_POSITION as f64 + band_bytes(Tables::All) + 0.2);
         assert!((estimate.peak_bytes as f64) < bound, "{estimate:?}");
         assert_eq!(estimate.tables_bytes, (positions / 8.0) as u64);
         assert!(estimate.peak_at.is_some());

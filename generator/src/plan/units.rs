@@ -56,19 +56,24 @@ impl Plan {
         crate::bands::open_finished(
             &index,
             &identity,
-            crate::bands::Layout::of_run(self.tables == rafle_probe::Tables::All),
+            self.values_layout(),
             &paths,
             || crate::solve::bands(&index).len(),
             false,
         )
         .is_some()
-            || PackedValues::open(&paths.packed, &identity, m.positions).is_ok()
+            || PackedValues::open(&paths.packed, &identity, m.positions, self.values_layout()).is_ok()
     }
 
     /// What the packed values of material `m` are of in this request (see
     /// [`packed_identity`]).
     pub(crate) fn packed_identity(&self, m: &MaterialPlan) -> String {
         packed_identity(self.variant, m.material, m.positions, m.limits, self.tables)
+    }
+
+    /// What this request keeps of each value in band and packed files.
+    pub(crate) fn values_layout(&self) -> crate::values::Layout {
+        crate::values::Layout::of_run(self.tables)
     }
 
     /// The memory a unit of work solving material `j` of the plan alone holds: its peak, or
