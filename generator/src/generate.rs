@@ -21,12 +21,12 @@ use std::time::Instant;
 use rafle_probe::{Material, PositionIndex, Tables, WorkFiles};
 
 use crate::files::WriterLock;
-use crate::packed::PackedValues;
 use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
-use crate::seed_part::PartSeeds;
-use crate::store::Store;
-use crate::summary::{Counts, SummaryFile};
-use crate::values::{remove_values, Layout};
+use crate::solve::store::Store;
+use crate::work::packed::PackedValues;
+use crate::work::seed_part::PartSeeds;
+use crate::work::values::{remove_values, Kept};
+use crate::write::counts::{Counts, CountsFile};
 use crate::write::{write_tables, Source, Writing, Written};
 use crate::{GenerateError, Progress};
 
@@ -113,7 +113,7 @@ pub fn generate(
     plan.check_limits_agree()?;
     let removed = lock.remove_leftovers()?;
     if removed > 0 {
-        progress.leftovers_removed(plan.layout().path(), removed);
+        progress.leftovers_removed(plan.directory().path(), removed);
     }
     progress.variant_started(plan);
     let found: Vec<Found> = plan
@@ -141,7 +141,7 @@ pub fn generate(
             plan,
             m,
             index,
-            paths: plan.layout().work_files(m.material, plan.tables),
+            paths: plan.directory().work_files(m.material, plan.tables),
             found: &found[j],
             needed: work.needed[j],
             progress,
@@ -172,7 +172,7 @@ pub fn generate(
 /// [`GenerateError::Busy`] when another generation writes the directory and this one or the
 /// other is a whole run.
 fn lock_directory(plan: &Plan, progress: &dyn Progress) -> Result<WriterLock, GenerateError> {
-    let layout = plan.layout();
+    let layout = plan.directory();
     let dir = layout.path();
     Ok(match (plan.unit, plan.part) {
         (Some(material), Some(part)) => {
@@ -245,7 +245,7 @@ fn release_read_last(plan: &Plan, j: usize, last_reader: &[Option<usize>], store
             let dep = plan.materials[d].material;
             store.remove(dep);
             if plan.unit.is_none() {
-                remove_values(&plan.layout().work_files(dep, plan.tables));
+                remove_values(&plan.directory().work_files(dep, plan.tables));
             }
         }
     }
@@ -277,9 +277,9 @@ impl MaterialRun<'_> {
     fn open_journal(
         &self,
         progress: &dyn Progress,
-    ) -> Result<(crate::values::Journal, bool), GenerateError> {
+    ) -> Result<(crate::work::values::Journal, bool), GenerateError> {
         let (plan, m) = (self.plan, self.m);
-        let (journal, resumed) = crate::values::Journal::open(
+        let (journal, resumed) = crate::work::values::Journal::open(
             &self.paths.journal,
             plan.variant,
             m.material,
@@ -336,7 +336,7 @@ impl MaterialRun<'_> {
     /// [`GenerateError::Io`] if its packed file cannot be written or opened.
     fn keep_values(self, store: &mut Store) -> Result<(), GenerateError> {
         let (plan, m, paths) = (self.plan, self.m, &self.paths);
-        if self.needed && plan.values_layout() == Layout::Kinds {
+        if self.needed && plan.kept() == Kept::Kinds {
             self.pack_bands(store)?;
         }
         if self.needed && store.banded(m.material).is_some() {
@@ -344,7 +344,7 @@ impl MaterialRun<'_> {
         } else if let Some(bands) = self.needed.then(|| self.finished_bands()).flatten() {
             store.insert_banded(self.index, bands);
         } else if self.needed {
-            let (identity, layout) = (plan.packed_identity(m), plan.values_layout());
+            let (identity, layout) = (plan.packed_identity(m), plan.kept());
             let packed = PackedValues::open(&paths.packed, &identity, m.positions, layout)?;
             store.insert_packed(self.index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
@@ -356,7 +356,7 @@ impl MaterialRun<'_> {
     }
 
     /// Packs the material's band files (held in `store`, or left finished by an earlier run)
-    /// into its packed file of [`Layout::Kinds`], about a third of their size, and removes
+    /// into its packed file of [`Kept::Kinds`], about a third of their size, and removes
     /// them; nothing if it has none.
     ///
     /// # Errors
@@ -371,13 +371,19 @@ impl MaterialRun<'_> {
                 None => return Ok(()),
             }
         }
-        let bands = store.banded_through_cache(m.material).expect("held just now");
+        let bands = store
+            .banded_through_cache(m.material)
+            .expect("held just now");
         let identity = self.plan.packed_identity(m);
-        crate::packed::write(&paths.packed, &identity, m.positions, Layout::Kinds, |at, n| {
-            bands.read_range(at, n)
-        })?;
+        crate::work::packed::write(
+            &paths.packed,
+            &identity,
+            m.positions,
+            Kept::Kinds,
+            |at, n| bands.read_range(at, n),
+        )?;
         store.remove(m.material);
-        crate::values::remove_bands(&paths.partial);
+        crate::work::values::remove_bands(&paths.partial);
         Ok(())
     }
 
@@ -396,7 +402,7 @@ impl MaterialRun<'_> {
         seed_parts: Option<PartSeeds>,
     ) -> Result<Done, GenerateError> {
         let started = Instant::now();
-        let (written, counts) = if crate::bands::is_banded(&self.index) {
+        let (written, counts) = if crate::work::bands::is_banded(&self.index) {
             self.solve_in_bands(store, rules_only)?
         } else {
             self.solve_in_work_file(store, rules_only, seed_parts)?
@@ -420,7 +426,7 @@ impl MaterialRun<'_> {
     ) -> Result<(Written, Counts), GenerateError> {
         let (plan, m) = (self.plan, self.m);
         let (written, counts) = write_tables(plan, m, values, longest, writing(plan, rules_only))?;
-        SummaryFile::new(plan, m, plan.tables).write(&counts)?;
+        CountsFile::new(plan, m, plan.tables).write(&counts)?;
         Ok((written, counts))
     }
 }

@@ -1,15 +1,15 @@
 //! Retrograde generation of draughts endgame tablebases.
 //!
-//! A [`Plan`] lists the materials of a request in dependency order (a capture leads to fewer
-//! pieces, a promotion to fewer men) with the memory they need; [`generate()`] solves each by
-//! parallel retrograde analysis on rayon's threads, under the rules of [`rafle_probe`]
-//! (majority capture included), with and without the draw rules 6.2–6.4 (their limits set by
-//! [`Plan::with_limits`]), and writes zstd-compressed tables that
-//! [`rafle_probe::Tablebase`] reads. [`verify_table`] checks a table against its successors by
-//! forward move generation; a [`Verifier`] does so within a memory budget, for several
-//! materials in a row or for a random sample of positions. [`VerifyBudget`] shares a whole
-//! check's budget out, and a [`VerifiedRecord`] keeps the materials checked whole, so that a
-//! stopped check starts again where it was.
+//! A run goes through these stages, each a module:
+//!
+//! | stage | what | principal types |
+//! |---|---|---|
+//! | `plan` | the materials of a request in dependency order (a capture leads to fewer pieces, a promotion to fewer men), the memory and disk they need, the units of work of a cluster | [`Plan`], [`MaterialPlan`], [`DiskEstimate`] |
+//! | `work` | the work files a material keeps between its solving and the materials that read it: raw values and their journal, band files, packed files and their block cache, seed files | `ValuesFile`, `BandedValues`, `PackedValues` |
+//! | `solve` | one material slice by slice by parallel retrograde analysis on rayon's threads, under the rules of [`rafle_probe`] (majority capture included), with and without the draw rules 6.2–6.4 (their limits set by [`Plan::with_limits`]); the values of the materials it reads | `MaterialSolver`, `Propagation`, `Store` |
+//! | `write` | its zstd-compressed tables, which [`rafle_probe::Tablebase`] reads, the counts kept beside them, and reading them back | [`KeptCounts`] |
+//! | `generate` | the run: each material reused, solved or resumed, then written | [`generate()`], [`MaterialSummary`], [`Progress`] |
+//! | `verify` | a check of every table against its successors by forward move generation, within a memory budget, whole or sampled, resumable | [`verify_table`], [`Verifier`], [`VerifyBudget`], [`VerifiedRecord`] |
 //!
 //! ```no_run
 //! use rafle_generator::{generate, NoProgress, Plan};
@@ -25,29 +25,21 @@
 
 #![warn(missing_docs)]
 
-mod bands;
-mod bit_levels;
-mod convert;
-mod engine;
+// The stages: `plan` the request, `solve` each material into its `work` files, `write` its
+// tables; `generate` is the run that takes them in that order, `verify` checks the tables.
+mod generate;
+mod plan;
+mod solve;
+mod verify;
+mod work;
+mod write;
+
+// What every stage uses.
 mod error;
 mod files;
-mod generate;
-mod load;
-mod man_moves;
 mod memory;
-mod packed;
-mod plan;
+mod probed;
 mod progress;
-mod resolve;
-mod seed_file;
-mod seed_part;
-mod solve;
-mod store;
-mod streamed;
-mod summary;
-mod values;
-mod verify;
-mod write;
 
 pub use error::{human_bytes, GenerateError, VerifyError};
 pub use files::{create_temporary, temporary_path, write_replacing};
@@ -61,8 +53,8 @@ pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 /// Which tables a run writes, and the name of the work directory: the table directory's
 /// layout ([`rafle_probe::layout`]) is the prober's.
 pub use rafle_probe::layout::{Tables, WORK_DIR};
-pub use summary::{kept_counts, KeptCounts};
 pub use verify::{
     check_block_checksums, verify_table, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
 };
+pub use write::counts::{kept_counts, KeptCounts};
 pub use write::COMPRESSION_LEVEL;

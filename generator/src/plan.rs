@@ -15,7 +15,7 @@ use rafle_probe::{
     DataDir, IntRange, Limits, Material, PositionIndex, Table, Tables, Variant, VariantDir,
 };
 
-use crate::values::BYTES_PER_POSITION;
+use crate::work::values::BYTES_PER_POSITION;
 use crate::GenerateError;
 pub use bytes::parse_memory;
 use bytes::{
@@ -319,7 +319,7 @@ impl Plan {
     }
 
     /// Where the plan's variant keeps its tables and work files.
-    pub fn layout(&self) -> VariantDir {
+    pub fn directory(&self) -> VariantDir {
         DataDir::new(&self.dir).variant(self.variant)
     }
 
@@ -391,7 +391,7 @@ impl Plan {
         if self.unit.is_some() || self.tables == Tables::Wdl {
             return Ok(());
         }
-        let dir = self.layout().path().to_path_buf();
+        let dir = self.directory().path().to_path_buf();
         let Ok(entries) = std::fs::read_dir(&dir) else {
             return Ok(());
         };
@@ -431,7 +431,7 @@ impl Plan {
     }
 
     /// Refuses to solve a material of the plan (those `solving` says) whose slices have more
-    /// positions than the engine numbers ([`crate::engine::MAX_POSITIONS`]). A kings-only
+    /// positions than the engine numbers ([`crate::solve::propagation::MAX_POSITIONS`]). A kings-only
     /// material that large is solved in bits, its positions numbered in 64 bits
     /// ([`crate::solve::IN_BITS_ABOVE`]): none up to 8 pieces is refused, on either board.
     ///
@@ -442,7 +442,7 @@ impl Plan {
         &self,
         solving: impl Fn(usize) -> bool,
     ) -> Result<(), GenerateError> {
-        let max = crate::engine::MAX_POSITIONS;
+        let max = crate::solve::propagation::MAX_POSITIONS;
         for (j, m) in self.materials.iter().enumerate() {
             let placements = Placements::of(self.variant, m.material);
             let positions = 2 * placements.kings;
@@ -512,7 +512,7 @@ mod tests {
     /// slices past it (KKKKvKKK around each man): those are refused.
     #[test]
     fn slices_past_what_their_solver_numbers_are_refused() {
-        let max = crate::engine::MAX_POSITIONS;
+        let max = crate::solve::propagation::MAX_POSITIONS;
         for (variant, pieces) in [(Variant::International, 7), (Variant::Brazilian, 8)] {
             let plan = Plan::new(variant, pieces, Path::new("data")).unwrap();
             assert!(plan.check_slices(|_| true).is_ok(), "{variant:?}");

@@ -7,7 +7,7 @@
 //! a band are independent and solved in parallel, each on its own, from the values of finished
 //! slices and materials in the [`Store`]. For each slice one pass generates every position's
 //! moves and reads the values their moves out of the slice reach, which seeds two runs of the
-//! [propagation engine](crate::engine): distances (levels are plies; docs/rules.md §5.2) and
+//! [propagation engine](crate::solve::propagation): distances (levels are plies; docs/rules.md §5.2) and
 //! rule-aware values (levels are counts up to the rule's limit; docs/rules.md §5.3: a move that
 //! resets the counter reaches a position whose class alone matters, any other adds one to its
 //! count; a king move never resets). What the rules leave undecided takes the class the
@@ -21,8 +21,12 @@
 //! of every move out. A slice that is its own mirror image (every kings-only slice among them)
 //! is solved whole.
 
+pub(crate) mod bit_levels;
 mod kings_only;
+pub(crate) mod man_moves;
+pub(crate) mod propagation;
 mod seed;
+pub(crate) mod store;
 
 use std::ops::Range;
 
@@ -31,12 +35,14 @@ use rafle_probe::{
 };
 use rayon::prelude::*;
 
-use crate::bands::BandWriter;
-use crate::bit_levels::Bits;
-use crate::engine::{Moves, Outcome, Propagation};
-use crate::seed_part::PartSeeds;
-use crate::store::Store;
-use crate::values::{distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE};
+use crate::solve::bit_levels::Bits;
+use crate::solve::propagation::{Moves, Outcome, Propagation};
+use crate::solve::store::Store;
+use crate::work::bands::BandWriter;
+use crate::work::seed_part::PartSeeds;
+use crate::work::values::{
+    distance, distance_code, FinishedBand, ValuesFile, CAPTURE, MAX_DISTANCE,
+};
 use crate::{GenerateError, NoProgress, Progress, UNITS_PER_POSITION};
 
 pub(crate) use kings_only::{bits_working_bytes, seed_group_bytes, IN_BITS_ABOVE};
@@ -559,9 +565,9 @@ mod impossible {
     use rafle_probe::{Limits, Material, PositionIndex, RuleValue, Variant};
 
     use super::*;
-    use crate::packed::{self, PackedValues};
-    use crate::store::Store;
-    use crate::values::Layout;
+    use crate::solve::store::Store;
+    use crate::work::packed::{self, PackedValues};
+    use crate::work::values::Kept;
 
     /// The report of a win of 32,767 plies (`internal error at generator/src/solve.rs`): values
     /// read wrong give a distance past the longest a work file holds, which stops the run with
@@ -577,14 +583,17 @@ mod impossible {
         let kvk_index = PositionIndex::new(v, kvk);
         let packed_path = dir.path().join("KvK.packed");
         let n = kvk_index.size();
-        packed::write(&packed_path, "forged", n, Layout::Full, |_, len| {
-            Ok((vec![MAX_DISTANCE; len], vec![RuleValue::loss(0).code(); len]))
+        packed::write(&packed_path, "forged", n, Kept::Full, |_, len| {
+            Ok((
+                vec![MAX_DISTANCE; len],
+                vec![RuleValue::loss(0).code(); len],
+            ))
         })
         .unwrap();
         let mut store = Store::new(64 << 20);
         store.insert_packed(
             kvk_index,
-            PackedValues::open(&packed_path, "forged", n, Layout::Full).unwrap(),
+            PackedValues::open(&packed_path, "forged", n, Kept::Full).unwrap(),
         );
         let index = PositionIndex::new(v, kkvk);
         let partial = dir.path().join("KKvK.partial");

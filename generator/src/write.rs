@@ -1,5 +1,13 @@
-//! Writing a table file: blocks packed and compressed in parallel, written to a temporary
-//! file, read back and compared, then renamed into place.
+//! Tables: writing a material's table files (blocks packed and compressed in parallel, written
+//! to a temporary file, read back and compared, then renamed into place), the counts kept
+//! beside them ([`summary`]), reading them back for the materials solved after it ([`load`]
+//! whole, [`streamed`] a block at a time), and converting those of the previous format
+//! ([`convert`]).
+
+pub(crate) mod convert;
+pub(crate) mod counts;
+pub(crate) mod load;
+pub(crate) mod streamed;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -16,8 +24,8 @@ use rayon::prelude::*;
 
 use crate::files::{clone_error, io_error};
 use crate::plan::{MaterialPlan, Plan};
-use crate::summary::Counts;
-use crate::values::{distance, rule_value, ValuesFile, CAPTURE};
+use crate::work::values::{distance, rule_value, ValuesFile, CAPTURE};
+use crate::write::counts::Counts;
 use crate::GenerateError;
 
 /// The sizes of a material's three table files.
@@ -51,7 +59,7 @@ pub(crate) trait Source: Sync {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError>;
 }
 
-impl Source for crate::store::BandsThroughCache<'_> {
+impl Source for crate::solve::store::BandsThroughCache<'_> {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
         self.values.read_through(start, len, self.cache)
     }

@@ -206,7 +206,7 @@ pub fn units(plan: &Plan) -> Vec<Unit> {
             memory_bytes: plan.unit_bytes_in(j, &states, false),
             files: kinds
                 .iter()
-                .map(|&kind| plan.layout().table(m.material, kind))
+                .map(|&kind| plan.directory().table(m.material, kind))
                 .collect(),
             finished: states[j] == UnitState::Finished,
             status: status(states[j]),

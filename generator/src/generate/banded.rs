@@ -1,16 +1,16 @@
-//! Solving a material with men into band files ([`crate::values::BandedValues`]): each band
+//! Solving a material with men into band files ([`crate::work::values::BandedValues`]): each band
 //! compressed as it finishes, its tables written from them, and the band files kept as the
 //! values later materials read. A stopped run resumes at the first band whose file is missing
 //! or does not match its checksum in the journal.
 
 use std::time::Instant;
 
-use crate::bands::{sync_band_files, BandWriter, BandedValues};
+use crate::solve::store::Store;
 use crate::solve::{bands, MaterialSolver};
-use crate::store::Store;
-use crate::summary::Counts;
-use crate::values::Journal;
-use crate::values::{band_paths, remove_bands};
+use crate::work::bands::{sync_band_files, BandWriter, BandedValues};
+use crate::work::values::Journal;
+use crate::work::values::{band_paths, remove_bands};
+use crate::write::counts::Counts;
 use crate::write::Written;
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
@@ -68,7 +68,7 @@ impl MaterialRun<'_> {
         let mut checkpoint = Instant::now();
         for (b, band) in bands.iter().enumerate().skip(journal.bands.len()) {
             let path = self.paths.band(b);
-            let writer = BandWriter::create(&path, &identity, b, index, self.plan.values_layout())?;
+            let writer = BandWriter::create(&path, &identity, b, index, self.plan.kept())?;
             let finished = MaterialSolver::banded(index, store, &writer, m.limits, rules)
                 .releasing_past(self.plan.release_mark())
                 .solve_band(band, progress)?;
@@ -114,11 +114,11 @@ impl MaterialRun<'_> {
         progress: &dyn Progress,
     ) -> Result<BandedValues, GenerateError> {
         let identity = self.plan.packed_identity(self.m);
-        let mut values = BandedValues::new(&self.index, &identity, self.plan.values_layout());
+        let mut values = BandedValues::new(&self.index, &identity, self.plan.kept());
         let recorded = journal.bands.len().min(bands);
         let mut kept = 0;
         for (b, path) in band_paths(&self.paths, recorded).iter().enumerate() {
-            let mut candidate = BandedValues::new(&self.index, &identity, self.plan.values_layout());
+            let mut candidate = BandedValues::new(&self.index, &identity, self.plan.kept());
             let matches = candidate
                 .add_band(path, b)
                 .and_then(|halves| candidate.checksum(&halves))
@@ -161,10 +161,10 @@ impl MaterialRun<'_> {
     pub(super) fn finished_bands(&self) -> Option<BandedValues> {
         let (plan, index) = (self.plan, &self.index);
         let identity = plan.packed_identity(self.m);
-        crate::bands::open_finished(
+        crate::work::bands::open_finished(
             index,
             &identity,
-            plan.values_layout(),
+            plan.kept(),
             &self.paths,
             || bands(index).len(),
             true,

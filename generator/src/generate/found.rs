@@ -8,7 +8,7 @@ use rafle_probe::{Table, Tables};
 use rayon::prelude::*;
 
 use crate::plan::{MaterialPlan, Plan};
-use crate::summary::{Counts, SummaryFile};
+use crate::write::counts::{Counts, CountsFile};
 use crate::write::Written;
 
 /// What a material's tables on disk look like before the run (their headers only).
@@ -24,15 +24,15 @@ pub(super) enum Found {
     /// Something else is missing or damaged (`None`: there was no table at all).
     Incomplete(Option<String>),
     /// All three tables of the previous format version, sound, the rule table of the plan's
-    /// limits: converted (see [`crate::convert`]) in a whole run.
+    /// limits: converted (see [`crate::write::convert`]) in a whole run.
     Legacy,
 }
 
 impl Found {
     /// Looks at a material's tables, every block checksum checked.
     pub(super) fn look(plan: &Plan, m: &MaterialPlan) -> Found {
-        if plan.unit.is_none() && crate::convert::is_legacy(&m.path) {
-            return match crate::convert::check_legacy(plan, m) {
+        if plan.unit.is_none() && crate::write::convert::is_legacy(&m.path) {
+            return match crate::write::convert::check_legacy(plan, m) {
                 Ok(()) => Found::Legacy,
                 Err(why) => Found::Incomplete(Some(why)),
             };
@@ -44,7 +44,7 @@ impl Found {
         if let Err(e) = check_table(plan, m, &m.path, TableKind::Wdl) {
             return Found::Incomplete(Some(e));
         }
-        match SummaryFile::new(plan, m, Tables::Wdl).read() {
+        match CountsFile::new(plan, m, Tables::Wdl).read() {
             Some(_) => Found::WdlOnly,
             None => Found::Incomplete(Some(format!(
                 "{}: the counts kept with it are missing",
@@ -145,7 +145,7 @@ pub(super) fn table_sizes(m: &MaterialPlan, tables: Tables) -> Result<Written, S
 /// The counts of a material with finished tables, if they were kept with them (in its
 /// summary, which records the lengths and fingerprints of the tables it counted).
 pub(super) fn kept_counts(plan: &Plan, m: &MaterialPlan) -> Option<Counts> {
-    SummaryFile::new(plan, m, Tables::All).read()
+    CountsFile::new(plan, m, Tables::All).read()
 }
 
 /// The sizes of a win/draw/loss table written alone.

@@ -1,4 +1,4 @@
-//! The seed parts of a kings-only material split for memory (see [`crate::seed_part`]): found
+//! The seed parts of a kings-only material split for memory (see [`crate::work::seed_part`]): found
 //! whole on disk, seeded here by a whole run, or seeded one by one by their own units.
 
 use std::time::Instant;
@@ -8,14 +8,14 @@ use rafle_probe::Tables;
 use super::found::Found;
 use super::{MaterialRun, MaterialSummary};
 use crate::plan::{MaterialPlan, Plan};
-use crate::seed_part::{PartFile, PartSeeds};
+use crate::solve::store::Store;
 use crate::solve::MaterialSolver;
-use crate::store::Store;
+use crate::work::seed_part::{PartFile, PartSeeds};
 use crate::{GenerateError, UNITS_PER_POSITION};
 
 /// Every seed part of `m`, if each is there and whole (every block and record checked).
 pub(super) fn ready_seed_parts(plan: &Plan, m: &MaterialPlan) -> Option<PartSeeds> {
-    let paths = plan.layout().work_files(m.material, plan.tables);
+    let paths = plan.directory().work_files(m.material, plan.tables);
     let parts = (1..=m.seed_parts)
         .map(|part| PartFile::open_checked(&paths.seed_part(part), &plan.part_id(m, part)).ok())
         .collect::<Option<Vec<PartFile>>>()?;

@@ -8,12 +8,12 @@ use std::time::Instant;
 use rafle_probe::Tables;
 
 use super::{remove, MaterialRun};
-use crate::packed;
-use crate::seed_part::PartSeeds;
+use crate::solve::store::Store;
 use crate::solve::{band_checksum, bands, MaterialSolver};
-use crate::store::Store;
-use crate::summary::Counts;
-use crate::values::{Journal, ValuesFile, BYTES_PER_POSITION};
+use crate::work::packed;
+use crate::work::seed_part::PartSeeds;
+use crate::work::values::{Journal, ValuesFile, BYTES_PER_POSITION};
+use crate::write::counts::Counts;
 use crate::write::Written;
 use crate::{GenerateError, UNITS_PER_POSITION};
 
@@ -65,7 +65,7 @@ impl MaterialRun<'_> {
         if self.needed {
             // Durable before the raw file goes: a stop before it is complete resumes from the raw
             // file (see `adopt_finished`).
-            packed::pack(values, &paths.packed, &plan.packed_identity(m), plan.values_layout())?;
+            packed::pack(values, &paths.packed, &plan.packed_identity(m), plan.kept())?;
         }
         store.remove(m.material);
         Ok((written, counts))

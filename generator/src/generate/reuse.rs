@@ -7,14 +7,14 @@ use rafle_probe::{PositionIndex, Tables, WorkFiles};
 
 use super::found::{is_compact, kept_counts, table_sizes, Found};
 use super::{remove, remove_finished_work, Done, MaterialRun};
-use crate::load::{load_existing, LoadError, Loaded};
-use crate::packed::{self, PackedValues};
 use crate::plan::{MaterialPlan, Plan};
+use crate::solve::store::Store;
 use crate::solve::{band_checksum, bands};
-use crate::store::Store;
-use crate::streamed::read_back_streamed;
-use crate::summary::{Counts, SummaryFile};
-use crate::values::{Journal, ValuesFile};
+use crate::work::packed::{self, PackedValues};
+use crate::work::values::{Journal, ValuesFile};
+use crate::write::counts::{Counts, CountsFile};
+use crate::write::load::{load_existing, LoadError, Loaded};
+use crate::write::streamed::read_back_streamed;
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
 /// What a run does with each material of its plan.
@@ -160,7 +160,7 @@ impl MaterialRun<'_> {
         let (plan, m) = (self.plan, self.m);
         // Checked by `Found::look`; its values, if a later material reads them, are kept
         // (`values_kept`), else it is solved again instead.
-        let summary = SummaryFile::new(plan, m, Tables::Wdl);
+        let summary = CountsFile::new(plan, m, Tables::Wdl);
         let written = table_sizes(m, Tables::Wdl).map_err(solve_because)?;
         let counts = summary.read().ok_or(NotReused::Solve(None))?;
         self.progress
@@ -192,10 +192,10 @@ impl MaterialRun<'_> {
             return Err(NotReused::Solve(why.clone()));
         }
         let (written, counts) =
-            crate::convert::write_converted(plan, m, &loaded).map_err(NotReused::Failed)?;
+            crate::write::convert::write_converted(plan, m, &loaded).map_err(NotReused::Failed)?;
         if values != Values::NotNeeded {
             loaded
-                .pack(&self.paths.packed, &plan.packed_identity(m), plan.values_layout())
+                .pack(&self.paths.packed, &plan.packed_identity(m), plan.kept())
                 .map_err(|e| solve_because(e.to_string()))?;
         }
         progress.advance((UNITS_PER_POSITION - 1) * m.positions);
@@ -213,7 +213,7 @@ impl MaterialRun<'_> {
     ) -> Result<Done, NotReused> {
         let (plan, m, progress) = (self.plan, self.m, self.progress);
         let written = table_sizes(m, Tables::All).map_err(solve_because)?;
-        let summary = SummaryFile::new(plan, m, Tables::All);
+        let summary = CountsFile::new(plan, m, Tables::All);
         let have_values = values != Values::Rebuilt;
         // Written only when counted again: rewriting a summary that holds these counts would
         // truncate it under the units reading it beside this one.
@@ -227,12 +227,12 @@ impl MaterialRun<'_> {
                 counts = Some(Counts::of_loaded(&loaded));
                 if !have_values {
                     loaded
-                        .pack(&self.paths.packed, &identity, plan.values_layout())
+                        .pack(&self.paths.packed, &identity, plan.kept())
                         .map_err(|e| solve_because(e.to_string()))?;
                 }
             } else {
                 let packed = self.paths.packed.as_path();
-                let pack = (!have_values).then_some((packed, identity.as_str(), plan.values_layout()));
+                let pack = (!have_values).then_some((packed, identity.as_str(), plan.kept()));
                 let advance = |n| progress.advance((UNITS_PER_POSITION - 1) * n);
                 let index = &self.index;
                 let read = read_back_streamed(&plan.dir, m, index, store, pack, &advance);
@@ -287,16 +287,16 @@ fn values_kept(
     m: &MaterialPlan,
     progress: &dyn Progress,
 ) -> Result<bool, GenerateError> {
-    let paths = plan.layout().work_files(m.material, plan.tables);
+    let paths = plan.directory().work_files(m.material, plan.tables);
     let identity = plan.packed_identity(m);
     // A unit does not remove a packed file it finds unusable: another unit may have just
     // put a good one in its place. Rebuilding it replaces it by a rename all the same.
     let removes = plan.unit.is_none();
     let index = rafle_probe::PositionIndex::new(plan.variant, m.material);
-    Ok(crate::bands::open_finished(
+    Ok(crate::work::bands::open_finished(
         &index,
         &identity,
-        plan.values_layout(),
+        plan.kept(),
         &paths,
         || crate::solve::bands(&index).len(),
         true,
@@ -319,7 +319,7 @@ fn usable_packed(
     if !paths.packed.exists() {
         return false;
     }
-    let usable = PackedValues::open(&paths.packed, identity, positions, plan.values_layout())
+    let usable = PackedValues::open(&paths.packed, identity, positions, plan.kept())
         .and_then(|packed| packed.check())
         .is_ok();
     if !usable && removes {
@@ -379,7 +379,7 @@ fn adopt_finished(
         remove(&paths.partial);
         return Ok(false);
     }
-    packed::pack(&values, &paths.packed, identity, plan.values_layout())?;
+    packed::pack(&values, &paths.packed, identity, plan.kept())?;
     drop(values);
     remove_finished_work(paths, m);
     Ok(true)

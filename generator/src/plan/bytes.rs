@@ -5,8 +5,8 @@
 use rafle_probe::cache::ENTRY_OVERHEAD;
 use rafle_probe::{binomial, Material, PositionIndex, Variant};
 
-use crate::packed::BLOCK_POSITIONS;
-use crate::values::BYTES_PER_POSITION;
+use crate::work::packed::BLOCK_POSITIONS;
+use crate::work::values::BYTES_PER_POSITION;
 
 /// The probe's block cache while a material is read back block by block: decoded blocks of
 /// the material's own three tables (a block of 65,536 positions is 16 KiB of win/draw/loss
@@ -23,7 +23,7 @@ pub(crate) const STREAMED_BYTES: u64 = STREAMED_CACHE_BYTES + (64 << 20);
 pub(super) const OVERHEAD: u64 = 256 << 20;
 
 // The blocks kept at hand take a small part of the overhead even with many threads.
-const _: () = assert!(64 * crate::packed::AT_HAND_BYTES <= OVERHEAD / 8);
+const _: () = assert!(64 * crate::work::packed::AT_HAND_BYTES <= OVERHEAD / 8);
 
 /// Slices of one band that may be under way at once (rayon's threads steal other slices while
 /// they wait inside one).

@@ -5,14 +5,14 @@
 //! written so far.
 
 use super::{MaterialPlan, Plan};
-use crate::bands::is_banded_material;
-use crate::values::BYTES_PER_POSITION;
+use crate::work::bands::is_banded_material;
+use crate::work::values::BYTES_PER_POSITION;
 use rafle_probe::{Material, Tables};
 
 /// Compressed values a position in band files, about, by what is written: the band files of
 /// the Brazilian materials up to 6 pieces measured 0.63 bytes a position with all three tables
 /// and 0.27 with the win/draw/loss tables alone, whose band files keep the kind of each value
-/// and its capture mark (`Layout::Kinds`).
+/// and its capture mark (`Kept::Kinds`).
 fn band_bytes(tables: Tables) -> f64 {
     match tables {
         Tables::All => 0.63,

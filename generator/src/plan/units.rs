@@ -9,8 +9,8 @@ use super::bytes::{
     Placements, LEAST_CACHE_BYTES, OVERHEAD, REPACK_BYTES_PER_POSITION, STREAMED_BYTES,
 };
 use super::{MaterialPlan, Plan, UnitState};
-use crate::packed::PackedValues;
-use crate::values::packed_identity;
+use crate::work::packed::PackedValues;
+use crate::work::values::packed_identity;
 
 impl Plan {
     /// Where each material of the plan stands, in plan order. A material is finished when
@@ -28,7 +28,7 @@ impl Plan {
         for j in (0..n).rev() {
             let m = &self.materials[j];
             let tables = kinds.iter().all(|&kind| {
-                let path = self.layout().table(m.material, kind);
+                let path = self.directory().table(m.material, kind);
                 Table::open(&path, kind, self.variant, m.material).is_ok_and(|table| {
                     kind != TableKind::DrawRules || table.header().limits == Some(self.limits)
                 })
@@ -50,19 +50,19 @@ impl Plan {
 
     /// Whether the packed work file of `m`'s values in this request is there.
     fn has_packed_values(&self, m: &MaterialPlan) -> bool {
-        let paths = self.layout().work_files(m.material, self.tables);
+        let paths = self.directory().work_files(m.material, self.tables);
         let identity = self.packed_identity(m);
         let index = rafle_probe::PositionIndex::new(self.variant, m.material);
-        crate::bands::open_finished(
+        crate::work::bands::open_finished(
             &index,
             &identity,
-            self.values_layout(),
+            self.kept(),
             &paths,
             || crate::solve::bands(&index).len(),
             false,
         )
         .is_some()
-            || PackedValues::open(&paths.packed, &identity, m.positions, self.values_layout()).is_ok()
+            || PackedValues::open(&paths.packed, &identity, m.positions, self.kept()).is_ok()
     }
 
     /// What the packed values of material `m` are of in this request (see
@@ -72,8 +72,8 @@ impl Plan {
     }
 
     /// What this request keeps of each value in band and packed files.
-    pub(crate) fn values_layout(&self) -> crate::values::Layout {
-        crate::values::Layout::of_run(self.tables)
+    pub(crate) fn kept(&self) -> crate::work::values::Kept {
+        crate::work::values::Kept::of_run(self.tables)
     }
 
     /// The memory a unit of work solving material `j` of the plan alone holds: its peak, or
@@ -170,9 +170,9 @@ impl Plan {
     }
 
     /// What the file of seed part `part` of material `m` must hold.
-    pub(crate) fn part_id(&self, m: &MaterialPlan, part: u32) -> crate::seed_part::PartId {
+    pub(crate) fn part_id(&self, m: &MaterialPlan, part: u32) -> crate::work::seed_part::PartId {
         let (start, len) = self.seed_part_positions(m, part);
-        crate::seed_part::PartId {
+        crate::work::seed_part::PartId {
             identity: self.packed_identity(m),
             part,
             parts: m.seed_parts,
@@ -186,10 +186,10 @@ impl Plan {
     /// what its index says (its blocks are checked when read).
     pub fn seed_part_states(&self, j: usize, states: &[UnitState]) -> Vec<UnitState> {
         let m = &self.materials[j];
-        let paths = self.layout().work_files(m.material, self.tables);
+        let paths = self.directory().work_files(m.material, self.tables);
         (1..=m.seed_parts)
             .map(|part| {
-                let open = crate::seed_part::PartFile::open(
+                let open = crate::work::seed_part::PartFile::open(
                     &paths.seed_part(part),
                     &self.part_id(m, part),
                 );

@@ -3,7 +3,7 @@
 //!
 //! A kings-only material is one slice: every quiet move stays in it, every capture leaves it.
 //! The engine would hold four bytes a position and lists of each level's positions (some 70 GiB
-//! for international KKKKvKKK); here the [bit propagation](crate::bit_levels) holds six bits a
+//! for international KKKKvKKK); here the [bit propagation](crate::solve::bit_levels) holds six bits a
 //! position and the positions decided by their seeds one more, shared by both propagations. The
 //! values never sit in memory whole:
 //!
@@ -15,7 +15,7 @@
 //! 3. With the rule tables: every position not fixed by its seed takes the class its distance
 //!    gives, then the rule propagation writes the codes of the positions it decides.
 //!
-//! Every value is the one the engine gives (see [`crate::bit_levels`] and `tests/kings_in_bits.rs`),
+//! Every value is the one the engine gives (see [`crate::solve::bit_levels`] and `tests/kings_in_bits.rs`),
 //! written at the same place, so the work file, its checksum and the tables are the same.
 
 use std::ops::Range;
@@ -25,12 +25,12 @@ use rafle_probe::{Dtw, KingSlice, MoveList, SliceMoves};
 use rayon::prelude::*;
 
 use super::{rule_code, MaterialSolver, CHUNK};
-use crate::bit_levels::{BitLevels, Bits};
-use crate::engine::{Outcome, Seed};
-use crate::man_moves::ManMoves;
-use crate::seed_file::{GroupSeeds, Propagated, SeedFile, Seeds};
-use crate::seed_part::{PartFile, PartId, PartSeeds, PartWriter};
-use crate::values::{distance_code, FinishedBand, CAPTURE, MAX_DISTANCE};
+use crate::solve::bit_levels::{BitLevels, Bits};
+use crate::solve::man_moves::ManMoves;
+use crate::solve::propagation::{Outcome, Seed};
+use crate::work::seed_file::{GroupSeeds, Propagated, SeedFile, Seeds};
+use crate::work::seed_part::{PartFile, PartId, PartSeeds, PartWriter};
+use crate::work::values::{distance_code, FinishedBand, CAPTURE, MAX_DISTANCE};
 use crate::{GenerateError, Progress};
 
 /// Ranges of [`CHUNK`] positions seeded per group: a group's seeds are gathered in memory
@@ -81,7 +81,7 @@ impl MaterialSolver<'_> {
     /// # Errors
     ///
     /// [`GenerateError::Io`] if the work file or the seed file cannot be written, as
-    /// [`crate::store::Store::value`] if the values of a finished material cannot be read,
+    /// [`crate::solve::store::Store::value`] if the values of a finished material cannot be read,
     /// [`GenerateError::DamagedWorkFile`] if the seed file or a seed part changed on disk,
     /// and [`GenerateError::ImpossibleValue`] for a distance past the longest a work file
     /// holds.
@@ -113,12 +113,12 @@ impl MaterialSolver<'_> {
     }
 
     /// Seeds the positions `range` of the one slice of a kings-only material into the part
-    /// file `path`, as part `id` (see [`crate::seed_part`]).
+    /// file `path`, as part `id` (see [`crate::work::seed_part`]).
     ///
     /// # Errors
     ///
     /// [`GenerateError::Io`] if the part file cannot be written, as
-    /// [`crate::store::Store::value`] if the values of a finished material cannot be read.
+    /// [`crate::solve::store::Store::value`] if the values of a finished material cannot be read.
     pub(crate) fn seed_part(
         &self,
         path: &std::path::Path,

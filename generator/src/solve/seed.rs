@@ -10,10 +10,10 @@ use rafle_probe::{Category, Dtw, KingSlice, Material, Move, MoveList, Position, 
 use rayon::prelude::*;
 
 use super::{MaterialSolver, CHUNK};
-use crate::bit_levels::Bits;
-use crate::engine::{Propagation, Seed};
-use crate::man_moves::{Destination, ManMoves};
-use crate::store::OwnReads;
+use crate::solve::bit_levels::Bits;
+use crate::solve::man_moves::{Destination, ManMoves};
+use crate::solve::propagation::{Propagation, Seed};
+use crate::solve::store::OwnReads;
 use crate::GenerateError;
 
 impl MaterialSolver<'_> {
@@ -22,7 +22,7 @@ impl MaterialSolver<'_> {
     ///
     /// # Errors
     ///
-    /// As [`crate::store::Store::value`].
+    /// As [`crate::solve::store::Store::value`].
     pub(super) fn seed_slice(
         &self,
         slice: &KingSlice,
@@ -72,7 +72,7 @@ impl MaterialSolver<'_> {
     ///
     /// # Errors
     ///
-    /// As [`crate::store::Store::value`].
+    /// As [`crate::solve::store::Store::value`].
     pub(super) fn seed(
         &self,
         pos: &Position,
@@ -132,7 +132,7 @@ impl MaterialSolver<'_> {
     ///
     /// # Errors
     ///
-    /// As [`crate::store::Store::value`].
+    /// As [`crate::solve::store::Store::value`].
     #[inline(always)]
     fn exit_without_rules(
         &self,
@@ -161,7 +161,7 @@ impl MaterialSolver<'_> {
     ///
     /// # Errors
     ///
-    /// As [`crate::store::Store::value`].
+    /// As [`crate::solve::store::Store::value`].
     #[inline(always)]
     fn exit_with_rules(
         &self,

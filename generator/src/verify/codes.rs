@@ -5,7 +5,7 @@
 use rafle_probe::codec::{Codec, DtwCodec, WdlCodec};
 use rafle_probe::{Dtw, RuleValue, Wdl};
 
-use crate::resolve::Values;
+use crate::probed::Values;
 
 /// The code of a drawn position in the 16-bit distance codes kept in memory.
 pub(super) const DTW_DRAW: u16 = u16::MAX;

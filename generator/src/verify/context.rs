@@ -23,7 +23,7 @@ use super::part::Part;
 use super::rank::Pieces;
 use super::walker::Walker;
 use crate::memory::Trimmer;
-use crate::resolve::Values;
+use crate::probed::Values;
 
 /// Where a move leaving the material leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

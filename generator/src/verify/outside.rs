@@ -17,7 +17,7 @@ use rafle_probe::{
 };
 
 use super::codes::{Codes, Successor};
-use crate::resolve::{self, Values};
+use crate::probed::{self, Values};
 
 /// Answers remembered per thread: a power of two.
 const REMEMBERED: usize = 1 << 16;
@@ -121,11 +121,11 @@ impl<'a> Outside<'a> {
 
     /// The values of `pos`, whose sides both have pieces, from its tables and successors.
     fn resolve(&self, pos: &Position, local: &mut Local) -> Result<Values, ProbeError> {
-        if let Some(values) = resolve::stored(self.tables, pos, pos.must_capture())? {
+        if let Some(values) = probed::stored(self.tables, pos, pos.must_capture())? {
             return Ok(values);
         }
         let limit = self.limits.of(Category::of_position(pos));
-        resolve::through_moves(pos, limit, |next| self.values(next, local))
+        probed::through_moves(pos, limit, |next| self.values(next, local))
     }
 }
 

@@ -12,7 +12,7 @@ use super::codes::{Codes, Successor};
 use super::pages::Layout;
 use super::rank::Ranker;
 use super::walker::Walker;
-use crate::resolve::Values;
+use crate::probed::Values;
 
 /// One material whose pages the walk makes.
 #[derive(Debug)]

@@ -1,5 +1,5 @@
 //! Reading a finished material's values back from its tables a block at a time, in bounded
-//! memory, for a material too large to read back whole (see [`crate::load`], which holds it
+//! memory, for a material too large to read back whole (see [`crate::write::load`], which holds it
 //! decoded: 3 bytes a position, 19.8 GiB for international KKKKvKKK).
 //!
 //! Each position's values are found as the probe finds them: a position the tables store
@@ -19,15 +19,15 @@ use rafle_probe::format::TableKind;
 use rafle_probe::{Category, Dtw, Material, Position, PositionIndex, RuleValue, Tablebase};
 use rayon::prelude::*;
 
-use crate::load::LoadError;
-use crate::packed::{self, BLOCK_POSITIONS};
-use crate::values::Layout;
 use crate::plan::MaterialPlan;
 use crate::plan::STREAMED_CACHE_BYTES;
-use crate::resolve::{self, Values};
-use crate::store::Store;
-use crate::summary::Counts;
-use crate::values::{distance_code, CAPTURE, MAX_DISTANCE};
+use crate::probed::{self, Values};
+use crate::solve::store::Store;
+use crate::work::packed::{self, BLOCK_POSITIONS};
+use crate::work::values::Kept;
+use crate::work::values::{distance_code, CAPTURE, MAX_DISTANCE};
+use crate::write::counts::Counts;
+use crate::write::load::LoadError;
 use crate::GenerateError;
 
 /// Reads material `m`'s values back from its tables (in the table directory `dir`), the
@@ -46,7 +46,7 @@ pub(crate) fn read_back_streamed(
     m: &MaterialPlan,
     index: &PositionIndex,
     store: &Store,
-    pack: Option<(&Path, &str, Layout)>,
+    pack: Option<(&Path, &str, Kept)>,
     advance: &(dyn Fn(u64) + Sync),
 ) -> Result<Counts, LoadError> {
     let tables = Tablebase::open_with_cache(dir, STREAMED_CACHE_BYTES as usize)?;
@@ -62,11 +62,11 @@ pub(crate) fn read_back_streamed(
         Ok((distances, rules))
     };
     match pack {
-        Some((path, identity, layout)) => {
+        Some((path, identity, kept)) => {
             // `packed::write` speaks in `GenerateError`s: the load error of a block is kept
             // aside, so that a damaged table is told apart from a failure to write.
             let failed = Mutex::new(None);
-            let written = packed::write(path, identity, positions, layout, |start, len| {
+            let written = packed::write(path, identity, positions, kept, |start, len| {
                 block(start, len).map_err(|e| {
                     let message = match &e {
                         LoadError::Table(why) => why.clone(),
@@ -179,9 +179,9 @@ impl<'a> Reader<'a> {
     /// The distance and rule values of `pos`, a position of the material whose side to move
     /// must capture if `capture`.
     fn values(&self, pos: &Position, capture: bool) -> Result<(Dtw, RuleValue), LoadError> {
-        let values = match resolve::stored(self.tables, pos, capture)? {
+        let values = match probed::stored(self.tables, pos, capture)? {
             Some(values) => values,
-            None => resolve::through_moves(pos, self.limit, |next| self.successor(next))?,
+            None => probed::through_moves(pos, self.limit, |next| self.successor(next))?,
         };
         Ok((values.dtw, values.rule))
     }

@@ -4,7 +4,7 @@
 //!
 //! Two readers need this outside the probe, because each has a better source than the probe
 //! for the successors' values: the verifier (`verify::outside`), which remembers answers per
-//! thread, and the block-by-block read-back of a finished material ([`crate::streamed`]),
+//! thread, and the block-by-block read-back of a finished material ([`crate::write::streamed`]),
 //! whose other materials are complete in the run's store. The part they share (which
 //! positions the tables store, the draw short-cut, the fold over the successors) lives here
 //! once; where each successor's values come from is theirs.

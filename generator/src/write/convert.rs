@@ -12,9 +12,9 @@ use std::path::Path;
 use rafle_probe::format::{TableKind, LEGACY_VERSION};
 use rafle_probe::Table;
 
-use crate::load::Loaded;
 use crate::plan::{MaterialPlan, Plan};
-use crate::summary::{Counts, SummaryFile};
+use crate::write::counts::{Counts, CountsFile};
+use crate::write::load::Loaded;
 use crate::write::{write_tables, Writing, Written};
 use crate::GenerateError;
 
@@ -60,6 +60,6 @@ pub(crate) fn write_converted(
 ) -> Result<(Written, Counts), GenerateError> {
     let counts = Counts::of_loaded(loaded);
     let (written, _) = write_tables(plan, m, loaded, counts.longest_win, Writing::All)?;
-    SummaryFile::new(plan, m, rafle_probe::Tables::All).write(&counts)?;
+    CountsFile::new(plan, m, rafle_probe::Tables::All).write(&counts)?;
     Ok((written, counts))
 }

@@ -1,5 +1,5 @@
 //! The seeds of a kings-only material kept on disk, by level, while it is solved in bits
-//! ([`crate::bit_levels`]): the positions that must capture (or have no move) are decided by
+//! ([`crate::solve::bit_levels`]): the positions that must capture (or have no move) are decided by
 //! their seeds, and the propagation needs them only when their level comes. Held in memory, as
 //! lists, they would take more than the six bits a position of the propagation itself.
 //!
@@ -34,7 +34,7 @@ pub(crate) enum Propagated {
     Rules,
     /// No propagation: the positions a seed settles as a draw (captures that draw), at level
     /// 0, which a seed part records so that its codes can be derived from its seeds
-    /// ([`crate::seed_part`]).
+    /// ([`crate::work::seed_part`]).
     Settled,
 }
 
@@ -100,7 +100,7 @@ pub(crate) trait Seeds: Sync {
 
 /// The records of seeds in one file, by (propagation, level), in the order written: kept in
 /// memory for a scratch file, written at the end of a seed part's file
-/// ([`crate::seed_part`]).
+/// ([`crate::work::seed_part`]).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct SeedRecords(BTreeMap<(Propagated, u16), Vec<Record>>);
 

@@ -3,7 +3,7 @@
 //! A kings-only material past [`crate::plan`]'s part size is seeded in parts, each a unit of
 //! work of its own that may run on another node: a part walks its range of positions, reads
 //! the values of the materials its captures reach, and writes one file holding its seeds by
-//! level (as [`crate::seed_file`] records them), with the positions its seed settles as a
+//! level (as [`crate::work::seed_file`] records them), with the positions its seed settles as a
 //! draw (a capture that draws) as one more kind of record. The unit that solves the material
 //! derives every part's codes from those seeds (what the seed pass would have written to its
 //! work file: see `solve::kings_only`), writes them to its work file and runs the propagations
@@ -21,7 +21,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::files::{create_temporary, io, temporary_path};
-use crate::seed_file::{GroupSeeds, Propagated, SeedRecords, Seeds};
+use crate::work::seed_file::{GroupSeeds, Propagated, SeedRecords, Seeds};
 use crate::GenerateError;
 
 /// The last bytes of every part file. (`RAFLESP1`, whose files also held the codes of their
@@ -36,7 +36,7 @@ const FOOTER: u64 = 8 + 8 + 4 + 8;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PartId {
     /// The identity of the request's values of the material
-    /// ([`crate::values::packed_identity`]).
+    /// ([`crate::work::values::packed_identity`]).
     pub(crate) identity: String,
     /// Which part, from 1.
     pub(crate) part: u32,

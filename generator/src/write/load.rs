@@ -10,12 +10,12 @@ use rafle_probe::{Dtw, Position, ProbeError, RuleValue, Table};
 
 use std::path::Path;
 
-use crate::packed;
-use crate::values::Layout;
 use crate::plan::MaterialPlan;
-use crate::store::{Distances, Store};
-use crate::summary::Counts;
-use crate::values::{distance_code, rule_value, CAPTURE, MAX_DISTANCE};
+use crate::solve::store::{Distances, Store};
+use crate::work::packed;
+use crate::work::values::Kept;
+use crate::work::values::{distance_code, rule_value, CAPTURE, MAX_DISTANCE};
+use crate::write::counts::Counts;
 use crate::{GenerateError, Progress};
 
 /// A material's win/draw/loss and distance tables read back, with its rule table if that one
@@ -38,7 +38,7 @@ impl Loaded {
     }
 
     /// Writes the values read back as the material's packed work file (see
-    /// [`crate::packed`]) of the request `identity` names.
+    /// [`crate::work::packed`]) of the request `identity` names.
     ///
     /// # Errors
     ///
@@ -47,14 +47,14 @@ impl Loaded {
         &self,
         path: &Path,
         identity: &str,
-        layout: Layout,
+        kept: Kept,
     ) -> Result<(), GenerateError> {
         let rules = self.rule_codes().ok_or_else(|| GenerateError::Io {
             path: path.to_path_buf(),
             source: std::io::Error::new(std::io::ErrorKind::NotFound, "no valid rule table"),
         })?;
         let n = self.distances.len() as u64;
-        packed::write(path, identity, n, layout, |start, len| {
+        packed::write(path, identity, n, kept, |start, len| {
             let (codes, _) = crate::write::Source::read_range(self, start, len)?;
             let start = start as usize;
             Ok((codes, rules[start..start + len].to_vec()))

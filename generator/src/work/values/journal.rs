@@ -190,7 +190,7 @@ impl Journal {
     }
 
     /// Records the bands finished since the last checkpoint, whose values are durable
-    /// already (see [`crate::bands::sync_band_files`]).
+    /// already (see [`crate::work::bands::sync_band_files`]).
     ///
     /// # Errors
     ///

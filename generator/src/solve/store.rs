@@ -7,11 +7,11 @@ use std::sync::Arc;
 use rafle_probe::codec::{Codec, DtwCodec};
 use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
 
-use crate::bands::{BandedValues, HalfView};
-use crate::man_moves::{Destination, STARTS};
 use crate::memory::Trimmer;
-use crate::packed::{PackedValues, SharedCache};
-use crate::values::{distance, ValuesFile};
+use crate::solve::man_moves::{Destination, STARTS};
+use crate::work::bands::{BandedValues, HalfView};
+use crate::work::packed::{PackedValues, SharedCache};
+use crate::work::values::{distance, ValuesFile};
 use crate::GenerateError;
 
 /// Distances of one material: a byte a position where every distance fits, two otherwise;
@@ -119,7 +119,7 @@ impl Held {
 }
 
 /// The values of the solved materials a material reads, looked up by material: finished ones
-/// from their packed files (see [`crate::packed`]) through a cache of decompressed blocks
+/// from their packed files (see [`crate::work::packed`]) through a cache of decompressed blocks
 /// bounded in bytes, and the material being solved from its raw work file, for its finished
 /// slices.
 #[derive(Debug)]
@@ -373,7 +373,7 @@ impl MaterialValues<'_> {
 }
 
 /// The reads of the material being solved through the man moves of a run of positions of
-/// one slice: they reach the same few slices over and over (see [`crate::man_moves`]), so
+/// one slice: they reach the same few slices over and over (see [`crate::solve::man_moves`]), so
 /// each one held in band files is found once and then read with no look-up.
 pub(crate) struct OwnReads<'s> {
     values: MaterialValues<'s>,

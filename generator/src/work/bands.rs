@@ -9,7 +9,7 @@
 //! band files are what the materials solved after it read (through the same cache of
 //! decompressed blocks as packed files), so a finished material needs no packing either.
 //!
-//! Layout of a band file (little-endian): the chunks, each the raw layout of a work file
+//! Kept of a band file (little-endian): the chunks, each the raw kept of a work file
 //! restricted to the chunk (its distance codes as `u16`, then its rule codes) compressed with
 //! zstd; then the directory: the magic [`MAGIC`], the length of the band's identity (`u32`)
 //! and the identity (request, material, band), the number of halves (`u32`) and of chunks
@@ -42,9 +42,11 @@ use rafle_probe::cache::block_key;
 use rafle_probe::{Material, PositionIndex, Variant};
 
 use crate::files::io_error;
-use crate::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache, LEVEL};
-use crate::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
-pub(crate) use crate::values::Layout;
+use crate::work::packed::{
+    damaged, decompress_checked, read_cached, shared_block, SharedCache, LEVEL,
+};
+pub(crate) use crate::work::values::Kept;
+use crate::work::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
 use crate::GenerateError;
 
 use directory::{Chunk, HalfPlace};
@@ -53,7 +55,7 @@ use directory::{Chunk, HalfPlace};
 const MAGIC: [u8; 8] = *b"RAFLEBD\x01";
 
 /// Positions a chunk holds at most: as the blocks of a packed file.
-pub(crate) const CHUNK_POSITIONS: u64 = crate::packed::BLOCK_POSITIONS;
+pub(crate) const CHUNK_POSITIONS: u64 = crate::work::packed::BLOCK_POSITIONS;
 
 /// Halves (king placements a side to move) of at least this many positions are kept in band
 /// files; a material of fewer (no king, or one king among many men) keeps a raw work file.
@@ -108,22 +110,22 @@ fn shortest_of_its_kind(code: u16) -> u16 {
 }
 
 /// How a band file lays out a chunk's positions before compression: as a raw work file
-/// ([`Layout::Full`]), or a byte a position, the kind of its distance code (0 a loss, 1 a win,
-/// 2 a draw) plus 0x80 if it must capture ([`Layout::Kinds`]: a sixth of the bytes compressed
-/// of the full layout).
-impl Layout {
+/// ([`Kept::Full`]), or a byte a position, the kind of its distance code (0 a loss, 1 a win,
+/// 2 a draw) plus 0x80 if it must capture ([`Kept::Kinds`]: a sixth of the bytes compressed
+/// of the full kept).
+impl Kept {
     fn bytes_per_position(self) -> usize {
         match self {
-            Layout::Full => BYTES_PER_POSITION as usize,
-            Layout::Kinds => 1,
+            Kept::Full => BYTES_PER_POSITION as usize,
+            Kept::Kinds => 1,
         }
     }
 
-    /// Appends the layout of `codes` and `rules` to `out`.
+    /// Appends the kept of `codes` and `rules` to `out`.
     fn lay_out(self, codes: &[u16], rules: &[u8], out: &mut Vec<u8>) {
         match self {
-            Layout::Full => crate::packed::raw_block(codes, rules, out),
-            Layout::Kinds => out.extend(codes.iter().map(|&code| {
+            Kept::Full => crate::work::packed::raw_block(codes, rules, out),
+            Kept::Kinds => out.extend(codes.iter().map(|&code| {
                 let kind = match code & !CAPTURE {
                     DRAW => 2,
                     d => (d % 2) as u8,
@@ -137,8 +139,8 @@ impl Layout {
     #[inline(always)]
     fn code(self, chunk: &[u8], at: usize) -> u16 {
         match self {
-            Layout::Full => u16::from_le_bytes([chunk[2 * at], chunk[2 * at + 1]]),
-            Layout::Kinds => {
+            Kept::Full => u16::from_le_bytes([chunk[2 * at], chunk[2 * at + 1]]),
+            Kept::Kinds => {
                 let byte = chunk[at];
                 let kind = match byte & 0x7f {
                     0 => 0,
@@ -154,8 +156,8 @@ impl Layout {
     #[inline(always)]
     fn rule(self, chunk: &[u8], at: usize) -> u8 {
         match self {
-            Layout::Full => chunk[2 * (chunk.len() / BYTES_PER_POSITION as usize) + at],
-            Layout::Kinds => 0,
+            Kept::Full => chunk[2 * (chunk.len() / BYTES_PER_POSITION as usize) + at],
+            Kept::Kinds => 0,
         }
     }
 }
@@ -176,7 +178,7 @@ pub(crate) struct BandWriter {
     /// The first half of Black to move: the halves of each side share chunks apart.
     black_from: u64,
     /// How chunks are laid out (see [`BandWriter::create`]).
-    layout: Layout,
+    kept: Kept,
     state: Mutex<WriterState>,
     /// The chunks being filled, White's halves and Black's apart: a table is written one side
     /// after the other, in index order, and reads a chunk once for every side it holds.
@@ -202,7 +204,7 @@ struct Filling {
 impl BandWriter {
     /// Starts band `band`'s file at `path` (written under a temporary name until
     /// [`BandWriter::finish`]), for a material of `index`.
-    /// With [`Layout::Kinds`] (a run that solves win, draw or loss alone, whose distance
+    /// With [`Kept::Kinds`] (a run that solves win, draw or loss alone, whose distance
     /// codes are levels of no meaning), each distance code is kept as the shortest of its
     /// kind (a win in 1, a loss in 0, a draw) with its capture mark: what such a run reads of
     /// it.
@@ -215,7 +217,7 @@ impl BandWriter {
         identity: &str,
         band: usize,
         index: &PositionIndex,
-        layout: Layout,
+        kept: Kept,
     ) -> Result<BandWriter, GenerateError> {
         let temporary = crate::temporary_path(path);
         let file = crate::create_temporary(&temporary).map_err(io_error(&temporary))?;
@@ -225,7 +227,7 @@ impl BandWriter {
             identity: band_identity(identity, band),
             half_len: index.king_placements(),
             black_from: index.men_placements(),
-            layout,
+            kept,
             state: Mutex::new(WriterState {
                 file,
                 end: 0,
@@ -255,11 +257,11 @@ impl BandWriter {
         rule_codes: &[u8],
     ) -> Result<u32, GenerateError> {
         debug_assert_eq!(codes.len() as u64, self.half_len);
-        // What the layout keeps is what is read back, and what the checksum covers.
+        // What the kept keeps is what is read back, and what the checksum covers.
         let (shortest, no_rules): (Vec<u16>, Vec<u8>);
-        let (codes, rule_codes) = match self.layout {
-            Layout::Full => (codes, rule_codes),
-            Layout::Kinds => {
+        let (codes, rule_codes) = match self.kept {
+            Kept::Full => (codes, rule_codes),
+            Kept::Kinds => {
                 shortest = codes
                     .iter()
                     .map(|&code| shortest_of_its_kind(code))
@@ -311,7 +313,7 @@ impl BandWriter {
         let mut made = Vec::new();
         for (codes, rules) in pieces {
             raw.clear();
-            self.layout.lay_out(codes, rules, &mut raw);
+            self.kept.lay_out(codes, rules, &mut raw);
             let at = compressed.len();
             COMPRESSOR.with(|cell| -> Result<(), GenerateError> {
                 let mut cell = cell.borrow_mut();
@@ -422,7 +424,7 @@ pub(crate) fn sync_band_files(paths: &[PathBuf]) -> Result<(), GenerateError> {
 #[derive(Debug)]
 pub(crate) struct BandedValues {
     identity: String,
-    layout: Layout,
+    kept: Kept,
     half_len: u64,
     /// The first chunk of each half, `u32::MAX` for a half of no band read yet.
     halves: Vec<u32>,
@@ -435,11 +437,11 @@ pub(crate) struct BandedValues {
 
 impl BandedValues {
     /// The values of a material of `index` with no band yet, of the request `identity` names.
-    pub(crate) fn new(index: &PositionIndex, identity: &str, layout: Layout) -> BandedValues {
+    pub(crate) fn new(index: &PositionIndex, identity: &str, kept: Kept) -> BandedValues {
         let half_len = index.king_placements();
         BandedValues {
             identity: identity.to_string(),
-            layout,
+            kept,
             half_len,
             halves: vec![u32::MAX; (index.size() / half_len) as usize],
             slots: if half_len < CHUNK_POSITIONS {
@@ -504,7 +506,7 @@ impl BandedValues {
         let mut compressed = vec![0; chunk.len as usize];
         file.read_exact_at(&mut compressed, chunk.offset)
             .map_err(io_error(path))?;
-        let len = chunk.positions as usize * self.layout.bytes_per_position();
+        let len = chunk.positions as usize * self.kept.bytes_per_position();
         decompress_checked(path, &compressed, len, chunk.crc, "chunk", c as u64)
     }
 
@@ -555,9 +557,9 @@ impl BandedValues {
     /// read back as written, or its band is not held.
     #[inline]
     pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
-        let layout = self.layout;
+        let kept = self.kept;
         self.read_at(i, cache, |chunk, at| {
-            (layout.code(chunk, at), layout.rule(chunk, at))
+            (kept.code(chunk, at), kept.rule(chunk, at))
         })
     }
 
@@ -568,8 +570,8 @@ impl BandedValues {
     /// As [`BandedValues::codes`].
     #[inline]
     pub(crate) fn distance_code(&self, i: u64, cache: &SharedCache) -> Result<u16, GenerateError> {
-        let layout = self.layout;
-        self.read_at(i, cache, |chunk, at| layout.code(chunk, at))
+        let kept = self.kept;
+        self.read_at(i, cache, |chunk, at| kept.code(chunk, at))
     }
 
     /// The half that starts at position `start`, held for reads of many of its positions
@@ -591,7 +593,7 @@ impl BandedValues {
         Ok(Some(HalfView {
             block,
             at,
-            layout: self.layout,
+            kept: self.kept,
         }))
     }
 
@@ -687,12 +689,12 @@ impl BandedValues {
                 }
             };
             let chunk: &[u8] = &read[k].1;
-            let n = chunk.len() / self.layout.bytes_per_position();
+            let n = chunk.len() / self.kept.bytes_per_position();
             // A chunk of small halves holds others after this one's.
             let half_left = self.half_len - i % self.half_len;
             let take = (n - at).min((end - i).min(half_left) as usize);
-            codes.extend((at..at + take).map(|k| self.layout.code(chunk, k)));
-            rules.extend((at..at + take).map(|k| self.layout.rule(chunk, k)));
+            codes.extend((at..at + take).map(|k| self.kept.code(chunk, k)));
+            rules.extend((at..at + take).map(|k| self.kept.rule(chunk, k)));
             i += take as u64;
         }
         Ok((codes, rules))
@@ -706,7 +708,7 @@ pub(crate) struct HalfView {
     block: Arc<[u8]>,
     /// Where the half starts in the chunk.
     at: usize,
-    layout: Layout,
+    kept: Kept,
 }
 
 impl HalfView {
@@ -720,8 +722,8 @@ impl HalfView {
     pub(crate) fn codes(&self, within: u64) -> (u16, u8) {
         let at = self.at + within as usize;
         (
-            self.layout.code(&self.block, at),
-            self.layout.rule(&self.block, at),
+            self.kept.code(&self.block, at),
+            self.kept.rule(&self.block, at),
         )
     }
 
@@ -732,7 +734,7 @@ impl HalfView {
     /// As [`HalfView::codes`].
     #[inline(always)]
     pub(crate) fn distance_code(&self, within: u64) -> u16 {
-        self.layout.code(&self.block, self.at + within as usize)
+        self.kept.code(&self.block, self.at + within as usize)
     }
 }
 
@@ -741,7 +743,7 @@ impl HalfView {
 pub(crate) fn open_finished(
     index: &PositionIndex,
     identity: &str,
-    layout: Layout,
+    kept: Kept,
     paths: &rafle_probe::WorkFiles,
     bands: impl FnOnce() -> usize,
     check: bool,
@@ -754,7 +756,7 @@ pub(crate) fn open_finished(
     if found.len() != bands {
         return None;
     }
-    let mut values = BandedValues::new(index, identity, layout);
+    let mut values = BandedValues::new(index, identity, kept);
     for (b, path) in found.iter().enumerate() {
         values.add_band(path, b).ok()?;
     }
@@ -768,7 +770,7 @@ pub(crate) fn open_finished(
 mod tests {
     use super::directory::FOOTER_LEN;
     use super::*;
-    use crate::values::remove_bands;
+    use crate::work::values::remove_bands;
     use rafle_probe::{Material, Variant};
 
     /// A material whose halves take two chunks each (KKKMvKK: 3 kings beside 2 over the free
@@ -795,7 +797,7 @@ mod tests {
     /// Writes band `band` of `halves`, last to first (the directory puts them in order).
     /// Returns the sum of their checksums.
     fn write_band(path: &Path, index: &PositionIndex, band: usize, halves: &[u64]) -> u64 {
-        write_laid_out(path, index, band, halves, Layout::Full)
+        write_laid_out(path, index, band, halves, Kept::Full)
     }
 
     fn write_laid_out(
@@ -803,10 +805,10 @@ mod tests {
         index: &PositionIndex,
         band: usize,
         halves: &[u64],
-        layout: Layout,
+        kept: Kept,
     ) -> u64 {
         let half = index.king_placements();
-        let writer = BandWriter::create(path, "id", band, index, layout).unwrap();
+        let writer = BandWriter::create(path, "id", band, index, kept).unwrap();
         let mut sum = 0u64;
         for &h in halves.iter().rev() {
             let (codes, rules): (Vec<u16>, Vec<u8>) =
@@ -859,7 +861,7 @@ mod tests {
             .map(|h| h * 7 % 1_000)
             .collect();
         let sum = write_band(&path, &index, 0, &halves);
-        let mut values = BandedValues::new(&index, "id", Layout::Full);
+        let mut values = BandedValues::new(&index, "id", Kept::Full);
         let mut held = values.add_band(&path, 0).unwrap();
         held.sort_unstable();
         let mut sorted = halves.clone();
@@ -891,7 +893,7 @@ mod tests {
         let (a, b) = (dir.path().join("m.band-000"), dir.path().join("m.band-001"));
         let sum_a = write_band(&a, &index, 0, &[0, 5]);
         let sum_b = write_band(&b, &index, 1, &[3]);
-        let mut values = BandedValues::new(&index, "id", Layout::Full);
+        let mut values = BandedValues::new(&index, "id", Kept::Full);
         let halves = values.add_band(&a, 0).unwrap();
         assert_eq!(halves, vec![0, 5]);
         assert_eq!(values.checksum(&halves).unwrap(), sum_a);
@@ -919,10 +921,10 @@ mod tests {
         assert_eq!((codes, rules), expected);
         values.check().unwrap();
         // A band file is not taken for another band or request, nor twice.
-        assert!(BandedValues::new(&index, "id", Layout::Full)
+        assert!(BandedValues::new(&index, "id", Kept::Full)
             .add_band(&a, 1)
             .is_err());
-        assert!(BandedValues::new(&index, "other", Layout::Full)
+        assert!(BandedValues::new(&index, "other", Kept::Full)
             .add_band(&a, 0)
             .is_err());
         assert!(values.add_band(&a, 0).is_err());
@@ -934,8 +936,8 @@ mod tests {
         let index = index();
         let half = index.king_placements();
         let path = dir.path().join("m.band-000");
-        let sum = write_laid_out(&path, &index, 0, &[4], Layout::Kinds);
-        let mut values = BandedValues::new(&index, "id", Layout::Kinds);
+        let sum = write_laid_out(&path, &index, 0, &[4], Kept::Kinds);
+        let mut values = BandedValues::new(&index, "id", Kept::Kinds);
         assert_eq!(values.add_band(&path, 0).unwrap(), vec![4]);
         assert_eq!(values.checksum(&[4]).unwrap(), sum);
         let cache = SharedCache::new(1 << 20);
@@ -974,7 +976,7 @@ mod tests {
         let mut bytes = good.clone();
         bytes[5] ^= 0x40;
         fs::write(&path, &bytes).unwrap();
-        let mut values = BandedValues::new(&index, "id", Layout::Full);
+        let mut values = BandedValues::new(&index, "id", Kept::Full);
         values.add_band(&path, 0).unwrap();
         let half = index.king_placements();
         let err = values
@@ -987,14 +989,14 @@ mod tests {
         assert!(values.check().is_err());
         // Cut short, or its directory changed: not opened.
         fs::write(&path, &good[..good.len() - 3]).unwrap();
-        assert!(BandedValues::new(&index, "id", Layout::Full)
+        assert!(BandedValues::new(&index, "id", Kept::Full)
             .add_band(&path, 0)
             .is_err());
         let mut bytes = good.clone();
         let at = bytes.len() - FOOTER_LEN - 2;
         bytes[at] ^= 1;
         fs::write(&path, &bytes).unwrap();
-        assert!(BandedValues::new(&index, "id", Layout::Full)
+        assert!(BandedValues::new(&index, "id", Kept::Full)
             .add_band(&path, 0)
             .is_err());
     }

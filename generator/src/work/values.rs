@@ -13,7 +13,7 @@
 //! into `<material>.packed` (whose format `packed.rs` gives) if a later material reads it, then removed
 //! with the journal; the packed file is removed when the last of its readers is done.
 //!
-//! Layout, for `n` positions in index order: `n` little-endian `u16` (the distance in plies,
+//! Kept, for `n` positions in index order: `n` little-endian `u16` (the distance in plies,
 //! [`DRAW`] for a draw, plus [`CAPTURE`] when the side to move must capture), then `n` bytes of
 //! [`RuleValue::code`].
 
@@ -45,22 +45,22 @@ pub(crate) const BYTES_PER_POSITION: u64 = 3;
 
 /// What a run keeps of each value of its materials, in band files and packed files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
+pub(crate) enum Kept {
     /// Its distance code (with the capture mark) and its rule code: a run that writes all three
     /// tables.
     Full,
     /// Its kind alone (a win, a loss or a draw: a distance code the shortest of its kind, see
-    /// [`crate::bands`]), the rule codes all 0: a run that writes the win/draw/loss tables alone,
+    /// [`crate::work::bands`]), the rule codes all 0: a run that writes the win/draw/loss tables alone,
     /// whose distance codes are levels of no meaning.
     Kinds,
 }
 
-impl Layout {
+impl Kept {
     /// The layout of a run that writes `tables`.
-    pub(crate) fn of_run(tables: Tables) -> Layout {
+    pub(crate) fn of_run(tables: Tables) -> Kept {
         match tables {
-            Tables::All => Layout::Full,
-            Tables::Wdl => Layout::Kinds,
+            Tables::All => Kept::Full,
+            Tables::Wdl => Kept::Kinds,
         }
     }
 }

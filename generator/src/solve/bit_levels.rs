@@ -2,7 +2,7 @@
 //! no floor: the positions of a kings-only material, where a quiet move is a king move that
 //! stays in the material and a capture leaves it.
 //!
-//! The [engine](crate::engine) keeps four bytes a position (a state with a count of open moves,
+//! The [engine](crate::solve::propagation) keeps four bytes a position (a state with a count of open moves,
 //! and a level) and lists the positions of each level: for a kings-only material of 7 × 10⁹
 //! positions, some 70 GiB. Here each position has six bits: whether its seed fixes it (it must
 //! capture, or has no move), whether it is won, lost, in the level being walked back
@@ -254,7 +254,7 @@ impl BitLevels {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Moves, Outcome, Propagation, Seed};
+    use crate::solve::propagation::{Moves, Outcome, Propagation, Seed};
 
     #[test]
     fn a_batched_walk_meets_every_position_once_and_stops_after_each_batch() {

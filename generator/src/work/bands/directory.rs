@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::{CHUNK_POSITIONS, MAGIC};
 use crate::files::io_error;
-use crate::packed::damaged;
+use crate::work::packed::damaged;
 use crate::GenerateError;
 
 /// Bytes of the footer.

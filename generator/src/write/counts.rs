@@ -8,7 +8,7 @@ use rafle_probe::layout::{DataDir, VariantDir};
 use rafle_probe::{Dtw, Material, PositionIndex, RuleClass, RuleValue, Table, Tables, Variant};
 
 use crate::plan::{MaterialPlan, Plan};
-use crate::values::MAX_DISTANCE;
+use crate::work::values::MAX_DISTANCE;
 use crate::GenerateError;
 
 /// Counts of a solved material.
@@ -130,7 +130,7 @@ impl Counts {
 ///
 /// The index is that of the first position winning in the longest win (`-` without one).
 /// Summaries of version 2, which earlier runs wrote, lack it and are read without it.
-pub(crate) struct SummaryFile {
+pub(crate) struct CountsFile {
     path: PathBuf,
     /// The first line without its version: `<variant> <material> <positions> <tables>`.
     identity: String,
@@ -147,21 +147,16 @@ const MOST_BYTES: u64 = 4096;
 /// The version of the summaries written.
 const VERSION: u32 = 3;
 
-impl SummaryFile {
+impl CountsFile {
     /// The summary of `m`'s tables in a run writing `tables`.
-    pub(crate) fn new(plan: &Plan, m: &MaterialPlan, tables: Tables) -> SummaryFile {
-        SummaryFile::of(&plan.layout(), plan.variant, m.material, tables)
+    pub(crate) fn new(plan: &Plan, m: &MaterialPlan, tables: Tables) -> CountsFile {
+        CountsFile::of(&plan.directory(), plan.variant, m.material, tables)
     }
 
     /// The summary of `material`'s tables in `layout`, kept by a run writing `tables`.
-    fn of(
-        layout: &VariantDir,
-        variant: Variant,
-        material: Material,
-        tables: Tables,
-    ) -> SummaryFile {
+    fn of(layout: &VariantDir, variant: Variant, material: Material, tables: Tables) -> CountsFile {
         let positions = PositionIndex::count(variant, material);
-        SummaryFile {
+        CountsFile {
             path: layout.work_files(material, tables).summary,
             identity: format!("{variant} {material} {positions} {}", tables.name()),
             positions,
@@ -284,7 +279,7 @@ pub struct KeptCounts {
 /// changed since) gives `None`: the caller counts from the tables.
 pub fn kept_counts(dir: &Path, variant: Variant, material: Material) -> Option<KeptCounts> {
     let layout = DataDir::new(dir).variant(variant);
-    let summary = SummaryFile::of(&layout, variant, material, Tables::All);
+    let summary = CountsFile::of(&layout, variant, material, Tables::All);
     let counts = summary.read()?;
     Some(KeptCounts {
         positions: summary.positions,
@@ -335,7 +330,7 @@ mod tests {
     fn a_summary_is_read_back_only_whole_and_of_these_tables() {
         let (_dir, plan, counts) = generated();
         let m = plan.materials.last().unwrap();
-        let summary = SummaryFile::new(&plan, m, Tables::All);
+        let summary = CountsFile::new(&plan, m, Tables::All);
         assert_eq!(summary.read(), Some(counts));
         let good = fs::read_to_string(&summary.path).unwrap();
         assert!(good.starts_with(&format!("rafle summary 3 brazilian {} ", m.material)));
@@ -360,7 +355,7 @@ mod tests {
         fs::write(&summary.path, forged).unwrap();
         assert_eq!(summary.read(), None);
         // Another material's summary, whole, in its place.
-        let other = SummaryFile::new(&plan, &plan.materials[0], Tables::All);
+        let other = CountsFile::new(&plan, &plan.materials[0], Tables::All);
         fs::copy(&other.path, &summary.path).unwrap();
         assert_eq!(summary.read(), None);
         // Whole again, but the tables it counts changed since (rewritten with other bytes).
@@ -376,7 +371,7 @@ mod tests {
     fn a_summary_of_version_2_is_read_without_the_longest_wins_position() {
         let (dir, plan, counts) = generated();
         let m = plan.materials.last().unwrap();
-        let summary = SummaryFile::new(&plan, m, Tables::All);
+        let summary = CountsFile::new(&plan, m, Tables::All);
         let kept = kept_counts(dir.path(), Variant::Brazilian, m.material).unwrap();
         assert_eq!(kept.longest_win_at, counts.longest_at);
         assert_eq!((kept.wins, kept.positions), (counts.wins, m.positions));
@@ -426,7 +421,7 @@ mod tests {
     fn a_symlink_or_fifo_in_the_summarys_place_is_replaced() {
         let (dir, plan, counts) = generated();
         let m = plan.materials.last().unwrap();
-        let summary = SummaryFile::new(&plan, m, Tables::All);
+        let summary = CountsFile::new(&plan, m, Tables::All);
         let target = dir.path().join("precious");
         fs::write(&target, "keep me").unwrap();
         fs::remove_file(&summary.path).unwrap();

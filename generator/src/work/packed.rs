@@ -1,19 +1,19 @@
 //! Packed work files: the values of a finished material, compressed, as the materials solved
 //! after it read them (through a [`SharedCache`]).
 //!
-//! A finished material's raw work file (3 bytes a position, see [`crate::values`]) is packed
+//! A finished material's raw work file (3 bytes a position, see [`crate::work::values`]) is packed
 //! into `<material>.packed` and removed: the raw files of the materials still read would not
 //! fit on disk for the largest sets; so are the band files of a material of a run that writes
 //! the win/draw/loss tables alone. The positions are cut into blocks, compressed with zstd at
-//! [`LEVEL`]. With [`Layout::Full`], a block holds [`BLOCK_POSITIONS`] positions: their
-//! distance codes (little-endian `u16`) then their rule codes, the layout of a raw work file
-//! restricted to the block. With [`Layout::Kinds`], a block holds [`KINDS_BLOCK_POSITIONS`]
+//! [`LEVEL`]. With [`Kept::Full`], a block holds [`BLOCK_POSITIONS`] positions: their
+//! distance codes (little-endian `u16`) then their rule codes, the kept of a raw work file
+//! restricted to the block. With [`Kept::Kinds`], a block holds [`KINDS_BLOCK_POSITIONS`]
 //! positions, 2 bits each, four a byte from the lowest bits: 0 a loss, 1 a win, 2 a draw; the
 //! capture mark is left out, as the materials that read the file never need it (about a third
 //! of the compressed bytes of a byte a position).
 //!
 //! Layout (little-endian): the magic [`MAGIC`], the format version (`u32`: 1 for
-//! [`Layout::Full`], 2 for [`Layout::Kinds`]), positions a block
+//! [`Kept::Full`], 2 for [`Kept::Kinds`]), positions a block
 //! (`u32`), positions (`u64`), the length of the request's identity (`u32`) and the identity
 //! (which variant, material, positions, limits and tables the values are of); then for each
 //! block the offset just past its compressed bytes (`u64`) and the crc32 of its decompressed
@@ -34,7 +34,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::files::{clone_error, io_error};
-use crate::values::{Layout, ValuesFile, BYTES_PER_POSITION, CAPTURE, DRAW};
+use crate::work::values::{Kept, ValuesFile, BYTES_PER_POSITION, CAPTURE, DRAW};
 use crate::GenerateError;
 use rafle_probe::cache::{block_key, BlockCache, BlockKey};
 
@@ -50,7 +50,7 @@ pub(crate) type SharedCache = BlockCache<Arc<[u8]>>;
 /// small.
 pub(crate) const BLOCK_POSITIONS: u64 = 1 << 14;
 
-/// Positions a block of a [`Layout::Kinds`] file holds: as many bytes decompressed as a block
+/// Positions a block of a [`Kept::Kinds`] file holds: as many bytes decompressed as a block
 /// of [`BLOCK_POSITIONS`] holds bytes of the band files they are packed from. Measured on
 /// Brazilian 5-piece materials with men, this packs into 0.06 to 0.10 bytes a position, and
 /// their band files into 0.17 to 0.21.
@@ -64,31 +64,31 @@ pub(crate) const LEVEL: i32 = 3;
 /// The first bytes of a packed file.
 pub(crate) const MAGIC: [u8; 8] = *b"RAFLEPK\x1a";
 
-/// The format version of a file of `layout`.
-fn version(layout: Layout) -> u32 {
-    match layout {
-        Layout::Full => 1,
-        Layout::Kinds => 2,
+/// The format version of a file of `kept`.
+fn version(kept: Kept) -> u32 {
+    match kept {
+        Kept::Full => 1,
+        Kept::Kinds => 2,
     }
 }
 
-/// Positions a block of a file of `layout` holds.
-pub(crate) fn block_positions(layout: Layout) -> u64 {
-    match layout {
-        Layout::Full => BLOCK_POSITIONS,
-        Layout::Kinds => KINDS_BLOCK_POSITIONS,
+/// Positions a block of a file of `kept` holds.
+pub(crate) fn block_positions(kept: Kept) -> u64 {
+    match kept {
+        Kept::Full => BLOCK_POSITIONS,
+        Kept::Kinds => KINDS_BLOCK_POSITIONS,
     }
 }
 
-/// Bytes block of `len` positions of a file of `layout` decompresses to.
-fn block_bytes(layout: Layout, len: usize) -> usize {
-    match layout {
-        Layout::Full => len * BYTES_PER_POSITION as usize,
-        Layout::Kinds => len.div_ceil(4),
+/// Bytes block of `len` positions of a file of `kept` decompresses to.
+fn block_bytes(kept: Kept, len: usize) -> usize {
+    match kept {
+        Kept::Full => len * BYTES_PER_POSITION as usize,
+        Kept::Kinds => len.div_ceil(4),
     }
 }
 
-/// The 2-bit kind of a distance code in a [`Layout::Kinds`] block.
+/// The 2-bit kind of a distance code in a [`Kept::Kinds`] block.
 fn kind_of(code: u16) -> u8 {
     match code & !CAPTURE {
         DRAW => 2,
@@ -97,7 +97,7 @@ fn kind_of(code: u16) -> u8 {
 }
 
 /// The distance code a 2-bit kind stands for: the shortest of its kind, as band files of the
-/// same layout give it; `None` for 3, which no file holds.
+/// same kept give it; `None` for 3, which no file holds.
 fn code_of_kind(kind: u8) -> Option<u16> {
     match kind {
         0 => Some(0),
@@ -169,17 +169,17 @@ pub(crate) fn damaged(path: &Path, reason: impl Into<String>) -> GenerateError {
 }
 
 /// The bytes before the index: magic, version, block size, positions and identity.
-fn preamble(layout: Layout, positions: u64, identity: &str) -> Vec<u8> {
+fn preamble(kept: Kept, positions: u64, identity: &str) -> Vec<u8> {
     let mut bytes = MAGIC.to_vec();
-    bytes.extend_from_slice(&version(layout).to_le_bytes());
-    bytes.extend_from_slice(&(block_positions(layout) as u32).to_le_bytes());
+    bytes.extend_from_slice(&version(kept).to_le_bytes());
+    bytes.extend_from_slice(&(block_positions(kept) as u32).to_le_bytes());
     bytes.extend_from_slice(&positions.to_le_bytes());
     bytes.extend_from_slice(&(identity.len() as u32).to_le_bytes());
     bytes.extend_from_slice(identity.as_bytes());
     bytes
 }
 
-/// Writes a packed file of `positions` positions at `path` in `layout`, the distance codes
+/// Writes a packed file of `positions` positions at `path` in `kept`, the distance codes
 /// and rule codes of the `len` positions from `start` given by `block(start, len)`. Returns
 /// the file's size.
 ///
@@ -191,11 +191,11 @@ pub(crate) fn write(
     path: &Path,
     identity: &str,
     positions: u64,
-    layout: Layout,
+    kept: Kept,
     block: impl Fn(u64, usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> + Sync,
 ) -> Result<u64, GenerateError> {
     let tmp = crate::temporary_path(path);
-    let result = write_at(&tmp, identity, positions, layout, block).and_then(|len| {
+    let result = write_at(&tmp, identity, positions, kept, block).and_then(|len| {
         fs::rename(&tmp, path).map_err(io_error(path))?;
         // Make the rename durable before the raw file it replaces goes; not every platform
         // can open a directory, so this is best effort.
@@ -215,16 +215,16 @@ fn write_at(
     path: &Path,
     identity: &str,
     positions: u64,
-    layout: Layout,
+    kept: Kept,
     block: impl Fn(u64, usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> + Sync,
 ) -> Result<u64, GenerateError> {
     let io = io_error(path);
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).map_err(io_error(dir))?;
     }
-    let per_block = block_positions(layout);
+    let per_block = block_positions(kept);
     let blocks = positions.div_ceil(per_block);
-    let preamble = preamble(layout, positions, identity);
+    let preamble = preamble(kept, positions, identity);
     let index_len = blocks as usize * ENTRY_LEN + 4;
     let mut index = Vec::with_capacity(index_len);
     let mut offset = (preamble.len() + index_len) as u64;
@@ -242,7 +242,7 @@ fn write_at(
                     raw.clear();
                     let len = block_len(positions, per_block, b);
                     let (codes, rules) = block(b * per_block, len)?;
-                    lay_out(layout, &codes, &rules, raw);
+                    lay_out(kept, &codes, &rules, raw);
                     let compressor = compressor.as_mut().map_err(|e| io(clone_error(e)))?;
                     let compressed = compressor.compress(raw).map_err(&io)?;
                     Ok((compressed, crc32fast::hash(raw)))
@@ -267,7 +267,7 @@ fn write_at(
     Ok(offset)
 }
 
-/// Packs a finished raw work file into a packed file at `path` in `layout`. Returns the
+/// Packs a finished raw work file into a packed file at `path` in `kept`. Returns the
 /// packed size.
 ///
 /// # Errors
@@ -277,18 +277,18 @@ pub(crate) fn pack(
     values: &ValuesFile,
     path: &Path,
     identity: &str,
-    layout: Layout,
+    kept: Kept,
 ) -> Result<u64, GenerateError> {
-    write(path, identity, values.positions(), layout, |start, len| {
+    write(path, identity, values.positions(), kept, |start, len| {
         values.read_range(start, len)
     })
 }
 
-/// Appends a block's bytes in `layout` to `out`.
-fn lay_out(layout: Layout, distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
-    match layout {
-        Layout::Full => raw_block(distances, rules, out),
-        Layout::Kinds => out.extend(distances.chunks(4).map(|four| {
+/// Appends a block's bytes in `kept` to `out`.
+fn lay_out(kept: Kept, distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
+    match kept {
+        Kept::Full => raw_block(distances, rules, out),
+        Kept::Kinds => out.extend(distances.chunks(4).map(|four| {
             (four.iter().enumerate()).fold(0, |byte, (k, &code)| byte | kind_of(code) << (2 * k))
         })),
     }
@@ -386,7 +386,7 @@ pub(crate) struct PackedValues {
     id: u32,
     positions: u64,
     /// How its positions are laid out.
-    layout: Layout,
+    kept: Kept,
     /// Positions a block.
     per_block: u64,
     /// Where the first block starts.
@@ -399,7 +399,7 @@ pub(crate) struct PackedValues {
 
 impl PackedValues {
     /// Opens the packed file at `path`, which must hold `positions` positions of the request
-    /// `identity` names in `layout`; its index checked.
+    /// `identity` names in `kept`; its index checked.
     ///
     /// # Errors
     ///
@@ -409,13 +409,13 @@ impl PackedValues {
         path: &Path,
         identity: &str,
         positions: u64,
-        layout: Layout,
+        kept: Kept,
     ) -> Result<PackedValues, GenerateError> {
         let io = io_error(path);
         let file = rafle_probe::open_regular(path).map_err(&io)?;
         let len = file.metadata().map_err(&io)?.len();
-        let preamble = preamble(layout, positions, identity);
-        let per_block = block_positions(layout);
+        let preamble = preamble(kept, positions, identity);
+        let per_block = block_positions(kept);
         let blocks = positions.div_ceil(per_block);
         let index_len = blocks as usize * ENTRY_LEN + 4;
         let data_start = (preamble.len() + index_len) as u64;
@@ -459,7 +459,7 @@ impl PackedValues {
             file,
             id: NEXT_FILE.fetch_add(1, Ordering::Relaxed),
             positions,
-            layout,
+            kept,
             per_block,
             data_start,
             ends,
@@ -478,7 +478,7 @@ impl PackedValues {
     }
 
     /// The distance code and rule code of position `i`, its block read through `cache` (of a
-    /// [`Layout::Kinds`] file, the shortest code of its kind and rule code 0).
+    /// [`Kept::Kinds`] file, the shortest code of its kind and rule code 0).
     ///
     /// # Errors
     ///
@@ -487,15 +487,15 @@ impl PackedValues {
     #[inline]
     pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
         let at = (i % self.per_block) as usize;
-        match self.layout {
-            Layout::Full => self.read_at(i, cache, |block| {
+        match self.kept {
+            Kept::Full => self.read_at(i, cache, |block| {
                 let n = block.len() / BYTES_PER_POSITION as usize;
                 (
                     u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
                     block[2 * n + at],
                 )
             }),
-            Layout::Kinds => Ok((self.kind_code(i, at, cache)?, 0)),
+            Kept::Kinds => Ok((self.kind_code(i, at, cache)?, 0)),
         }
     }
 
@@ -507,15 +507,15 @@ impl PackedValues {
     #[inline]
     pub(crate) fn distance_code(&self, i: u64, cache: &SharedCache) -> Result<u16, GenerateError> {
         let at = (i % self.per_block) as usize;
-        match self.layout {
-            Layout::Full => self.read_at(i, cache, |block| {
+        match self.kept {
+            Kept::Full => self.read_at(i, cache, |block| {
                 u16::from_le_bytes([block[2 * at], block[2 * at + 1]])
             }),
-            Layout::Kinds => self.kind_code(i, at, cache),
+            Kept::Kinds => self.kind_code(i, at, cache),
         }
     }
 
-    /// The distance code of position `i`, at `at` in its block, of a [`Layout::Kinds`] file.
+    /// The distance code of position `i`, at `at` in its block, of a [`Kept::Kinds`] file.
     #[inline(always)]
     fn kind_code(&self, i: u64, at: usize, cache: &SharedCache) -> Result<u16, GenerateError> {
         let kind = self.read_at(i, cache, |block| block[at / 4] >> (2 * (at % 4)) & 3)?;
@@ -553,7 +553,7 @@ impl PackedValues {
         self.file
             .read_exact_at(&mut compressed, start)
             .map_err(io_error(&self.path))?;
-        let len = block_bytes(self.layout, block_len(self.positions, self.per_block, b));
+        let len = block_bytes(self.kept, block_len(self.positions, self.per_block, b));
         decompress_checked(
             &self.path,
             &compressed,
@@ -617,10 +617,10 @@ mod tests {
         let n = 2 * BLOCK_POSITIONS + 1000;
         let values = raw(dir.path(), n);
         let path = dir.path().join("m.packed");
-        let len = pack(&values, &path, "m", Layout::Full).unwrap();
+        let len = pack(&values, &path, "m", Kept::Full).unwrap();
         assert_eq!(len, fs::metadata(&path).unwrap().len());
         assert_eq!(files_in(dir.path()), ["m.packed", "m.partial"]);
-        let packed = PackedValues::open(&path, "m", n, Layout::Full).unwrap();
+        let packed = PackedValues::open(&path, "m", n, Kept::Full).unwrap();
         packed.check().unwrap();
         let expected: Vec<(u16, u8)> = (0..n)
             .map(|i| (values.distance_code(i), values.rule_code(i)))
@@ -636,7 +636,7 @@ mod tests {
         // Another request's values, or other positions, are not taken.
         for (identity, positions) in [("other", n), ("m", n + 1)] {
             assert!(matches!(
-                PackedValues::open(&path, identity, positions, Layout::Full),
+                PackedValues::open(&path, identity, positions, Kept::Full),
                 Err(GenerateError::DamagedWorkFile { .. })
             ));
         }
@@ -649,10 +649,10 @@ mod tests {
         let n = KINDS_BLOCK_POSITIONS + 4099;
         let values = raw(dir.path(), n);
         let path = dir.path().join("m.packed");
-        let len = pack(&values, &path, "m", Layout::Kinds).unwrap();
-        let full = pack(&values, &dir.path().join("f.packed"), "m", Layout::Full).unwrap();
+        let len = pack(&values, &path, "m", Kept::Kinds).unwrap();
+        let full = pack(&values, &dir.path().join("f.packed"), "m", Kept::Full).unwrap();
         assert!(len * 4 < full, "{len} {full}");
-        let packed = PackedValues::open(&path, "m", n, Layout::Kinds).unwrap();
+        let packed = PackedValues::open(&path, "m", n, Kept::Kinds).unwrap();
         packed.check().unwrap();
         let cache = SharedCache::new(64 << 20);
         let shortest = |code: u16| match code & !CAPTURE {
@@ -664,9 +664,12 @@ mod tests {
             assert_eq!(packed.codes(i, &cache).unwrap(), (code, 0), "position {i}");
             assert_eq!(packed.distance_code(i, &cache).unwrap(), code);
         }
-        // A file of one layout is not taken for the other.
-        let err = PackedValues::open(&path, "m", n, Layout::Full).unwrap_err();
-        assert!(matches!(err, GenerateError::DamagedWorkFile { .. }), "{err}");
+        // A file of one kept is not taken for the other.
+        let err = PackedValues::open(&path, "m", n, Kept::Full).unwrap_err();
+        assert!(
+            matches!(err, GenerateError::DamagedWorkFile { .. }),
+            "{err}"
+        );
     }
 
     #[test]
@@ -675,7 +678,7 @@ mod tests {
         let n = BLOCK_POSITIONS + 10;
         let values = raw(dir.path(), n);
         let path = dir.path().join("m.packed");
-        pack(&values, &path, "m", Layout::Full).unwrap();
+        pack(&values, &path, "m", Kept::Full).unwrap();
         // The same values in reverse order, under the same block numbers.
         let reversed = ValuesFile::open(&dir.path().join("r.partial"), n, true).unwrap();
         let (distances, rules): (Vec<u16>, Vec<u8>) = (0..n)
@@ -684,11 +687,11 @@ mod tests {
             .unzip();
         reversed.write_range(0, &distances, &rules).unwrap();
         let other = dir.path().join("r.packed");
-        pack(&reversed, &other, "r", Layout::Full).unwrap();
+        pack(&reversed, &other, "r", Kept::Full).unwrap();
         let cache = SharedCache::new(64 << 20);
         let (a, b) = (
-            PackedValues::open(&path, "m", n, Layout::Full).unwrap(),
-            PackedValues::open(&other, "r", n, Layout::Full).unwrap(),
+            PackedValues::open(&path, "m", n, Kept::Full).unwrap(),
+            PackedValues::open(&other, "r", n, Kept::Full).unwrap(),
         );
         for i in (0..n).step_by(97) {
             let expected = (values.distance_code(i), values.rule_code(i));
@@ -699,7 +702,7 @@ mod tests {
         // Opened again, a file is read afresh: what the first opening kept is not used.
         drop(a);
         fs::copy(&other, &path).unwrap();
-        let again = PackedValues::open(&path, "r", n, Layout::Full).unwrap();
+        let again = PackedValues::open(&path, "r", n, Kept::Full).unwrap();
         assert_eq!(
             again.codes(0, &cache).unwrap(),
             (values.distance_code(n - 1), values.rule_code(n - 1))
@@ -712,7 +715,7 @@ mod tests {
         let n = BLOCK_POSITIONS + 3000;
         let values = raw(dir.path(), n);
         let path = dir.path().join("m.packed");
-        pack(&values, &path, "m", Layout::Full).unwrap();
+        pack(&values, &path, "m", Kept::Full).unwrap();
         let expected: Vec<(u16, u8)> = (0..n)
             .map(|i| (values.distance_code(i), values.rule_code(i)))
             .collect();
@@ -724,7 +727,7 @@ mod tests {
             let mut bytes = good.clone();
             bytes[at] ^= 0x10;
             fs::write(&damaged_path, &bytes).unwrap();
-            let Ok(packed) = PackedValues::open(&damaged_path, "m", n, Layout::Full) else {
+            let Ok(packed) = PackedValues::open(&damaged_path, "m", n, Kept::Full) else {
                 refused += 1;
                 continue;
             };
@@ -742,7 +745,7 @@ mod tests {
         assert!(refused > 0 && caught > refused, "{refused} {caught}");
         // Cut short: refused when opened.
         fs::write(&damaged_path, &good[..good.len() - 1]).unwrap();
-        let err = PackedValues::open(&damaged_path, "m", n, Layout::Full).unwrap_err();
+        let err = PackedValues::open(&damaged_path, "m", n, Kept::Full).unwrap_err();
         assert!(err.to_string().contains("damaged.packed"), "{err}");
     }
 
@@ -757,7 +760,7 @@ mod tests {
                 Ok((vec![0; len], vec![0; len]))
             }
         };
-        assert!(write(&path, "m", 3 * BLOCK_POSITIONS, Layout::Full, failing).is_err());
+        assert!(write(&path, "m", 3 * BLOCK_POSITIONS, Kept::Full, failing).is_err());
         assert!(files_in(dir.path()).is_empty());
     }
 

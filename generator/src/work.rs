@@ -1,0 +1,17 @@
+//! Work files: what the generator keeps on disk, in `<variant>/.rafle-work/`, between solving
+//! a material and the materials that read it, all checksummed and written by temporary name:
+//!
+//! - [`values`]: the raw work file of a material being solved (3 bytes a position) and its
+//!   journal of finished bands;
+//! - [`bands`]: the band files a material with men and kings is solved into, compressed band
+//!   by band;
+//! - [`packed`]: a finished material's values compressed for the materials that read it, and
+//!   the cache of decompressed blocks every compressed form is read through;
+//! - [`seed_file`] and [`seed_part`]: the seeds of a kings-only material solved in bits, kept
+//!   by level, and the files its seed parts leave.
+
+pub(crate) mod bands;
+pub(crate) mod packed;
+pub(crate) mod seed_file;
+pub(crate) mod seed_part;
+pub(crate) mod values;
