@@ -28,28 +28,27 @@
 //! wrong value.
 
 mod directory;
+mod writer;
 
-use std::cell::RefCell;
-use std::fs::{self, File};
-use std::io::Write;
+pub(crate) use writer::{sync_band_files, BandWriter};
+
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rafle_probe::binomial;
 use rafle_probe::cache::block_key;
 use rafle_probe::{Material, PositionIndex, Variant};
 
 use crate::files::io_error;
-use crate::work::packed::{
-    damaged, decompress_checked, read_cached, shared_block, SharedCache, LEVEL,
-};
+use crate::work::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache};
 pub(crate) use crate::work::values::Kept;
 use crate::work::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
 use crate::GenerateError;
 
-use directory::{Chunk, HalfPlace};
+use directory::Chunk;
 
 /// The first bytes of a band file's directory, and its last bytes.
 const MAGIC: [u8; 8] = *b"RAFLEBD\x01";
@@ -87,11 +86,6 @@ const HELD_BY_A_READ: usize = 32;
 
 /// Numbers the band values apart in the cache's keys, beside packed files' numbers.
 static NEXT_VALUES: AtomicU32 = AtomicU32::new(1 << 31);
-
-thread_local! {
-    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> =
-        const { RefCell::new(None) };
-}
 
 /// The identity a band file must carry: its request's, and the band's number.
 fn band_identity(identity: &str, band: usize) -> String {
@@ -165,259 +159,6 @@ impl Kept {
 /// Halves of `half_len` positions a chunk holds (1 for a half that takes chunks of its own).
 fn halves_a_chunk(half_len: u64) -> u64 {
     (CHUNK_POSITIONS / half_len).max(1)
-}
-
-/// The band file of one band being solved: chunks appended as slices finish (in any order:
-/// the directory says where each is). Small halves wait in a pool of chunks being filled, one
-/// per thread writing at a time, until a chunk is full or the band ends.
-pub(crate) struct BandWriter {
-    path: PathBuf,
-    temporary: PathBuf,
-    identity: String,
-    half_len: u64,
-    /// The first half of Black to move: the halves of each side share chunks apart.
-    black_from: u64,
-    /// How chunks are laid out (see [`BandWriter::create`]).
-    kept: Kept,
-    state: Mutex<WriterState>,
-    /// The chunks being filled, White's halves and Black's apart: a table is written one side
-    /// after the other, in index order, and reads a chunk once for every side it holds.
-    filling: Mutex<[Vec<Filling>; 2]>,
-    finished: bool,
-}
-
-struct WriterState {
-    file: File,
-    end: u64,
-    halves: Vec<HalfPlace>,
-    chunks: Vec<Chunk>,
-}
-
-/// A chunk of small halves being filled.
-#[derive(Default)]
-struct Filling {
-    halves: Vec<u64>,
-    codes: Vec<u16>,
-    rules: Vec<u8>,
-}
-
-impl BandWriter {
-    /// Starts band `band`'s file at `path` (written under a temporary name until
-    /// [`BandWriter::finish`]), for a material of `index`.
-    /// With [`Kept::Kinds`] (a run that solves win, draw or loss alone, whose distance
-    /// codes are levels of no meaning), each distance code is kept as the shortest of its
-    /// kind (a win in 1, a loss in 0, a draw) with its capture mark: what such a run reads of
-    /// it.
-    ///
-    /// # Errors
-    ///
-    /// [`GenerateError::Io`] if it cannot be created.
-    pub(crate) fn create(
-        path: &Path,
-        identity: &str,
-        band: usize,
-        index: &PositionIndex,
-        kept: Kept,
-    ) -> Result<BandWriter, GenerateError> {
-        let temporary = crate::temporary_path(path);
-        let file = crate::create_temporary(&temporary).map_err(io_error(&temporary))?;
-        Ok(BandWriter {
-            path: path.to_path_buf(),
-            temporary,
-            identity: band_identity(identity, band),
-            half_len: index.king_placements(),
-            black_from: index.men_placements(),
-            kept,
-            state: Mutex::new(WriterState {
-                file,
-                end: 0,
-                halves: Vec::new(),
-                chunks: Vec::new(),
-            }),
-            filling: Mutex::new([Vec::new(), Vec::new()]),
-            finished: false,
-        })
-    }
-
-    /// The file written.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Adds the values of the half that starts at position `start`. Returns their checksum
-    /// ([`range_checksum`]), as a raw work file's `write_range` gives it.
-    ///
-    /// # Errors
-    ///
-    /// [`GenerateError::Io`] if compressing or writing fails.
-    pub(crate) fn write_half(
-        &self,
-        start: u64,
-        codes: &[u16],
-        rule_codes: &[u8],
-    ) -> Result<u32, GenerateError> {
-        debug_assert_eq!(codes.len() as u64, self.half_len);
-        // What the kept keeps is what is read back, and what the checksum covers.
-        let (shortest, no_rules): (Vec<u16>, Vec<u8>);
-        let (codes, rule_codes) = match self.kept {
-            Kept::Full => (codes, rule_codes),
-            Kept::Kinds => {
-                shortest = codes
-                    .iter()
-                    .map(|&code| shortest_of_its_kind(code))
-                    .collect();
-                no_rules = vec![0; codes.len()];
-                (shortest.as_slice(), no_rules.as_slice())
-            }
-        };
-        let mut bytes = Vec::with_capacity(2 * codes.len());
-        bytes.extend(codes.iter().flat_map(|c| c.to_le_bytes()));
-        let checksum = range_checksum(start, &bytes, rule_codes);
-        let half = start / self.half_len;
-        if self.half_len >= CHUNK_POSITIONS {
-            let step = CHUNK_POSITIONS as usize;
-            let pieces = codes.chunks(step).zip(rule_codes.chunks(step));
-            self.append(&[half], pieces)?;
-            return Ok(checksum);
-        }
-        let side = usize::from(half >= self.black_from);
-        let taken = self.filling.lock().expect("a band writer's lock")[side].pop();
-        let mut filling = taken.unwrap_or_default();
-        filling.halves.push(half);
-        filling.codes.extend_from_slice(codes);
-        filling.rules.extend_from_slice(rule_codes);
-        if filling.halves.len() as u64 == halves_a_chunk(self.half_len) {
-            self.append_filled(&filling)?;
-        } else {
-            self.filling.lock().expect("a band writer's lock")[side].push(filling);
-        }
-        Ok(checksum)
-    }
-
-    /// Appends a chunk of small halves.
-    fn append_filled(&self, filling: &Filling) -> Result<(), GenerateError> {
-        let one = std::iter::once((filling.codes.as_slice(), filling.rules.as_slice()));
-        self.append(&filling.halves, one)
-    }
-
-    /// Compresses `pieces` (codes and rule codes), a chunk each, and appends them, for
-    /// `halves`: several small halves in one chunk, or one half in several chunks.
-    fn append<'c>(
-        &self,
-        halves: &[u64],
-        pieces: impl Iterator<Item = (&'c [u16], &'c [u8])>,
-    ) -> Result<(), GenerateError> {
-        let io = io_error(&self.temporary);
-        let mut raw = Vec::new();
-        let mut compressed = Vec::new();
-        let mut made = Vec::new();
-        for (codes, rules) in pieces {
-            raw.clear();
-            self.kept.lay_out(codes, rules, &mut raw);
-            let at = compressed.len();
-            COMPRESSOR.with(|cell| -> Result<(), GenerateError> {
-                let mut cell = cell.borrow_mut();
-                let compressor = match &mut *cell {
-                    Some(c) => c,
-                    empty => empty.insert(zstd::bulk::Compressor::new(LEVEL).map_err(&io)?),
-                };
-                compressed.extend_from_slice(&compressor.compress(&raw).map_err(&io)?);
-                Ok(())
-            })?;
-            made.push((
-                at,
-                compressed.len() - at,
-                codes.len(),
-                crc32fast::hash(&raw),
-            ));
-        }
-        let mut state = self.state.lock().expect("a band writer's lock");
-        let offset = state.end;
-        state.file.write_all_at(&compressed, offset).map_err(&io)?;
-        state.end += compressed.len() as u64;
-        let first = state.chunks.len() as u32;
-        for (slot, &half) in halves.iter().enumerate() {
-            let slot = slot as u32;
-            state.halves.push(HalfPlace {
-                half,
-                chunk: first,
-                slot,
-            });
-        }
-        for (at, len, positions, crc) in made {
-            state.chunks.push(Chunk {
-                file: 0,
-                offset: offset + at as u64,
-                len: len as u32,
-                positions: positions as u32,
-                crc,
-            });
-        }
-        Ok(())
-    }
-
-    /// Writes the chunks still being filled and the directory, syncs the file and gives it
-    /// its band's name.
-    ///
-    /// # Errors
-    ///
-    /// [`GenerateError::Io`] if it cannot be written (the temporary file is then removed).
-    pub(crate) fn finish(mut self) -> Result<(), GenerateError> {
-        let filling = std::mem::take(&mut *self.filling.lock().expect("a band writer's lock"));
-        for chunk in filling.iter().flatten() {
-            self.append_filled(chunk)?;
-        }
-        self.finish_in_place()?;
-        self.finished = true;
-        Ok(())
-    }
-
-    fn finish_in_place(&self) -> Result<(), GenerateError> {
-        let io = io_error(&self.temporary);
-        let mut state = self.state.lock().expect("a band writer's lock");
-        // Halves in order of position: the same band gives the same directory whatever order
-        // its slices were solved in, but for where the chunks lie.
-        state.halves.sort_unstable();
-        let end = state.end;
-        let directory = directory::encode(&self.identity, &state.halves, &state.chunks, end);
-        state.file.write_all_at(&directory, end).map_err(&io)?;
-        state.file.flush().map_err(&io)?;
-        // Not synced here: a band finishes every few seconds, and [`sync_band_files`] makes
-        // the bands durable together before the journal records them.
-        fs::rename(&self.temporary, &self.path).map_err(io_error(&self.path))?;
-        Ok(())
-    }
-}
-
-impl Drop for BandWriter {
-    /// A band not finished leaves no temporary file.
-    fn drop(&mut self) {
-        if !self.finished {
-            let _ = fs::remove_file(&self.temporary);
-        }
-    }
-}
-
-/// Makes the band files at `paths` durable, and their names in their directory: before the
-/// journal records their bands (a band recorded whose file a crash lost would be found by its
-/// checksum all the same, and solved again, but with every band after it).
-///
-/// # Errors
-///
-/// [`GenerateError::Io`] if one cannot be opened or synced.
-pub(crate) fn sync_band_files(paths: &[PathBuf]) -> Result<(), GenerateError> {
-    for path in paths {
-        let file = File::open(path).map_err(io_error(path))?;
-        file.sync_all().map_err(io_error(path))?;
-    }
-    if let Some(dir) = paths
-        .first()
-        .and_then(|path| path.parent())
-        .and_then(|dir| File::open(dir).ok())
-    {
-        let _ = dir.sync_all();
-    }
-    Ok(())
 }
 
 /// The finished bands of a material, read through a [`SharedCache`].
@@ -772,6 +513,7 @@ mod tests {
     use super::*;
     use crate::work::values::remove_bands;
     use rafle_probe::{Material, Variant};
+    use std::fs;
 
     /// A material whose halves take two chunks each (KKKMvKK: 3 kings beside 2 over the free
     /// squares).
