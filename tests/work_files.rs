@@ -329,7 +329,7 @@ fn stopped_after_the_bands_of_kkmvk() -> TempDir {
     let dir = TempDir::new().unwrap();
     let blocked = dir.path().join("brazilian/KKMvK.wdl");
     std::fs::create_dir_all(&blocked).unwrap();
-    let out = generate_four(&dir);
+    let out = generate_four(&dir, &[]);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("KKMvK.wdl"),
@@ -340,9 +340,9 @@ fn stopped_after_the_bands_of_kkmvk() -> TempDir {
     dir
 }
 
-/// `rafle generate --variant brazilian --pieces 4` into `dir`.
-fn generate_four(dir: &TempDir) -> std::process::Output {
-    rafle(&[
+/// `rafle generate --variant brazilian --pieces 4` into `dir`, then `more` arguments.
+fn generate_four(dir: &TempDir, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
         "generate",
         "--variant",
         "brazilian",
@@ -350,11 +350,13 @@ fn generate_four(dir: &TempDir) -> std::process::Output {
         "4",
         "--data",
         data(dir),
-    ])
+    ];
+    args.extend_from_slice(more);
+    rafle(&args)
 }
 
 fn generate_four_again(dir: &TempDir) -> String {
-    let out = generate_four(dir);
+    let out = generate_four(dir, &[]);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -411,20 +413,8 @@ fn intact_band_files_are_resumed_and_a_missing_one_solved_again() {
     assert_eq!(tables(&dir), tables(&clean));
 }
 
-/// `rafle generate --variant brazilian --pieces 4 --tables wdl` into `dir`.
-fn generate_four_wdl(dir: &TempDir) -> std::process::Output {
-    rafle(&[
-        "generate",
-        "--variant",
-        "brazilian",
-        "--pieces",
-        "4",
-        "--tables",
-        "wdl",
-        "--data",
-        data(dir),
-    ])
-}
+/// The arguments of a run of the win/draw/loss tables alone.
+const WDL: [&str; 2] = ["--tables", "wdl"];
 
 /// A run of the win/draw/loss tables alone packs the band files of a finished material that
 /// a later one reads (KKMvK, read by KMMvK's promotions) into a packed file of 2 bits a
@@ -433,11 +423,11 @@ fn generate_four_wdl(dir: &TempDir) -> std::process::Output {
 #[test]
 fn a_wdl_run_packs_band_files_and_resumes_from_the_packed_file() {
     let clean = TempDir::new().unwrap();
-    assert!(generate_four_wdl(&clean).status.success());
+    assert!(generate_four(&clean, &WDL).status.success());
     let dir = TempDir::new().unwrap();
     let blocked = dir.path().join("brazilian/KMMvK.wdl");
     std::fs::create_dir_all(&blocked).unwrap();
-    let out = generate_four_wdl(&dir);
+    let out = generate_four(&dir, &WDL);
     assert!(!out.status.success());
     std::fs::remove_dir(&blocked).unwrap();
     let packed = std::fs::read(work(&dir).join("KKMvK.wdl.packed")).unwrap();
@@ -450,7 +440,7 @@ fn a_wdl_run_packs_band_files_and_resumes_from_the_packed_file() {
         .collect();
     assert!(bands.is_empty(), "{bands:?}");
 
-    let out = generate_four_wdl(&dir);
+    let out = generate_four(&dir, &WDL);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(

@@ -9,7 +9,7 @@
 //! band files are what the materials solved after it read (through the same cache of
 //! decompressed blocks as packed files), so a finished material needs no packing either.
 //!
-//! Kept of a band file (little-endian): the chunks, each the raw kept of a work file
+//! Layout of a band file (little-endian): the chunks, each the raw layout of a work file
 //! restricted to the chunk (its distance codes as `u16`, then its rule codes) compressed with
 //! zstd; then the directory: the magic [`MAGIC`], the length of the band's identity (`u32`)
 //! and the identity (request, material, band), the number of halves (`u32`) and of chunks
@@ -106,7 +106,7 @@ fn shortest_of_its_kind(code: u16) -> u16 {
 /// How a band file lays out a chunk's positions before compression: as a raw work file
 /// ([`Kept::Full`]), or a byte a position, the kind of its distance code (0 a loss, 1 a win,
 /// 2 a draw) plus 0x80 if it must capture ([`Kept::Kinds`]: a sixth of the bytes compressed
-/// of the full kept).
+/// of the full layout).
 impl Kept {
     fn bytes_per_position(self) -> usize {
         match self {
@@ -115,7 +115,7 @@ impl Kept {
         }
     }
 
-    /// Appends the kept of `codes` and `rules` to `out`.
+    /// Appends the layout of `codes` and `rules` to `out`.
     fn lay_out(self, codes: &[u16], rules: &[u8], out: &mut Vec<u8>) {
         match self {
             Kept::Full => crate::work::packed::raw_block(codes, rules, out),

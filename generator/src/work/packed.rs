@@ -6,7 +6,7 @@
 //! fit on disk for the largest sets; so are the band files of a material of a run that writes
 //! the win/draw/loss tables alone. The positions are cut into blocks, compressed with zstd at
 //! [`LEVEL`]. With [`Kept::Full`], a block holds [`BLOCK_POSITIONS`] positions: their
-//! distance codes (little-endian `u16`) then their rule codes, the kept of a raw work file
+//! distance codes (little-endian `u16`) then their rule codes, the layout of a raw work file
 //! restricted to the block. With [`Kept::Kinds`], a block holds [`KINDS_BLOCK_POSITIONS`]
 //! positions, 2 bits each, four a byte from the lowest bits: 0 a loss, 1 a win, 2 a draw; the
 //! capture mark is left out, as the materials that read the file never need it (about a third
@@ -64,7 +64,7 @@ pub(crate) const LEVEL: i32 = 3;
 /// The first bytes of a packed file.
 pub(crate) const MAGIC: [u8; 8] = *b"RAFLEPK\x1a";
 
-/// The format version of a file of `kept`.
+/// The format version of a file of values kept as `kept` says.
 fn version(kept: Kept) -> u32 {
     match kept {
         Kept::Full => 1,
@@ -72,7 +72,7 @@ fn version(kept: Kept) -> u32 {
     }
 }
 
-/// Positions a block of a file of `kept` holds.
+/// Positions a block of a file of values kept as `kept` says holds.
 pub(crate) fn block_positions(kept: Kept) -> u64 {
     match kept {
         Kept::Full => BLOCK_POSITIONS,
@@ -80,7 +80,7 @@ pub(crate) fn block_positions(kept: Kept) -> u64 {
     }
 }
 
-/// Bytes block of `len` positions of a file of `kept` decompresses to.
+/// The bytes a block of `len` positions decompresses to, its values kept as `kept` says.
 fn block_bytes(kept: Kept, len: usize) -> usize {
     match kept {
         Kept::Full => len * BYTES_PER_POSITION as usize,
@@ -97,7 +97,7 @@ fn kind_of(code: u16) -> u8 {
 }
 
 /// The distance code a 2-bit kind stands for: the shortest of its kind, as band files of the
-/// same kept give it; `None` for 3, which no file holds.
+/// same kind of run give it; `None` for 3, which no file holds.
 fn code_of_kind(kind: u8) -> Option<u16> {
     match kind {
         0 => Some(0),
@@ -179,7 +179,7 @@ fn preamble(kept: Kept, positions: u64, identity: &str) -> Vec<u8> {
     bytes
 }
 
-/// Writes a packed file of `positions` positions at `path` in `kept`, the distance codes
+/// Writes a packed file of `positions` positions at `path`, its values kept as `kept` says, the distance codes
 /// and rule codes of the `len` positions from `start` given by `block(start, len)`. Returns
 /// the file's size.
 ///
@@ -267,7 +267,7 @@ fn write_at(
     Ok(offset)
 }
 
-/// Packs a finished raw work file into a packed file at `path` in `kept`. Returns the
+/// Packs a finished raw work file into a packed file at `path`, kept as `kept` says. Returns the
 /// packed size.
 ///
 /// # Errors
@@ -284,7 +284,7 @@ pub(crate) fn pack(
     })
 }
 
-/// Appends a block's bytes in `kept` to `out`.
+/// Appends a block's bytes, kept as `kept` says, to `out`.
 fn lay_out(kept: Kept, distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
     match kept {
         Kept::Full => raw_block(distances, rules, out),
@@ -399,7 +399,7 @@ pub(crate) struct PackedValues {
 
 impl PackedValues {
     /// Opens the packed file at `path`, which must hold `positions` positions of the request
-    /// `identity` names in `kept`; its index checked.
+    /// `identity` names, kept as `kept` says; its index checked.
     ///
     /// # Errors
     ///
@@ -664,7 +664,7 @@ mod tests {
             assert_eq!(packed.codes(i, &cache).unwrap(), (code, 0), "position {i}");
             assert_eq!(packed.distance_code(i, &cache).unwrap(), code);
         }
-        // A file of one kept is not taken for the other.
+        // Values kept one way are not taken for the other.
         let err = PackedValues::open(&path, "m", n, Kept::Full).unwrap_err();
         assert!(
             matches!(err, GenerateError::DamagedWorkFile { .. }),

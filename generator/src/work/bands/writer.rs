@@ -112,7 +112,7 @@ impl BandWriter {
         rule_codes: &[u8],
     ) -> Result<u32, GenerateError> {
         debug_assert_eq!(codes.len() as u64, self.half_len);
-        // What the kept keeps is what is read back, and what the checksum covers.
+        // What the run keeps is what is read back, and what the checksum covers.
         let (shortest, no_rules): (Vec<u16>, Vec<u8>);
         let (codes, rule_codes) = match self.kept {
             Kept::Full => (codes, rule_codes),
