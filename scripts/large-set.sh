@@ -4,10 +4,11 @@
 # resumable: run it again after any interruption and the build starts at its first unfinished
 # material, the check at its first material not recorded as checked.
 #
-#   scripts/large-set.sh [-r RAFLE] [-m SIZE] VARIANT PIECES DIR
+#   scripts/large-set.sh [-r RAFLE] [-m SIZE] [-t TABLES] VARIANT PIECES DIR
 #
 # -r: the rafle binary (default: target/release/rafle of this checkout); -m: the memory
-# budget of both steps (default 7.5G). The logs go to DIR.logs/: generate.out and
+# budget of both steps (default 7.5G); -t: the tables to write, all (the default) or wdl (the
+# check, which needs all three, is then left out). The logs go to DIR.logs/: generate.out and
 # generate.err (the generator's line per material), verify.log, memory.log (the running
 # step's VmHWM, VmRSS, RssAnon and RssFile in kB, once a minute) and chain.log (when each
 # step started and ended, with its exit code). Start it in the background, e.g.
@@ -15,17 +16,19 @@
 set -uo pipefail
 
 usage() {
-    echo "usage: $0 [-r RAFLE] [-m SIZE] VARIANT PIECES DIR" >&2
+    echo "usage: $0 [-r RAFLE] [-m SIZE] [-t TABLES] VARIANT PIECES DIR" >&2
     exit 2
 }
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 rafle=$here/target/release/rafle
 memory=7.5G
-while getopts "r:m:" opt; do
+tables=all
+while getopts "r:m:t:" opt; do
     case $opt in
         r) rafle=$OPTARG ;;
         m) memory=$OPTARG ;;
+        t) tables=$OPTARG ;;
         *) usage ;;
     esac
 done
@@ -75,6 +78,7 @@ step() {
 }
 
 step generate "$logs/generate.out" "$logs/generate.err" "$rafle" generate --variant "$variant" \
-    --pieces "$pieces" --memory "$memory" --data "$dir" || exit $?
+    --pieces "$pieces" --tables "$tables" --memory "$memory" --data "$dir" || exit $?
+[ "$tables" = all ] || exit 0
 step verify "$logs/verify.log" "$logs/verify.log" "$rafle" verify --resume --variant "$variant" \
     --memory "$memory" --data "$dir"
