@@ -597,7 +597,7 @@ mod impossible {
         );
         let index = PositionIndex::new(v, kkvk);
         let partial = dir.path().join("KKvK.partial");
-        let values = ValuesFile::open(&partial, index.size(), true).unwrap();
+        let values = ValuesFile::open(&partial, index.size(), true, Kept::Full).unwrap();
         let solver = MaterialSolver::new(&index, &store, &values, Limits::fmjd(v), true);
         let band = &bands(&index)[0];
         let err = solver.solve_band(band, &NoProgress).unwrap_err();

@@ -12,7 +12,7 @@ use crate::solve::store::Store;
 use crate::solve::{band_checksum, bands, MaterialSolver};
 use crate::work::packed;
 use crate::work::seed_part::PartSeeds;
-use crate::work::values::{Journal, ValuesFile, BYTES_PER_POSITION};
+use crate::work::values::{Journal, ValuesFile};
 use crate::write::counts::Counts;
 use crate::write::Written;
 use crate::{GenerateError, UNITS_PER_POSITION};
@@ -41,7 +41,7 @@ impl MaterialRun<'_> {
         let mut journal = self.open_raw_journal()?;
         store.insert_raw(
             self.index.clone(),
-            ValuesFile::open(&paths.partial, m.positions, true)?,
+            ValuesFile::open(&paths.partial, m.positions, true, plan.kept())?,
         );
         let bands = bands(&self.index);
         let values = store.values(m.material).expect("inserted above");
@@ -77,7 +77,7 @@ impl MaterialRun<'_> {
     fn open_raw_journal(&self) -> Result<Journal, GenerateError> {
         let (m, paths, progress) = (self.m, &self.paths, self.progress);
         let (mut journal, resumed) = self.open_journal(progress)?;
-        let expected_len = m.positions * BYTES_PER_POSITION;
+        let expected_len = m.positions * self.plan.kept().raw_bytes_per_position();
         let partial_len = std::fs::symlink_metadata(&paths.partial).map(|md| md.len());
         if resumed && partial_len.as_ref().is_ok_and(|&len| len != expected_len) {
             progress.damaged_work_file(

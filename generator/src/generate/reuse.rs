@@ -360,7 +360,7 @@ fn adopt_finished(
     if journal.bands.len() != bands.len() {
         return Ok(false);
     }
-    let Ok(values) = ValuesFile::open(&paths.partial, m.positions, false) else {
+    let Ok(values) = ValuesFile::open(&paths.partial, m.positions, false, plan.kept()) else {
         return Ok(false);
     };
     let damaged = (journal.bands.iter().zip(&bands))

@@ -6,7 +6,7 @@
 
 use super::{MaterialPlan, Plan};
 use crate::work::bands::is_banded_material;
-use crate::work::values::BYTES_PER_POSITION;
+use crate::work::values::{Kept, BYTES_PER_POSITION};
 use rafle_probe::{Material, Tables};
 
 /// Compressed values a position in band files, about, by what is written: the band files of
@@ -63,8 +63,8 @@ pub struct DiskEstimate {
 /// The parts of what a run holds on disk at one point ([`DiskEstimate::at_peak`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DiskParts {
-    /// The raw work file of the material under way, 3 bytes a position (none for a material
-    /// solved into band files).
+    /// The raw work file of the material under way, 3 bytes a position, 2 with the
+    /// win/draw/loss tables alone (none for a material solved into band files).
     pub raw_bytes: u64,
     /// The seeds of a kings-only material solved in bits, waiting by level.
     pub scratch_bytes: u64,
@@ -185,7 +185,7 @@ impl Plan {
             0.0
         };
         DiskParts {
-            raw_bytes: BYTES_PER_POSITION * m.positions,
+            raw_bytes: Kept::of_run(self.tables).raw_bytes_per_position() * m.positions,
             scratch_bytes: scratch as u64,
             packed_bytes: packed as u64,
             tables_bytes: tables as u64,

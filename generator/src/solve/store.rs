@@ -465,7 +465,9 @@ mod tests {
         let index = PositionIndex::new(v, kvk);
         let n = index.size() as usize;
         let store_of = |path: &std::path::Path, rule_code: u8| {
-            let values = ValuesFile::open(path, index.size(), true).unwrap();
+            let values =
+                ValuesFile::open(path, index.size(), true, crate::work::values::Kept::Full)
+                    .unwrap();
             values
                 .write_range(0, &vec![0; n], &vec![rule_code; n])
                 .unwrap();

@@ -582,7 +582,7 @@ mod tests {
 
     /// A raw work file of `positions` positions with varied codes, like a solved material's.
     fn raw(dir: &Path, positions: u64) -> ValuesFile {
-        let values = ValuesFile::open(&dir.join("m.partial"), positions, true).unwrap();
+        let values = ValuesFile::open(&dir.join("m.partial"), positions, true, Kept::Full).unwrap();
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let (distances, rules): (Vec<u16>, Vec<u8>) = (0..positions)
             .map(|_| {
@@ -680,7 +680,8 @@ mod tests {
         let path = dir.path().join("m.packed");
         pack(&values, &path, "m", Kept::Full).unwrap();
         // The same values in reverse order, under the same block numbers.
-        let reversed = ValuesFile::open(&dir.path().join("r.partial"), n, true).unwrap();
+        let reversed =
+            ValuesFile::open(&dir.path().join("r.partial"), n, true, Kept::Full).unwrap();
         let (distances, rules): (Vec<u16>, Vec<u8>) = (0..n)
             .rev()
             .map(|i| (values.distance_code(i), values.rule_code(i)))

@@ -63,6 +63,16 @@ impl Kept {
             Tables::Wdl => Kept::Kinds,
         }
     }
+
+    /// Bytes a position takes in a raw work file: its distance code and, with
+    /// [`Kept::Full`], its rule code (a run that writes the win/draw/loss tables alone keeps
+    /// no rule codes: all of them would be 0).
+    pub(crate) fn raw_bytes_per_position(self) -> u64 {
+        match self {
+            Kept::Full => BYTES_PER_POSITION,
+            Kept::Kinds => 2,
+        }
+    }
 }
 
 /// The code of a distance.
@@ -123,10 +133,14 @@ pub(crate) struct ValuesFile {
     /// a range another thread is writing.
     map: MmapRaw,
     positions: u64,
+    /// Whether it holds rule codes after the distance codes ([`Kept::Full`]); without them
+    /// every rule code reads as 0.
+    rules: bool,
 }
 
 impl ValuesFile {
-    /// Opens (`create`: creates or keeps) the work file of `positions` positions at `path`.
+    /// Opens (`create`: creates or keeps) the work file of `positions` positions at `path`,
+    /// holding what `kept` says ([`Kept::raw_bytes_per_position`]).
     ///
     /// # Errors
     ///
@@ -135,6 +149,7 @@ impl ValuesFile {
         path: &Path,
         positions: u64,
         create: bool,
+        kept: Kept,
     ) -> Result<ValuesFile, GenerateError> {
         let io = io_error(path);
         if let Some(dir) = path.parent() {
@@ -150,7 +165,7 @@ impl ValuesFile {
                 .truncate(false),
         )
         .map_err(&io)?;
-        let len = positions * BYTES_PER_POSITION;
+        let len = positions * kept.raw_bytes_per_position();
         let actual = file.metadata().map_err(&io)?.len();
         if create && actual == 0 {
             file.set_len(len).map_err(&io)?;
@@ -170,6 +185,7 @@ impl ValuesFile {
             file,
             map,
             positions,
+            rules: kept == Kept::Full,
         })
     }
 
@@ -201,6 +217,9 @@ impl ValuesFile {
     /// Rule code of position `i`.
     #[inline]
     pub(crate) fn rule_code(&self, i: u64) -> u8 {
+        if !self.rules {
+            return 0;
+        }
         self.byte((2 * self.positions + i) as usize)
     }
 
@@ -246,11 +265,14 @@ impl ValuesFile {
     /// If `i` is past the end.
     #[inline]
     pub(crate) fn set_rule_code(&self, i: u64, code: u8) {
-        self.write_mapped(2 * self.positions + i, &[code]);
+        if self.rules {
+            self.write_mapped(2 * self.positions + i, &[code]);
+        }
     }
 
-    /// Writes the codes of the positions from `start` on. Returns the range's checksum (see
-    /// [`range_checksum`]), as [`ValuesFile::checksum`] finds it in the file.
+    /// Writes the codes of the positions from `start` on (the rule codes only if it holds
+    /// them). Returns the range's checksum (see [`range_checksum`]), as
+    /// [`ValuesFile::checksum`] finds it in the file.
     ///
     /// # Errors
     ///
@@ -262,16 +284,21 @@ impl ValuesFile {
         rules: &[u8],
     ) -> Result<u32, GenerateError> {
         let bytes: Vec<u8> = distances.iter().flat_map(|d| d.to_le_bytes()).collect();
+        let rules = if self.rules { rules } else { &[] };
         let checksum = range_checksum(start, &bytes, rules);
         let rules_at = 2 * self.positions + start;
         if distances.len() < MAPPED_WRITE {
             self.write_mapped(2 * start, &bytes);
-            self.write_mapped(rules_at, rules);
+            if self.rules {
+                self.write_mapped(rules_at, rules);
+            }
             return Ok(checksum);
         }
         let io = io_error(&self.path);
         self.file.write_all_at(&bytes, 2 * start).map_err(&io)?;
-        self.file.write_all_at(rules, rules_at).map_err(&io)?;
+        if self.rules {
+            self.file.write_all_at(rules, rules_at).map_err(&io)?;
+        }
         Ok(checksum)
     }
 
@@ -286,9 +313,10 @@ impl ValuesFile {
         assert!(start + len <= self.positions, "range past the work file");
         let (start, len) = (start as usize, len as usize);
         let rules_at = 2 * self.positions as usize + start;
+        let rules_len = if self.rules { len } else { 0 };
         let mut hasher = crc32fast::Hasher::new();
         hasher.update(&(start as u64).to_le_bytes());
-        for (at, bytes) in [(2 * start, 2 * len), (rules_at, len)] {
+        for (at, bytes) in [(2 * start, 2 * len), (rules_at, rules_len)] {
             // A large range (a kings-only slice) is read a piece at a time, each piece's pages
             // given back once read, so that reading it does not hold the whole file.
             let mut done = 0;
@@ -341,9 +369,11 @@ impl ValuesFile {
             .map(|b| u16::from_le_bytes([b[0], b[1]]))
             .collect();
         let mut rules = vec![0u8; len];
-        self.file
-            .read_exact_at(&mut rules, 2 * self.positions + start)
-            .map_err(&io)?;
+        if self.rules {
+            self.file
+                .read_exact_at(&mut rules, 2 * self.positions + start)
+                .map_err(&io)?;
+        }
         Ok((distances, rules))
     }
 
@@ -459,7 +489,7 @@ mod tests {
     fn released_pages_leave_the_process_and_keep_what_was_written() {
         let dir = tempfile::tempdir().unwrap();
         let positions = 8 << 20;
-        let file = ValuesFile::open(&dir.path().join("work"), positions, true).unwrap();
+        let file = ValuesFile::open(&dir.path().join("work"), positions, true, Kept::Full).unwrap();
         let slice = 4096;
         let codes = |s: u64| {
             (s..s + slice)
@@ -484,6 +514,31 @@ mod tests {
     }
 
     #[test]
+    fn a_file_of_kinds_keeps_no_rule_codes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.wdl.partial");
+        let file = ValuesFile::open(&path, 10, true, Kept::Kinds).unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().len(), 20);
+        // Rule codes are not kept: they read as 0, and the checksum leaves them out.
+        let written = file.write_range(4, &[3, DRAW | CAPTURE], &[7, 9]).unwrap();
+        file.set_distance_code(9, 5);
+        file.set_rule_code(9, 11);
+        assert_eq!(written, file.checksum(4, 2));
+        assert_eq!(
+            file.read_range(4, 2).unwrap(),
+            (vec![3, DRAW | CAPTURE], vec![0, 0])
+        );
+        assert_eq!((file.distance_code(9), file.rule_code(9)), (5, 0));
+        let sum = file.write_range(0, &[1; 10], &[1; 10]).unwrap();
+        assert_eq!(sum, range_checksum(0, &[1, 0].repeat(10), &[]));
+        assert_eq!(sum, file.checksum(0, 10));
+        // The same bytes as a file of full values would not be taken.
+        assert!(ValuesFile::open(&path, 10, false, Kept::Full).is_err());
+        drop(file);
+        assert!(ValuesFile::open(&path, 10, false, Kept::Kinds).is_ok());
+    }
+
+    #[test]
     fn ranges_round_trip_and_journal_resumes() {
         let dir = tempfile::tempdir().unwrap();
         let v = Variant::Brazilian;
@@ -491,7 +546,7 @@ mod tests {
         let paths = rafle_probe::DataDir::new(dir.path())
             .variant(v)
             .work_files(m, Tables::All);
-        let file = ValuesFile::open(&paths.partial, 10, true).unwrap();
+        let file = ValuesFile::open(&paths.partial, 10, true, Kept::Full).unwrap();
         let written = file.write_range(4, &[3, DRAW | CAPTURE], &[7, 9]).unwrap();
         assert_eq!(file.checksum(4, 2), written);
         assert_eq!(file.distance_code(4), 3);
@@ -501,7 +556,7 @@ mod tests {
             file.read_range(4, 2).unwrap(),
             (vec![3, DRAW | CAPTURE], vec![7, 9])
         );
-        assert!(ValuesFile::open(&paths.partial, 11, false).is_err());
+        assert!(ValuesFile::open(&paths.partial, 11, false, Kept::Full).is_err());
 
         let limits = Limits::fmjd(v);
         let band = |longest, checksum| FinishedBand { longest, checksum };
@@ -532,7 +587,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.partial");
         let n = 1000;
-        let file = ValuesFile::open(&path, n, true).unwrap();
+        let file = ValuesFile::open(&path, n, true, Kept::Full).unwrap();
         let codes: Vec<u16> = (0..n).map(|i| (i % 77) as u16).collect();
         let rules: Vec<u8> = (0..n).map(|i| (i % 13) as u8).collect();
         let first = file.write_range(0, &codes[..600], &rules[..600]).unwrap();
@@ -545,7 +600,7 @@ mod tests {
             let mut bytes = good.clone();
             bytes[at] ^= 0x04;
             fs::write(&path, &bytes).unwrap();
-            let file = ValuesFile::open(&path, n, false).unwrap();
+            let file = ValuesFile::open(&path, n, false, Kept::Full).unwrap();
             let in_first = at < 2 * 600 || (2 * n as usize..2 * n as usize + 600).contains(&at);
             assert_eq!(file.checksum(0, 600) == first, !in_first, "byte {at}");
             assert_eq!(file.checksum(600, 400) == second, in_first, "byte {at}");
@@ -567,7 +622,9 @@ mod tests {
         let path = dir.path().join("m.partial");
         std::os::unix::fs::symlink(&target, &path).unwrap();
         for create in [false, true] {
-            let err = ValuesFile::open(&path, 10, create).unwrap_err().to_string();
+            let err = ValuesFile::open(&path, 10, create, Kept::Full)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("a symbolic link, not a regular file"), "{err}");
         }
         assert_eq!(fs::read(&target).unwrap(), vec![7u8; 30]);

@@ -286,7 +286,13 @@ mod tests {
         let (v, m) = (Variant::Brazilian, "KMvK".parse::<Material>().unwrap());
         let limits = Limits::fmjd(v);
         let path = dir.path().join("m.journal");
-        let values = ValuesFile::open(&dir.path().join("m.partial"), 10, true).unwrap();
+        let values = ValuesFile::open(
+            &dir.path().join("m.partial"),
+            10,
+            true,
+            super::super::Kept::Full,
+        )
+        .unwrap();
         let (mut journal, _) = Journal::open(&path, v, m, 10, limits).unwrap();
         for b in 0..4 {
             journal.finish_band(FinishedBand {
