@@ -303,7 +303,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
         human_bytes(disk.peak_bytes),
         disk.peak_at.map_or(String::new(), |m| format!(
             ", solving {m} ({})",
-            disk_parts(&disk.at_peak)
+            disk_parts(plan, &disk.at_peak)
         )),
         human_bytes(disk.tables_bytes)
     )?;
@@ -314,12 +314,13 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
 }
 
 /// What fills the disk at a point of the run, the parts there are.
-fn disk_parts(parts: &DiskParts) -> String {
+fn disk_parts(plan: &Plan, parts: &DiskParts) -> String {
     let mut said = Vec::new();
     if parts.raw_bytes > 0 {
         said.push(format!(
-            "its raw work file {}, 3 bytes a position",
-            human_bytes(parts.raw_bytes)
+            "its raw work file {}, {} bytes a position",
+            human_bytes(parts.raw_bytes),
+            plan.raw_bytes_per_position()
         ));
     }
     if parts.scratch_bytes > 0 {

@@ -6,7 +6,7 @@
 
 use super::{MaterialPlan, Plan};
 use crate::work::bands::is_banded_material;
-use crate::work::values::{Kept, BYTES_PER_POSITION};
+use crate::work::values::Kept;
 use rafle_probe::{Material, Tables};
 
 /// Compressed values a position in band files, about, by what is written: the band files of
@@ -136,6 +136,12 @@ impl Plan {
         }
     }
 
+    /// Bytes a position takes in a raw work file of this plan's run: 3, or 2 with the
+    /// win/draw/loss tables alone (no rule codes).
+    pub fn raw_bytes_per_position(&self) -> u64 {
+        Kept::of_run(self.tables).raw_bytes_per_position()
+    }
+
     /// What a seed part of `m` fills: the file it writes.
     fn seed_part_disk_estimate(&self, m: &MaterialPlan, part: u32) -> DiskEstimate {
         let positions = self.seed_part_positions(m, part).1 as f64;
@@ -185,7 +191,7 @@ impl Plan {
             0.0
         };
         DiskParts {
-            raw_bytes: Kept::of_run(self.tables).raw_bytes_per_position() * m.positions,
+            raw_bytes: self.raw_bytes_per_position() * m.positions,
             scratch_bytes: scratch as u64,
             packed_bytes: packed as u64,
             tables_bytes: tables as u64,
@@ -208,6 +214,7 @@ fn released_after(last_reader: &[Option<usize>]) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::work::values::BYTES_PER_POSITION;
     use rafle_probe::Variant;
 
     #[test]
