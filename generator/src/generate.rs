@@ -344,8 +344,8 @@ impl MaterialRun<'_> {
         } else if let Some(bands) = self.needed.then(|| self.finished_bands()).flatten() {
             store.insert_banded(self.index, bands);
         } else if self.needed {
-            let (identity, layout) = (plan.packed_identity(m), plan.kept());
-            let packed = PackedValues::open(&paths.packed, &identity, m.positions, layout)?;
+            let (identity, kept) = (plan.packed_identity(m), plan.kept());
+            let packed = PackedValues::open(&paths.packed, &identity, m.positions, kept)?;
             store.insert_packed(self.index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
             remove(&paths.legacy);

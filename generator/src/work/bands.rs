@@ -45,7 +45,9 @@ use rafle_probe::{Material, PositionIndex, Variant};
 use crate::files::io_error;
 use crate::work::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache};
 pub(crate) use crate::work::values::Kept;
-use crate::work::values::{band_paths, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW};
+use crate::work::values::{
+    band_paths, code_of_kind, kind_of, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW,
+};
 use crate::GenerateError;
 
 use directory::Chunk;
@@ -95,12 +97,7 @@ fn band_identity(identity: &str, band: usize) -> String {
 /// The code of the shortest game of the kind `code` gives (a win in 1, a loss in 0, a draw),
 /// its capture mark kept.
 fn shortest_of_its_kind(code: u16) -> u16 {
-    let kind = match code & !CAPTURE {
-        DRAW => DRAW,
-        d if d % 2 == 1 => 1,
-        _ => 0,
-    };
-    kind | code & CAPTURE
+    code_of_kind(kind_of(code)).unwrap_or(DRAW) | code & CAPTURE
 }
 
 /// How a band file lays out a chunk's positions before compression: as a raw work file
@@ -119,13 +116,11 @@ impl Kept {
     fn lay_out(self, codes: &[u16], rules: &[u8], out: &mut Vec<u8>) {
         match self {
             Kept::Full => crate::work::packed::raw_block(codes, rules, out),
-            Kept::Kinds => out.extend(codes.iter().map(|&code| {
-                let kind = match code & !CAPTURE {
-                    DRAW => 2,
-                    d => (d % 2) as u8,
-                };
-                kind | if code & CAPTURE != 0 { 0x80 } else { 0 }
-            })),
+            Kept::Kinds => out.extend(
+                codes
+                    .iter()
+                    .map(|&code| kind_of(code) | if code & CAPTURE != 0 { 0x80 } else { 0 }),
+            ),
         }
     }
 
@@ -136,11 +131,7 @@ impl Kept {
             Kept::Full => u16::from_le_bytes([chunk[2 * at], chunk[2 * at + 1]]),
             Kept::Kinds => {
                 let byte = chunk[at];
-                let kind = match byte & 0x7f {
-                    0 => 0,
-                    1 => 1,
-                    _ => DRAW,
-                };
+                let kind = code_of_kind(byte & 0x7f).unwrap_or(DRAW);
                 kind | if byte & 0x80 != 0 { CAPTURE } else { 0 }
             }
         }

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::files::{clone_error, io_error};
-use crate::work::values::{Kept, ValuesFile, BYTES_PER_POSITION, CAPTURE, DRAW};
+use crate::work::values::{code_of_kind, kind_of, Kept, ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::cache::{block_key, BlockCache, BlockKey};
 
@@ -85,25 +85,6 @@ fn block_bytes(kept: Kept, len: usize) -> usize {
     match kept {
         Kept::Full => len * BYTES_PER_POSITION as usize,
         Kept::Kinds => len.div_ceil(4),
-    }
-}
-
-/// The 2-bit kind of a distance code in a [`Kept::Kinds`] block.
-fn kind_of(code: u16) -> u8 {
-    match code & !CAPTURE {
-        DRAW => 2,
-        d => (d % 2) as u8,
-    }
-}
-
-/// The distance code a 2-bit kind stands for: the shortest of its kind, as band files of the
-/// same kind of run give it; `None` for 3, which no file holds.
-fn code_of_kind(kind: u8) -> Option<u16> {
-    match kind {
-        0 => Some(0),
-        1 => Some(1),
-        2 => Some(DRAW),
-        _ => None,
     }
 }
 
@@ -579,6 +560,7 @@ impl PackedValues {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::work::values::{CAPTURE, DRAW};
 
     /// A raw work file of `positions` positions with varied codes, like a solved material's.
     fn raw(dir: &Path, positions: u64) -> ValuesFile {

@@ -75,6 +75,28 @@ impl Kept {
     }
 }
 
+/// The kind of a distance code, as the files of a [`Kept::Kinds`] run keep it: 0 a loss, 1 a
+/// win, 2 a draw (the capture mark ignored).
+#[inline]
+pub(crate) fn kind_of(code: u16) -> u8 {
+    match code & !CAPTURE {
+        DRAW => 2,
+        d => (d % 2) as u8,
+    }
+}
+
+/// The distance code a kind stands for: the shortest of its kind (a loss in 0, a win in 1, a
+/// draw); `None` for a number that is no kind.
+#[inline]
+pub(crate) fn code_of_kind(kind: u8) -> Option<u16> {
+    match kind {
+        0 => Some(0),
+        1 => Some(1),
+        2 => Some(DRAW),
+        _ => None,
+    }
+}
+
 /// The code of a distance.
 pub(crate) fn distance_code(value: Dtw) -> u16 {
     value.plies().unwrap_or(DRAW)

@@ -13,8 +13,7 @@ use std::path::Path;
 use crate::plan::MaterialPlan;
 use crate::solve::store::{Distances, Store};
 use crate::work::packed;
-use crate::work::values::Kept;
-use crate::work::values::{distance_code, rule_value, CAPTURE, MAX_DISTANCE};
+use crate::work::values::{distance_code, rule_value, Kept, CAPTURE, MAX_DISTANCE};
 use crate::write::counts::Counts;
 use crate::{GenerateError, Progress};
 
