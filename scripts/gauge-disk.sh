@@ -8,7 +8,9 @@
 # RAFLE is the binary, DIR the data directory (it must not exist, or be empty), GENERATE-ARGS
 # what follows `rafle generate` (for example `--variant brazilian --pieces 6`; `--data DIR` is
 # added). Prints the peak, the final tables' bytes and their ratio; the samples are kept in
-# DIR.disk-samples (seconds since the start, bytes).
+# DIR.disk-samples (seconds since the start, bytes). It also keeps the largest size each
+# material's band files reached (DIR.band-peaks: material, bytes) and prints their bytes a
+# position over the materials solved into band files (positions as `rafle plan` gives them).
 set -euo pipefail
 
 usage() {
@@ -31,10 +33,21 @@ start=$(date +%s)
 peak=0
 # Bytes on disk of every file under DIR (allocated blocks: a reserved work file counts whole).
 size() { du -s --block-size=1 "$dir" 2>/dev/null | cut -f1; }
+bands="$dir.band-peaks"
+declare -A band_peak=()
+# The bytes of each material's band files now, finished and under way (`<material>.band-<b>`).
+band_sizes() {
+    find "$dir" -path '*/.rafle-work/*' -name '*.band-*' -printf '%f %s\n' 2>/dev/null \
+        | sed -E 's/^(\.rafle-[0-9a-f]+\.)?([^.]+)(\.[a-z]+)?\.band-[0-9]+(\.tmp)? / \2 /' \
+        | awk '{ s[$1] += $2 } END { for (m in s) print m, s[m] }'
+}
 while kill -0 "$pid" 2>/dev/null; do
     now=$(size || echo 0)
     [ "${now:-0}" -gt "$peak" ] && peak=$now
     echo "$(( $(date +%s) - start )) $now" >> "$samples"
+    while read -r material bytes; do
+        [ "$bytes" -gt "${band_peak[$material]:-0}" ] && band_peak[$material]=$bytes
+    done < <(band_sizes)
     sleep 1
 done
 wait "$pid"
@@ -46,3 +59,12 @@ awk -v p="$peak" -v t="$tables" -v f="$final" 'BEGIN {
     printf "peak %.1f MiB, final directory %.1f MiB, tables %.1f MiB: peak / tables = %.2f\n",
         p / 1048576, f / 1048576, t / 1048576, p / t
 }'
+: > "$bands"
+for material in "${!band_peak[@]}"; do echo "$material ${band_peak[$material]}"; done \
+    | sort > "$bands"
+if [ -s "$bands" ]; then
+    "$rafle" plan "$@" --data "$dir" 2>/dev/null | awk -v list="$bands" '
+        BEGIN { while ((getline line < list) > 0) { split(line, f, " "); peak[f[1]] = f[2] } }
+        { split($1, name, "/"); if (name[2] in peak) { b += peak[name[2]]; n += $3; k++ } }
+        END { if (n > 0) printf "band files: %.3f bytes a position at their largest, over %d materials (%.0f positions)\n", b / n, k, n }'
+fi

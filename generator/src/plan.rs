@@ -5,6 +5,7 @@
 
 mod bytes;
 mod disk;
+mod order;
 mod units;
 
 use std::path::{Path, PathBuf};
@@ -102,7 +103,7 @@ pub struct Plan {
     pub max_pieces: u32,
     /// The table directory.
     pub dir: PathBuf,
-    /// In dependency order.
+    /// In dependency order, the one that keeps the least on disk (see the `order` module).
     pub materials: Vec<MaterialPlan>,
     /// Peak bytes of memory the generation holds with no budget: the state of the slices
     /// solved at once, every page of the material's own raw work file, and a cache holding
@@ -170,6 +171,7 @@ impl Plan {
         for j in 0..materials.len() {
             materials[j].reads = reached(&materials, j);
         }
+        let materials = order::keeping_least(materials);
         Ok(Plan::of(variant, max_pieces, dir, materials, None))
     }
 

@@ -101,14 +101,17 @@ fn shortest_of_its_kind(code: u16) -> u16 {
 }
 
 /// How a band file lays out a chunk's positions before compression: as a raw work file
-/// ([`Kept::Full`]), or a byte a position, the kind of its distance code (0 a loss, 1 a win,
-/// 2 a draw) plus 0x80 if it must capture ([`Kept::Kinds`]: a sixth of the bytes compressed
-/// of the full layout).
+/// ([`Kept::Full`]), or in two bit planes ([`Kept::Kinds`]): the kind of each distance code
+/// in 2 bits (0 a loss, 1 a win, 2 a draw; four positions a byte), then the capture marks in
+/// 1 bit (eight a byte), each plane padded to whole groups of eight positions. The planes
+/// compress to about half the bytes of a byte a position holding both, with less for zstd to
+/// read.
 impl Kept {
-    fn bytes_per_position(self) -> usize {
+    /// Bytes a chunk of `positions` takes before compression.
+    fn chunk_len(self, positions: usize) -> usize {
         match self {
-            Kept::Full => BYTES_PER_POSITION as usize,
-            Kept::Kinds => 1,
+            Kept::Full => positions * BYTES_PER_POSITION as usize,
+            Kept::Kinds => 3 * positions.div_ceil(8),
         }
     }
 
@@ -116,11 +119,16 @@ impl Kept {
     fn lay_out(self, codes: &[u16], rules: &[u8], out: &mut Vec<u8>) {
         match self {
             Kept::Full => crate::work::packed::raw_block(codes, rules, out),
-            Kept::Kinds => out.extend(
-                codes
-                    .iter()
-                    .map(|&code| kind_of(code) | if code & CAPTURE != 0 { 0x80 } else { 0 }),
-            ),
+            Kept::Kinds => {
+                let groups = codes.len().div_ceil(8);
+                let start = out.len();
+                out.resize(start + 3 * groups, 0);
+                let (kinds, captures) = out[start..].split_at_mut(2 * groups);
+                for (k, &code) in codes.iter().enumerate() {
+                    kinds[k / 4] |= kind_of(code) << (2 * (k % 4));
+                    captures[k / 8] |= u8::from(code & CAPTURE != 0) << (k % 8);
+                }
+            }
         }
     }
 
@@ -130,9 +138,10 @@ impl Kept {
         match self {
             Kept::Full => u16::from_le_bytes([chunk[2 * at], chunk[2 * at + 1]]),
             Kept::Kinds => {
-                let byte = chunk[at];
-                let kind = code_of_kind(byte & 0x7f).unwrap_or(DRAW);
-                kind | if byte & 0x80 != 0 { CAPTURE } else { 0 }
+                let groups = chunk.len() / 3;
+                let kind = chunk[at / 4] >> (2 * (at % 4)) & 3;
+                let capture = chunk[2 * groups + at / 8] >> (at % 8) & 1;
+                code_of_kind(kind).unwrap_or(DRAW) | if capture != 0 { CAPTURE } else { 0 }
             }
         }
     }
@@ -238,7 +247,7 @@ impl BandedValues {
         let mut compressed = vec![0; chunk.len as usize];
         file.read_exact_at(&mut compressed, chunk.offset)
             .map_err(io_error(path))?;
-        let len = chunk.positions as usize * self.kept.bytes_per_position();
+        let len = self.kept.chunk_len(chunk.positions as usize);
         decompress_checked(path, &compressed, len, chunk.crc, "chunk", c as u64)
     }
 
@@ -421,7 +430,7 @@ impl BandedValues {
                 }
             };
             let chunk: &[u8] = &read[k].1;
-            let n = chunk.len() / self.kept.bytes_per_position();
+            let n = self.chunks[c].positions as usize;
             // A chunk of small halves holds others after this one's.
             let half_left = self.half_len - i % self.half_len;
             let take = (n - at).min((end - i).min(half_left) as usize);
@@ -696,6 +705,35 @@ mod tests {
             .map(|i| shortest_of_its_kind(codes_of(i).0))
             .collect();
         assert_eq!(codes, expected);
+    }
+
+    #[test]
+    fn a_chunk_laid_out_for_another_run_is_an_error_never_a_value() {
+        // A band file of a run of all three tables read by a win/draw/loss run (or one
+        // written by a version that kept a byte a position): its chunks decompress to another
+        // length than the bit planes take, which the reader checks before it reads a value.
+        let dir = tempfile::tempdir().unwrap();
+        let index = index();
+        let path = dir.path().join("m.band-000");
+        write_band(&path, &index, 0, &[1]);
+        let mut values = BandedValues::new(&index, "id", Kept::Kinds);
+        values.add_band(&path, 0).unwrap();
+        let half = index.king_placements();
+        let err = values.codes(half, &SharedCache::new(1 << 20)).unwrap_err();
+        assert!(
+            matches!(err, GenerateError::DamagedWorkFile { .. }),
+            "{err}"
+        );
+        // Planes of a chunk of any length decode position by position as they were laid out.
+        for n in [1, 7, 8, 9, 64, 65, 1000] {
+            let codes: Vec<u16> = (0..n).map(|i| codes_of(i).0).collect();
+            let mut chunk = Vec::new();
+            Kept::Kinds.lay_out(&codes, &[], &mut chunk);
+            assert_eq!(chunk.len(), Kept::Kinds.chunk_len(n as usize));
+            for (at, &code) in codes.iter().enumerate() {
+                assert_eq!(Kept::Kinds.code(&chunk, at), shortest_of_its_kind(code));
+            }
+        }
     }
 
     #[test]
