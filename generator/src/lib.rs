@@ -11,6 +11,9 @@
 //! | `generate` | the run: each material reused, solved or resumed, then written | [`generate()`], [`MaterialSummary`], [`Progress`] |
 //! | `verify` | a check of every table against its successors by forward move generation, within a memory budget, whole or sampled, resumable | [`verify_table`], [`Verifier`], [`VerifyBudget`], [`VerifiedRecord`] |
 //!
+//! Beside them, [`compare`] checks that two table directories hold the same values on every
+//! position, through the probe alone.
+//!
 //! ```no_run
 //! use rafle_generator::{generate, NoProgress, Plan};
 //! use rafle_probe::{Position, Tablebase, Variant, Wdl};
@@ -33,6 +36,9 @@ mod solve;
 mod verify;
 mod work;
 mod write;
+
+// Beside the stages: two sets of tables compared through the probe.
+pub mod compare;
 
 // What every stage uses.
 mod error;

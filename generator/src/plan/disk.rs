@@ -196,11 +196,18 @@ impl Plan {
         } else {
             0.0
         };
+        // Its tables, and its packed file if a later material reads it, are written before
+        // the raw file goes.
+        let packing = if kept {
+            kept_bytes(self.tables) * n
+        } else {
+            0.0
+        };
         DiskParts {
             raw_bytes: self.raw_bytes_per_position() * m.positions,
             scratch_bytes: scratch as u64,
-            packed_bytes: packed as u64,
-            tables_bytes: tables as u64,
+            packed_bytes: (packed + packing) as u64,
+            tables_bytes: (tables + table_bits(self.tables, m.material.pieces()) * n / 8.0) as u64,
         }
     }
 }
@@ -248,7 +255,8 @@ mod tests {
             .disk_estimate();
         let n = 29_760.0;
         assert_eq!(unit.tables_bytes, (n / 8.0) as u64);
-        assert_eq!(unit.peak_bytes, 3 * 29_760);
+        // Its raw work file and its tables, written before the raw file goes.
+        assert_eq!(unit.peak_bytes, 3 * 29_760 + 29_760 / 8);
         assert_eq!(unit.at_peak.raw_bytes, 3 * 29_760);
     }
 
