@@ -420,17 +420,17 @@ fn the_plan_says_the_disk_a_run_fills() {
             .unwrap()
     };
     assert!(peak >= tables);
-    // What fills it at the peak: the parts add up. KMvMM (one king beside three men) keeps a
+    // What fills it at the peak: the parts add up. KMMvM (one king beside three men) keeps a
     // raw work file while it is solved; the larger KMvKM (a king a side) keeps band files.
-    assert_eq!(plan["disk_peak_at"], "KMvMM");
+    assert_eq!(plan["disk_peak_at"], "KMMvM");
     let parts = &plan["disk_at_peak"];
     let part = |name: &str| parts[name].as_u64().unwrap();
     assert_eq!(
         part("raw_bytes") + part("scratch_bytes") + part("packed_bytes") + part("tables_bytes"),
         peak
     );
-    assert_eq!(part("raw_bytes"), 3 * positions("KMvMM"));
-    assert!(positions("KMvKM") > positions("KMvMM"));
+    assert_eq!(part("raw_bytes"), 3 * positions("KMMvM"));
+    assert!(positions("KMvKM") > positions("KMMvM"));
     assert!(
         part("packed_bytes") > 0 && part("tables_bytes") > 0,
         "{parts}"
@@ -446,7 +446,7 @@ fn the_plan_says_the_disk_a_run_fills() {
     ]);
     assert!(
         text.contains("disk: a whole run fills about")
-            && text.contains("solving KMvMM (its raw work file ")
+            && text.contains("solving KMMvM (its raw work file ")
             && text.contains(", values compressed, its own and those still to be read, "),
         "{text}"
     );
