@@ -49,6 +49,11 @@ fn table_bits(tables: Tables, pieces: u32) -> f64 {
     }
 }
 
+/// Table bytes of `m`, about ([`table_bits`]).
+fn table_bytes(tables: Tables, m: &MaterialPlan) -> f64 {
+    table_bits(tables, m.material.pieces()) * m.positions as f64 / 8.0
+}
+
 /// Seed scratch a position of a kings-only material solved in bits, at most: 1.03 bytes
 /// measured on an unsplit material (docs/history.md); its seeds wait on disk by level.
 const SEED_SCRATCH_BYTES_PER_POSITION: f64 = 1.1;
@@ -116,7 +121,7 @@ impl Plan {
             if now.total() > at_peak.total() {
                 (at_peak, peak_at) = (now, Some(m.material));
             }
-            tables += table_bits(self.tables, m.material.pieces()) * n / 8.0;
+            tables += table_bytes(self.tables, m);
             if kept {
                 packed += kept_per_position * n;
             }
@@ -187,8 +192,7 @@ impl Plan {
                 raw_bytes: 0,
                 scratch_bytes: 0,
                 packed_bytes: (packed + (band_bytes(self.tables) + packing) * n) as u64,
-                tables_bytes: (tables + table_bits(self.tables, m.material.pieces()) * n / 8.0)
-                    as u64,
+                tables_bytes: (tables + table_bytes(self.tables, m)) as u64,
             };
         }
         let scratch = if m.material.men() == 0 && m.positions > in_bits_above {
@@ -207,7 +211,7 @@ impl Plan {
             raw_bytes: self.raw_bytes_per_position() * m.positions,
             scratch_bytes: scratch as u64,
             packed_bytes: (packed + packing) as u64,
-            tables_bytes: (tables + table_bits(self.tables, m.material.pieces()) * n / 8.0) as u64,
+            tables_bytes: (tables + table_bytes(self.tables, m)) as u64,
         }
     }
 }
