@@ -43,8 +43,12 @@ use rafle::{
     rafle_close, rafle_open, rafle_probe_dtw, rafle_probe_rules, rafle_probe_wdl,
     rafle_probe_wdl_cached, RafleCounters, RaflePosition, RafleRules, RafleTablebase, RAFLE_OK,
 };
-use rafle_probe::format::{Header, TableKind};
-use rafle_probe::{Counters, Position, Table, Tablebase, Variant, Wdl};
+use rafle_probe::toolkit::format::{Header, TableKind};
+use rafle_probe::{
+    draughts::{Counters, Position, Variant},
+    toolkit::Table,
+    Tablebase, Wdl,
+};
 
 #[path = "support/mod.rs"]
 mod support;

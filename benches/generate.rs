@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Material, Variant};
+use rafle_probe::draughts::{Material, Variant};
 
 fn brazilian_up_to_four(c: &mut Criterion) {
     let probe_plan = Plan::new(Variant::Brazilian, 4, "unused".as_ref()).expect("plan");

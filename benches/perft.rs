@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rafle_probe::{perft, Position, Variant};
+use rafle_probe::draughts::{perft, Position, Variant};
 
 fn start_positions(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");

@@ -9,7 +9,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use rafle_probe::{Tablebase, Variant};
+use rafle_probe::{draughts::Variant, Tablebase};
 
 #[path = "support/mod.rs"]
 mod support;

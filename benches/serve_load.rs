@@ -28,7 +28,7 @@ use hyper::body::Bytes;
 use hyper::client::conn::http1::SendRequest;
 use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
-use rafle_probe::{Tablebase, Variant};
+use rafle_probe::{draughts::Variant, Tablebase};
 use support::{random_positions, tables};
 
 /// Past this the run stops, whatever remains to send.

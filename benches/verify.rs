@@ -12,7 +12,11 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rafle_generator::verify_table;
-use rafle_probe::{Material, PositionIndex, Tablebase, Variant};
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::PositionIndex,
+    Tablebase,
+};
 
 // Only the tables are needed here, not the random positions.
 #[allow(dead_code)]

@@ -74,13 +74,13 @@ pub fn usage_error(err: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The error with the values it quotes cut to an excerpt ([`rafle_probe::excerpt`]): clap
+/// The error with the values it quotes cut to an excerpt ([`rafle_probe::draughts::excerpt`]): clap
 /// quotes a value given whole, and a 20 KB `--variant` must not make a 20 KB message.
 fn bounded(mut err: clap::Error) -> clap::Error {
     use clap::error::{ContextKind, ContextValue};
     for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
         if let Some(ContextValue::String(value)) = err.get(kind) {
-            let shown = rafle_probe::excerpt(value);
+            let shown = rafle_probe::draughts::excerpt(value);
             err.insert(kind, ContextValue::String(shown));
         }
     }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use fantoccini::ClientBuilder;
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::Variant;
+use rafle_probe::draughts::Variant;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 

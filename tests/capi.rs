@@ -14,8 +14,9 @@ use std::process::{Command, Stdio};
 
 use rafle_generator::{generate, NoProgress, Plan};
 use rafle_probe::{
-    Color, Counters, Dtw, Position, PositionIndex, ProbeError, Role, RuleClass, SquareStyle,
-    Tablebase, Variant, Wdl,
+    draughts::{Color, Counters, Position, Role, SquareStyle, Variant},
+    toolkit::PositionIndex,
+    Dtw, ProbeError, RuleClass, Tablebase, Wdl,
 };
 use serde_json::Value;
 use tempfile::TempDir;
@@ -476,7 +477,8 @@ fn a_c_program_probes_a_capture_under_way() {
         (Dtw::Win(1), RuleClass::Win, Wdl::Draw)
     );
     assert_eq!(lines[..2], [expected.as_str(), expected.as_str()]);
-    let refusal = rafle_probe::FenPosition::from_fen(Variant::Brazilian, bad).unwrap_err();
+    let refusal =
+        rafle_probe::draughts::FenPosition::from_fen(Variant::Brazilian, bad).unwrap_err();
     assert_eq!(lines[2], format!("RAFLE_ERR_POSITION: {refusal}"));
     assert_eq!(lines.len(), 3);
 }

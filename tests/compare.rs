@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use rafle_probe::{PositionIndex, Tablebase, Variant};
+use rafle_probe::{draughts::Variant, toolkit::PositionIndex, Tablebase};
 use tempfile::TempDir;
 
 mod common;

@@ -19,8 +19,8 @@ use std::time::Duration;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
-use rafle_probe::format::{Header, HEADER_LEN, INDEX_ENTRY_LEN};
-use rafle_probe::{Table, Tablebase, Variant};
+use rafle_probe::toolkit::format::{Header, HEADER_LEN, INDEX_ENTRY_LEN};
+use rafle_probe::{draughts::Variant, toolkit::Table, Tablebase};
 use tempfile::TempDir;
 
 mod common;
@@ -209,7 +209,11 @@ fn probe_damaged(
 }
 
 /// Every probe of a position on forged tables: any value, or an error damage explains.
-fn forged_probes(tables: &Tablebase, pos: &rafle_probe::Position, counters: rafle_probe::Counters) {
+fn forged_probes(
+    tables: &Tablebase,
+    pos: &rafle_probe::draughts::Position,
+    counters: rafle_probe::draughts::Counters,
+) {
     let ok = |what: &str, e: Option<rafle_probe::ProbeError>| {
         if let Some(e) = e {
             assert!(is_damage(&e), "{what} of {pos:?}: {e:?}");

@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Position, Variant};
+use rafle_probe::draughts::{Position, Variant};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 

@@ -6,7 +6,10 @@
 //! live counter of a rule of limit `L`, a position of class win and count `c` is won iff
 //! `c <= L - used`, and drawn otherwise.
 
-use rafle_probe::{Counters, Position, Tablebase, Variant, Wdl};
+use rafle_probe::{
+    draughts::{Counters, Position, Variant},
+    Tablebase, Wdl,
+};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -189,7 +192,9 @@ fn line_plays_the_game_out() {
         assert_eq!(outcome.result, expected, "{ply}");
         assert_eq!(ply["dtw"], 6 - n as u64, "{ply}");
     }
-    assert!(position.side_pieces(rafle_probe::Color::Black).is_empty());
+    assert!(position
+        .side_pieces(rafle_probe::draughts::Color::Black)
+        .is_empty());
 
     // The same as text: a line per ply and the end.
     let out = ok(&[

@@ -20,8 +20,11 @@ use std::time::{Duration, Instant};
 
 use rafle::*;
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::format::HEADER_LEN;
-use rafle_probe::{Counters, Position, SquareStyle, Tablebase, Variant};
+use rafle_probe::toolkit::format::HEADER_LEN;
+use rafle_probe::{
+    draughts::{Counters, Position, SquareStyle, Variant},
+    Tablebase,
+};
 
 #[path = "../capi/tests/bridge/mod.rs"]
 mod bridge;

@@ -6,8 +6,11 @@
 use std::fs;
 use std::path::PathBuf;
 
-use rafle_probe::format::TableKind;
-use rafle_probe::{table_path, Material, PositionIndex, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::{table_path, PositionIndex},
+};
 use tempfile::TempDir;
 
 mod common;

@@ -2,8 +2,11 @@
 //! the same draw for the same seed, mismatches reported (exit code 1) on a table whose values
 //! were changed, and the option documented in `--help`.
 
-use rafle_probe::format::TableKind;
-use rafle_probe::{table_path, Material, PositionIndex, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::{table_path, PositionIndex},
+};
 
 mod common;
 use common::{data, generate, ok, rafle, swap_wins_and_losses, text};

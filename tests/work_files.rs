@@ -12,8 +12,8 @@ use tempfile::TempDir;
 mod common;
 use common::{crc32, data, generate, ok, rafle, raw_zstd_frame, table_bytes, text};
 
-use rafle_probe::format::TableKind;
-use rafle_probe::{Table, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{draughts::Variant, toolkit::Table};
 
 /// `rafle generate --variant brazilian --pieces 3 --data DIR`: its exit status, stdout and
 /// stderr.

@@ -3,8 +3,12 @@
 use std::path::PathBuf;
 
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::format::TableKind;
-use rafle_probe::{Material, Position, PositionIndex, Tablebase, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{
+    draughts::{Material, Position, Variant},
+    toolkit::PositionIndex,
+    Tablebase,
+};
 
 /// The table directory, `RAFLE_BENCH_DATA` (default `target/bench-data`), with Brazilian up to
 /// 5 pieces and international up to 4, generated there on the first run.

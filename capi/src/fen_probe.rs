@@ -4,7 +4,10 @@
 use std::ffi::{c_char, c_int};
 
 use rafle_probe::answer::{Answer, Options};
-use rafle_probe::{Counters, Dtw, FenPosition, RuleOutcome, Tablebase};
+use rafle_probe::{
+    draughts::{Counters, FenPosition},
+    Dtw, RuleOutcome, Tablebase,
+};
 
 use crate::error::{guard, Failure, RAFLE_ERR_INTERNAL, RAFLE_ERR_POSITION, RAFLE_OK};
 use crate::position::{fen_text, variant};

@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use rafle::*;
-//! # use rafle_probe::Variant;
+//! # use rafle_probe::draughts::Variant;
 //! # let dir = tempfile::tempdir()?;
 //! # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
 //! # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;

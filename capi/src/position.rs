@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_int, CStr};
 
-use rafle_probe::{Color, Position, Role, Variant};
+use rafle_probe::draughts::{Color, Position, Role, Variant};
 
 use crate::error::{guard, Failure, RAFLE_ERR_ARGUMENT, RAFLE_ERR_POSITION, RAFLE_OK};
 

@@ -3,10 +3,10 @@
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
 
-use rafle_probe::format::TableKind;
+use rafle_probe::toolkit::format::TableKind;
 use rafle_probe::{
-    Category, Counters, Dtw, Material, RuleClass, RuleOutcome, SquareStyle, Tablebase, Wdl,
-    DEFAULT_CACHE_BYTES,
+    draughts::{Category, Counters, Material, SquareStyle},
+    Dtw, RuleClass, RuleOutcome, Tablebase, Wdl, DEFAULT_CACHE_BYTES,
 };
 
 use crate::error::{
@@ -203,7 +203,7 @@ pub(crate) unsafe fn handle<'a>(tb: *const RafleTablebase) -> Result<&'a Tableba
 unsafe fn io<'a, T>(
     pos: *const RaflePosition,
     out: *mut T,
-) -> Result<(rafle_probe::Position, &'a mut T), Failure> {
+) -> Result<(rafle_probe::draughts::Position, &'a mut T), Failure> {
     // SAFETY: the caller's promise above.
     let pos = unsafe { pos.as_ref() }.ok_or_else(|| Failure::null("pos"))?;
     // SAFETY: the caller's promise above.

@@ -7,10 +7,11 @@ use std::ptr::{null, null_mut};
 
 use rafle::*;
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::format::TableKind;
+use rafle_probe::toolkit::format::TableKind;
 use rafle_probe::{
-    Counters, Material, Position, PositionIndex, ProbeError, RuleClass, SquareStyle, Tablebase,
-    Variant,
+    draughts::{Counters, Material, Position, SquareStyle, Variant},
+    toolkit::PositionIndex,
+    ProbeError, RuleClass, Tablebase,
 };
 use tempfile::TempDir;
 
@@ -721,7 +722,7 @@ fn probe_fen_refuses_what_it_cannot_read() {
         (Variant::Brazilian, RAFLE_BRAZILIAN, "W:W33:B1"),
     ] {
         let got = probe_fen(&tb, code, fen, None, true);
-        let expected = rafle_probe::FenPosition::from_fen(variant, fen)
+        let expected = rafle_probe::draughts::FenPosition::from_fen(variant, fen)
             .unwrap_err()
             .to_string();
         let untouched = RafleRules {

@@ -22,7 +22,10 @@ use std::ptr::{null, null_mut};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use rafle::*;
-use rafle_probe::{Position, Tablebase, Variant};
+use rafle_probe::{
+    draughts::{Position, Variant},
+    Tablebase,
+};
 
 mod bridge;
 mod fuzzing;

@@ -8,9 +8,10 @@ use std::ptr::{null, null_mut};
 
 use proptest::prelude::*;
 use rafle::*;
-use rafle_probe::format::TableKind;
+use rafle_probe::toolkit::format::TableKind;
 use rafle_probe::{
-    Counters, Dtw, Material, Position, ProbeError, RuleValue, SquareStyle, Tablebase, Variant, Wdl,
+    draughts::{Counters, Material, Position, SquareStyle, Variant},
+    Dtw, ProbeError, RuleValue, Tablebase, Wdl,
 };
 
 mod bridge;
@@ -141,7 +142,7 @@ fn probe_all(tb: &Handle, rust: &Tablebase, pos: RaflePosition, live: RafleCount
     let problems = argument_problems(nulls, &pos, &[nulls.out]);
     // The rule probes also refuse counters past MAX_COUNTER, as every entry point does.
     let mut rule_problems = problems.clone();
-    let past = |plies: u32| plies > u32::from(rafle_probe::MAX_COUNTER);
+    let past = |plies: u32| plies > u32::from(rafle_probe::draughts::MAX_COUNTER);
     if !nulls.counters && (past(live.king_plies) || past(live.category_plies)) {
         rule_problems.push(RAFLE_ERR_ARGUMENT);
     }
@@ -522,7 +523,7 @@ fn ghost_fen_bytes() -> impl Strategy<Value = Vec<u8>> {
 #[test]
 fn probe_fen_answers_as_the_rust_api_or_refuses() {
     use rafle_probe::answer::{Answer, Options};
-    use rafle_probe::FenPosition;
+    use rafle_probe::draughts::FenPosition;
     let dir = tables();
     let tb = Handle::open(dir.path(), 1 << 20);
     let rust = Tablebase::open(dir.path()).expect("tables open");
@@ -562,7 +563,7 @@ fn probe_fen_answers_as_the_rust_api_or_refuses() {
             let untouched = (wdl, plies, rules.result) == (7, 7, 7);
             // Counters past MAX_COUNTER are refused, as every entry point refuses them (the
             // header does not say which of several problems is reported).
-            let past = |plies: u32| plies > u32::from(rafle_probe::MAX_COUNTER);
+            let past = |plies: u32| plies > u32::from(rafle_probe::draughts::MAX_COUNTER);
             if !null_counters && (past(live.king_plies) || past(live.category_plies)) {
                 failed(&what, status, &[RAFLE_ERR_ARGUMENT, RAFLE_ERR_POSITION]);
                 assert!(untouched, "{what}: written on error");

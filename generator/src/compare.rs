@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! use rafle_generator::compare::{compare, materials_to_compare, Kinds, Outcome};
-//! use rafle_probe::{Tablebase, Variant};
+//! use rafle_probe::{Tablebase, draughts::Variant};
 //!
 //! let a = Tablebase::open("data")?;
 //! let b = Tablebase::open("other")?;
@@ -20,8 +20,9 @@
 use std::str::FromStr;
 
 use rafle_probe::{
-    Counters, Dtw, Material, Position, PositionIndex, ProbeError, RuleValue, Tablebase, Variant,
-    Wdl,
+    draughts::{Counters, Material, Position, Variant},
+    toolkit::PositionIndex,
+    Dtw, ProbeError, RuleValue, Tablebase, Wdl,
 };
 use rayon::prelude::*;
 
@@ -70,7 +71,7 @@ impl FromStr for Kinds {
                 other => {
                     return Err(format!(
                         "unknown kind {:?} (expected wdl, dtw or rules, comma-separated)",
-                        rafle_probe::excerpt(other)
+                        rafle_probe::draughts::excerpt(other)
                     ))
                 }
             }

@@ -4,7 +4,11 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use rafle_probe::{printable_path, Limits, Material, ProbeError, Variant};
+use rafle_probe::{
+    draughts::{Limits, Material, Variant},
+    toolkit::printable_path,
+    ProbeError,
+};
 
 /// Why a generation stopped.
 #[derive(Debug)]
@@ -124,7 +128,7 @@ pub enum GenerateError {
     },
     /// A count of the request out of its range (pieces, threads, a memory budget), refused
     /// with the words every entry point uses.
-    OutOfRange(rafle_probe::OutOfRange),
+    OutOfRange(rafle_probe::draughts::OutOfRange),
     /// The table directory is the empty path: tables would go to the current directory
     /// unasked.
     EmptyDirectory,

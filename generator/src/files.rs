@@ -17,13 +17,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use rafle_probe::layout::{is_temporary_name, temporary_name};
-use rafle_probe::{Material, VariantDir};
+use rafle_probe::toolkit::layout::{is_temporary_name, temporary_name};
+use rafle_probe::{draughts::Material, toolkit::VariantDir};
 
 use crate::GenerateError;
 
 /// The name a file is written under before it is complete and renamed to `path`
-/// ([`rafle_probe::layout::temporary_name`]): in the same directory (so the rename is atomic),
+/// ([`rafle_probe::toolkit::layout::temporary_name`]): in the same directory (so the rename is atomic),
 /// hidden, and different for every call and process, so two writers never share one.
 pub fn temporary_path(path: &Path) -> PathBuf {
     static PROCESS: OnceLock<u64> = OnceLock::new();
@@ -232,7 +232,7 @@ fn lock_file(dir: &VariantDir, path: &Path) -> Result<File, GenerateError> {
     for place in [dir.parent(), Some(dir)].into_iter().flatten() {
         // A link there that leads nowhere is named, not what creating the directories
         // through it would say ("File exists", "Too many levels of symbolic links").
-        if let Some(broken) = rafle_probe::broken_link(place) {
+        if let Some(broken) = rafle_probe::toolkit::broken_link(place) {
             return Err(io(place, broken));
         }
         if fs::metadata(place).is_ok_and(|meta| !meta.is_dir()) {
@@ -261,7 +261,7 @@ fn lock_file(dir: &VariantDir, path: &Path) -> Result<File, GenerateError> {
     }
     fs::create_dir_all(&work).map_err(|e| io(&work, e))?;
     // Never through a link (the lock's process id would truncate its target) nor on a FIFO.
-    rafle_probe::open_regular_with(
+    rafle_probe::toolkit::open_regular_with(
         path,
         OpenOptions::new()
             .read(true)
@@ -346,8 +346,8 @@ pub(crate) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> GenerateError 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rafle_probe::layout::WORK_DIR;
-    use rafle_probe::{DataDir, Variant};
+    use rafle_probe::toolkit::layout::WORK_DIR;
+    use rafle_probe::{draughts::Variant, toolkit::DataDir};
 
     /// The Brazilian directory of a table directory `data`: the lock's place, and its path.
     fn brazilian(data: &Path) -> (VariantDir, PathBuf) {

@@ -18,7 +18,10 @@ mod reuse;
 use std::path::Path;
 use std::time::Instant;
 
-use rafle_probe::{Material, PositionIndex, Tables, WorkFiles};
+use rafle_probe::{
+    draughts::Material,
+    toolkit::{PositionIndex, Tables, WorkFiles},
+};
 
 use crate::files::WriterLock;
 use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
@@ -43,9 +46,9 @@ const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(10)
 #[derive(Debug, Clone)]
 pub struct MaterialSummary {
     /// The board.
-    pub variant: rafle_probe::Variant,
+    pub variant: rafle_probe::draughts::Variant,
     /// The material (stored orientation).
-    pub material: rafle_probe::Material,
+    pub material: rafle_probe::draughts::Material,
     /// Positions, both sides to move.
     pub positions: u64,
     /// Positions won for the side to move (capture positions included).

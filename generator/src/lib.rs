@@ -16,7 +16,7 @@
 //!
 //! ```no_run
 //! use rafle_generator::{generate, NoProgress, Plan};
-//! use rafle_probe::{Position, Tablebase, Variant, Wdl};
+//! use rafle_probe::{Tablebase, Wdl, draughts::{Position, Variant}};
 //!
 //! let plan = Plan::new(Variant::Brazilian, 3, "data".as_ref())?;
 //! generate(&plan, &NoProgress)?;
@@ -57,8 +57,8 @@ pub use plan::{
 };
 pub use progress::{NoProgress, Progress, UNITS_PER_POSITION};
 /// Which tables a run writes, and the name of the work directory: the table directory's
-/// layout ([`rafle_probe::layout`]) is the prober's.
-pub use rafle_probe::layout::{Tables, WORK_DIR};
+/// layout ([`rafle_probe::toolkit::layout`]) is the prober's.
+pub use rafle_probe::toolkit::layout::{Tables, WORK_DIR};
 pub use verify::{
     check_block_checksums, verify_table, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
 };

@@ -10,10 +10,11 @@ mod units;
 
 use std::path::{Path, PathBuf};
 
-use rafle_probe::format::TableKind;
-use rafle_probe::layout::parse_table_name;
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::toolkit::layout::parse_table_name;
 use rafle_probe::{
-    DataDir, IntRange, Limits, Material, PositionIndex, Table, Tables, Variant, VariantDir,
+    draughts::{IntRange, Limits, Material, Variant},
+    toolkit::{DataDir, PositionIndex, Table, Tables, VariantDir},
 };
 
 use crate::work::values::BYTES_PER_POSITION;
@@ -26,7 +27,7 @@ pub(crate) use bytes::{LEAST_CACHE_BYTES, STREAMED_CACHE_BYTES};
 pub use disk::{DiskEstimate, DiskParts};
 
 /// The most pieces rafle generates (the index handles more; memory does not).
-pub const MAX_PIECES: u32 = rafle_probe::MAX_GENERATED_PIECES;
+pub const MAX_PIECES: u32 = rafle_probe::toolkit::MAX_GENERATED_PIECES;
 
 /// Refuses the empty path as a table directory, as every entry point does: tables would go
 /// to the current directory, which the caller did not name.

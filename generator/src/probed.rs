@@ -1,6 +1,6 @@
 //! A position's three values found as the probe finds them: read from its material's tables
 //! when they store it, else folded from its successors' values by the probe's own rules (see
-//! `rafle_probe::codec`).
+//! `rafle_probe::toolkit::codec`).
 //!
 //! Two readers need this outside the probe, because each has a better source than the probe
 //! for the successors' values: the verifier (`verify::outside`), which remembers answers per
@@ -9,9 +9,12 @@
 //! positions the tables store, the draw short-cut, the fold over the successors) lives here
 //! once; where each successor's values come from is theirs.
 
-use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
-use rafle_probe::format::TableKind;
-use rafle_probe::{resets_counter, Dtw, Position, ProbeError, RuleValue, Tablebase, Wdl};
+use rafle_probe::toolkit::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{
+    draughts::{resets_counter, Position},
+    Dtw, ProbeError, RuleValue, Tablebase, Wdl,
+};
 
 /// A position's value in each table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +97,7 @@ pub(crate) fn through_moves<E>(
 
 #[cfg(test)]
 mod tests {
-    use rafle_probe::Variant;
+    use rafle_probe::draughts::Variant;
 
     use super::*;
 

@@ -1,6 +1,6 @@
 //! What generation reports while it runs.
 
-use rafle_probe::{Material, Variant};
+use rafle_probe::draughts::{Material, Variant};
 
 use crate::MaterialSummary;
 

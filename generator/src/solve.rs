@@ -31,7 +31,9 @@ pub(crate) mod store;
 use std::ops::Range;
 
 use rafle_probe::{
-    Category, Color, Dtw, KingSlice, Limits, PositionIndex, Role, RuleClass, RuleValue, SliceMoves,
+    draughts::{Category, Color, Limits, Role},
+    toolkit::{KingSlice, PositionIndex, SliceMoves},
+    Dtw, RuleClass, RuleValue,
 };
 use rayon::prelude::*;
 
@@ -521,7 +523,10 @@ impl Moves for SliceMoves {
 
 #[cfg(test)]
 mod tests {
-    use rafle_probe::{Material, PositionIndex, Variant};
+    use rafle_probe::{
+        draughts::{Material, Variant},
+        toolkit::PositionIndex,
+    };
 
     use super::*;
 
@@ -562,7 +567,11 @@ mod tests {
 
 #[cfg(test)]
 mod impossible {
-    use rafle_probe::{Limits, Material, PositionIndex, RuleValue, Variant};
+    use rafle_probe::{
+        draughts::{Limits, Material, Variant},
+        toolkit::PositionIndex,
+        RuleValue,
+    };
 
     use super::*;
     use crate::solve::store::Store;

@@ -15,11 +15,15 @@ use std::path::Path;
 
 use std::sync::Mutex;
 
-use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
-use rafle_probe::format::{
+use rafle_probe::toolkit::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
+use rafle_probe::toolkit::format::{
     BlockEntry, Header, StoredHalf, TableKind, FORMAT_VERSION, HEADER_LEN, POSITIONS_PER_BLOCK,
 };
-use rafle_probe::{Dtw, Limits, Material, RuleValue, Table, Variant};
+use rafle_probe::{
+    draughts::{Limits, Material, Variant},
+    toolkit::Table,
+    Dtw, RuleValue,
+};
 use rayon::prelude::*;
 
 use crate::files::{clone_error, io_error};
@@ -622,7 +626,7 @@ mod tests {
 
     #[test]
     fn capture_positions_extend_runs() {
-        use rafle_probe::codec::WdlCodec;
+        use rafle_probe::toolkit::codec::WdlCodec;
         use rafle_probe::Wdl::{Draw, Loss, Win};
         let values = [Win, Loss, Win, Loss, Draw];
         let captures = [false, true, true, false, true];
@@ -633,7 +637,7 @@ mod tests {
         };
         let packed = pack_block::<WdlCodec>(5, 0, 2, entry, |i| values[i]).unwrap();
         let codes: Vec<u8> = (0..5)
-            .map(|i| rafle_probe::codec::read_code(&packed, 2, i) as u8)
+            .map(|i| rafle_probe::toolkit::codec::read_code(&packed, 2, i) as u8)
             .collect();
         let (win, loss) = (Win.code(), Loss.code());
         // The change from win to loss goes at the most aligned left-out position, 2.

@@ -7,7 +7,10 @@ mod naive;
 mod naive_rules;
 
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Dtw, Role, Tablebase, Variant, Wdl};
+use rafle_probe::{
+    draughts::{Role, Variant},
+    Dtw, Tablebase, Wdl,
+};
 
 fn same(ours: Wdl, theirs: naive::Wdl) -> bool {
     matches!(
@@ -59,14 +62,14 @@ fn brazilian_kings_up_to_four_pieces() {
     assert!(checked > 1_000_000, "{checked}");
 
     let diagonal = [29u8, 25, 22, 18, 15, 11, 8, 4];
-    let on_diagonal = |set: rafle_probe::SquareSet| {
+    let on_diagonal = |set: rafle_probe::draughts::SquareSet| {
         set.into_iter()
             .filter(|s| diagonal.contains(&s.number()))
             .count()
     };
     let (mut draws, mut total) = (0u32, 0u32);
     for p in reference.keys() {
-        let material = rafle_probe::Material::of(p);
+        let material = rafle_probe::draughts::Material::of(p);
         let lone = p.side_pieces(p.turn());
         let strong = p.side_pieces(p.turn().opposite());
         if material.pieces() == 4

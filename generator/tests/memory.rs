@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use counting::{Counting, LIVE, PEAK};
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Material, Variant};
+use rafle_probe::draughts::{Material, Variant};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;

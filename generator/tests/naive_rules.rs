@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use naive_rules::{
     category, result, Category, Class, Counters, Dtw, Graph, Limits, RuleValue, RuleValues, Wdl,
 };
-use rafle_probe::{Position, Role, Variant};
+use rafle_probe::draughts::{Position, Role, Variant};
 
 /// Limits far below the real ones, so that the counters bite in tiny materials. The category
 /// limits stay below the 6.2 limit, as with the real ones (see the module documentation).

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use naive::{solve, solve_with_roles, Wdl};
-use rafle_probe::{Color, Position, Role, Square, Variant};
+use rafle_probe::draughts::{Color, Position, Role, Square, Variant};
 
 /// Every position of 2 and 3 pieces of a variant with its value, solved once.
 fn three_pieces(variant: Variant) -> &'static HashMap<Position, Wdl> {

@@ -5,7 +5,10 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use rafle_generator::{generate, verify_table, NoProgress, Plan};
-use rafle_probe::{Dtw, Limits, Material, Position, ProbeError, Tablebase, Variant, Wdl};
+use rafle_probe::{
+    draughts::{Limits, Material, Position, Variant},
+    Dtw, ProbeError, Tablebase, Wdl,
+};
 
 /// Tables of both variants up to 3 pieces, generated once for the tests that only read them.
 fn shared_tables() -> &'static Path {
@@ -73,7 +76,7 @@ fn loses_within(p: &Position, plies: u32) -> bool {
 fn king_against_king() {
     let tb = Tablebase::open(shared_tables()).unwrap();
     for v in Variant::ALL {
-        let index = rafle_probe::PositionIndex::new(v, "KvK".parse().unwrap());
+        let index = rafle_probe::toolkit::PositionIndex::new(v, "KvK".parse().unwrap());
         let (mut wins, mut draws, mut losses) = (0, 0, 0);
         for i in 0..index.size() {
             let p = index.unrank(i);
@@ -151,7 +154,7 @@ fn known_distances() {
     // Distances agree with values everywhere, and with the successors' distances.
     for v in Variant::ALL {
         for m in tb.materials(v) {
-            let index = rafle_probe::PositionIndex::new(v, m);
+            let index = rafle_probe::toolkit::PositionIndex::new(v, m);
             for k in (0..index.size()).step_by(97) {
                 let p = index.unrank(k);
                 let d = tb.probe_dtw(&p).unwrap();
@@ -196,7 +199,7 @@ fn damaged_files_are_typed_errors() {
     let path = dir.path().join("brazilian/KKvK.wdl");
     let bytes = std::fs::read(&path).unwrap();
     let probe_all = |tb: &Tablebase| -> Result<(), ProbeError> {
-        let index = rafle_probe::PositionIndex::new(v, kkvk);
+        let index = rafle_probe::toolkit::PositionIndex::new(v, kkvk);
         (0..index.size()).try_for_each(|i| tb.stored_wdl(&index.unrank(i)).map(drop))
     };
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rafle_generator::{generate, GenerateError, NoProgress, Plan, Progress, WORK_DIR};
-use rafle_probe::{Material, Variant};
+use rafle_probe::draughts::{Material, Variant};
 
 /// Counts the progress reports of one material, and keeps the notices of damaged work files.
 #[derive(Default)]

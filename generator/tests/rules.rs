@@ -7,7 +7,8 @@ mod naive_rules;
 
 use rafle_generator::{generate, verify_table, NoProgress, Plan};
 use rafle_probe::{
-    Category, Counters, Dtw, Limits, Position, Role, RuleClass, RuleValue, Tablebase, Variant, Wdl,
+    draughts::{Category, Counters, Limits, Position, Role, Variant},
+    Dtw, RuleClass, RuleValue, Tablebase, Wdl,
 };
 
 fn naive_limits(l: Limits) -> naive_rules::Limits {

@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use rafle_generator::{generate, verify_table, NoProgress, Plan, Verifier, VerifyBudget};
-use rafle_probe::format::{BlockEntry, TableKind, HEADER_LEN};
+use rafle_probe::toolkit::format::{BlockEntry, TableKind, HEADER_LEN};
 use rafle_probe::{
-    table_path, Counters, Material, Position, PositionIndex, Table, Tablebase, Variant, Wdl,
+    draughts::{Counters, Material, Position, Variant},
+    toolkit::{table_path, PositionIndex, Table},
+    Tablebase, Wdl,
 };
 
 const VARIANT: Variant = Variant::Brazilian;
@@ -190,7 +192,7 @@ fn kings_held_compactly_give_the_reports_of_pages() {
             .unwrap()
             .header()
             .stored
-            == rafle_probe::format::StoredHalf::Black;
+            == rafle_probe::toolkit::format::StoredHalf::Black;
         assert_eq!(black, compact);
         for kind in [
             None,

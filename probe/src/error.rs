@@ -22,7 +22,7 @@ pub struct PrintablePath<'a>(&'a Path);
 ///
 /// ```
 /// use std::path::Path;
-/// let shown = rafle_probe::printable_path(Path::new("data\x1b[2J/brazilian"));
+/// let shown = rafle_probe::toolkit::printable_path(Path::new("data\x1b[2J/brazilian"));
 /// assert_eq!(shown.to_string(), "data\\u{1b}[2J/brazilian");
 /// ```
 pub fn printable_path(path: &Path) -> PrintablePath<'_> {

@@ -2,12 +2,24 @@
 //! under the FMJD rules: win/draw/loss, distance to win, and the class and count under the draw
 //! rules 6.2–6.4, from the tables `rafle generate` writes.
 //!
-//! This is the crate an engine links. The game itself (positions, PDN FEN, legal moves, move
-//! text, perft, the draw-rule counters) comes from `rafle-draughts` and is re-exported here, so
-//! one dependency is enough.
+//! This is the crate an engine links. What it needs is at the root:
+//!
+//! - [`Tablebase`]: opens a table directory (memory-mapped, with a cache of decompressed
+//!   blocks bounded in bytes and shared by every thread) and probes a position:
+//!   [`Tablebase::probe_wdl`], [`Tablebase::probe_dtw`], [`Tablebase::probe_draw_rules`]
+//!   (with the game's live counters), every legal move with its values
+//!   ([`Tablebase::probe_moves_all`], [`MoveValues`]), the best move
+//!   ([`Tablebase::best_move`]) and the game played out ([`Tablebase::play_line`], [`Line`]).
+//! - The values: [`Wdl`], [`Dtw`], and under the draw rules [`RuleValue`], [`RuleClass`] and
+//!   [`RuleOutcome`].
+//! - The errors: [`ProbeError`] (and [`LineError`], [`AnswerError`]).
+//! - [`answer`]: a position's whole answer as `rafle probe` and `rafle serve` give it; its
+//!   JSON, `answer::json`, comes with the `json` feature (serde), which an engine can leave off.
+//! - [`draughts`]: the game (positions, PDN FEN, legal moves, move text, perft, the draw-rule
+//!   counters), re-exported whole from `rafle-draughts` so one dependency is enough.
 //!
 //! ```
-//! use rafle_probe::{perft, Position, SquareStyle, Variant};
+//! use rafle_probe::draughts::{perft, Position, SquareStyle, Variant};
 //!
 //! let pos = Position::from_fen(Variant::International, "W:W28:B23")?;
 //! let moves = pos.legal_moves();
@@ -15,13 +27,14 @@
 //! assert_eq!(pos.move_text(&moves[0], SquareStyle::Numeric), "28x19");
 //!
 //! assert_eq!(perft(&Position::start(Variant::Brazilian), 5), 7473);
-//! # Ok::<(), rafle_probe::FenError>(())
+//! # Ok::<(), rafle_probe::draughts::FenError>(())
 //! ```
 //!
 //! Probing a table directory (`<dir>/<variant>/<material>.wdl`):
 //!
 //! ```no_run
-//! use rafle_probe::{Position, Tablebase, Variant, Wdl};
+//! use rafle_probe::draughts::{Position, Variant};
+//! use rafle_probe::{Tablebase, Wdl};
 //!
 //! let tables = Tablebase::open("data")?;
 //! let pos = Position::from_fen(Variant::Brazilian, "W:WK1,K2,K3:BK32")?;
@@ -33,58 +46,52 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A position's whole answer (its values, every legal move's, the game played out), as
-//! `rafle probe` and `rafle serve` give it, is [`answer`]; its JSON, `answer::json`, comes
-//! with the `json` feature (serde), which an engine can leave off.
+//! The table format, its codecs, the index and the data directory's layout, which the
+//! generator, the verifier and the server share, are in a toolkit module that is left out of
+//! this documentation and carries no promise of stability.
 
 #![warn(missing_docs)]
 
-/// The most pieces `rafle generate` builds tables of (the index handles more; memory does
-/// not): a position of more is beyond any set.
-pub const MAX_GENERATED_PIECES: u32 = 8;
-
 pub mod answer;
-pub mod cache;
-pub mod codec;
 mod dtw;
 mod error;
-mod file;
-pub mod format;
-mod index;
-pub mod layout;
 mod rule_value;
-mod slice_moves;
-pub mod stats;
-mod table;
 mod tablebase;
-pub mod walk;
+#[doc(hidden)]
+pub mod toolkit;
 mod wdl;
 
-/// The game: positions, moves, FEN, notation and the draw-rule counters, from `rafle-draughts`
-/// (re-exported here whole, so an engine needs this one dependency).
+/// The game: positions, moves, FEN, notation, perft and the draw-rule counters, from
+/// `rafle-draughts` (re-exported whole, so an engine needs this one dependency).
 pub use rafle_draughts as draughts;
-pub use rafle_draughts::{
+
+pub use answer::{Answer, AnswerError};
+pub use dtw::Dtw;
+pub use error::ProbeError;
+pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
+pub use tablebase::{
+    Line, LineEnd, LineError, MoveValues, Ply, Tablebase, DEFAULT_CACHE_BYTES, MAX_LINE_PLIES,
+    MAX_TABLE_PIECES,
+};
+pub use wdl::Wdl;
+
+// The crate's own modules name the toolkit and the game from the root, as they did before
+// both left the engine's view.
+#[allow(unused_imports)]
+use rafle_draughts::{
     excerpt, parse_square, perft, printable, resets_counter, BadCounters, BadLimits,
     BadMaterialName, CaptureError, CaptureUnderWay, Category, Color, Counters, FenError,
     FenErrorKind, FenPosition, GameOver, IntRange, Limits, Material, Move, MoveError, MoveList,
     OutOfRange, Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet,
     SquareStyle, UnknownVariant, Variant, EXCERPT_CHARS, MAX_COUNTER, MAX_LIMIT, MAX_THREADS,
 };
-
-pub use answer::{Answer, AnswerError};
-pub use dtw::Dtw;
-pub use error::{printable_path, PrintablePath, ProbeError};
-pub use file::{broken_link, open_regular, open_regular_with, open_table_file};
-pub use index::{binomial, IndexCursor, KingSlice, PositionIndex};
-pub use layout::{table_path, DataDir, Tables, VariantDir, WorkFiles};
-pub use rule_value::{RuleClass, RuleOutcome, RuleValue};
-pub use slice_moves::SliceMoves;
-pub use table::Table;
-pub use tablebase::{
-    listing_order, Line, LineEnd, LineError, MoveValues, Ply, Tablebase, DEFAULT_CACHE_BYTES,
-    MAX_LINE_PLIES, MAX_TABLE_PIECES,
+#[allow(unused_imports)]
+use toolkit::{
+    binomial, broken_link, cache, codec, file, format, index, layout, listing_order, open_regular,
+    open_regular_with, open_table_file, printable_path, slice_moves, stats, table, table_path,
+    walk, DataDir, IndexCursor, KingSlice, PositionIndex, PrintablePath, SliceMoves, Table, Tables,
+    VariantDir, WorkFiles, MAX_GENERATED_PIECES,
 };
-pub use wdl::Wdl;
 
 /// The crate's README, whose examples run as tests.
 #[cfg(doctest)]

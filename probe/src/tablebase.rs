@@ -252,6 +252,7 @@ impl Tablebase {
 
     /// Gives the pages of every table file opened so far back to the system (see
     /// [`Table::release_pages`]); the decompressed blocks in the cache stay.
+    #[doc(hidden)]
     pub fn release_mapped_pages(&self) {
         for table in self.slots.iter().filter_map(|slot| slot.table.get()) {
             table.release_pages();
@@ -264,6 +265,7 @@ impl Tablebase {
     }
 
     /// Where the win/draw/loss table of a material (stored orientation) lives.
+    #[doc(hidden)]
     pub fn table_path(&self, variant: Variant, material: Material) -> PathBuf {
         table_path(&self.dir, variant, material, TableKind::Wdl)
     }
@@ -274,6 +276,7 @@ impl Tablebase {
     }
 
     /// The materials with a table of `kind`, in dependency order.
+    #[doc(hidden)]
     pub fn materials_of(&self, kind: TableKind, variant: Variant) -> Vec<Material> {
         let mut list: Vec<Material> = self
             .available
@@ -296,6 +299,7 @@ impl Tablebase {
     /// win/draw/loss table, and a distance and a rule table if the directory has any of
     /// those kinds for the variant (a win/draw/loss-only set, or one made before rule tables
     /// existed, lacks the kind throughout).
+    #[doc(hidden)]
     pub fn missing_tables(&self, variant: Variant) -> Vec<(Material, TableKind, PathBuf)> {
         let most = TableKind::ALL
             .iter()
@@ -307,6 +311,7 @@ impl Tablebase {
 
     /// The tables of `materials` (as stored, White the stronger side) that this directory
     /// lacks, by the rule of [`Tablebase::missing_tables`], in the order given.
+    #[doc(hidden)]
     pub fn missing_tables_of(
         &self,
         variant: Variant,
@@ -336,11 +341,13 @@ impl Tablebase {
     /// are left out of every listing (a junk file named like a 41-piece material must not
     /// make a set look like one of 41 pieces with 200,000 tables missing), and named here so
     /// that a listing can say so. Sorted by path.
+    #[doc(hidden)]
     pub fn stray_files(&self, variant: Variant) -> &[PathBuf] {
         self.stray.get(&variant).map_or(&[], Vec::as_slice)
     }
 
     /// Most pieces of any table of `kind` of the variant (0 if there is none).
+    #[doc(hidden)]
     pub fn max_pieces_of(&self, kind: TableKind, variant: Variant) -> u32 {
         self.max_pieces[variant.ordinal()][kind as usize]
     }
@@ -505,6 +512,7 @@ impl Tablebase {
     /// # Errors
     ///
     /// As [`Tablebase::probe_wdl`], for the table of `kind`.
+    #[doc(hidden)]
     pub fn stores_side_to_move(&self, kind: TableKind, pos: &Position) -> Result<bool, ProbeError> {
         let (oriented, material) = table_orientation(pos);
         let (_, table) = self.slot_table(kind, pos.variant(), material)?;
@@ -520,6 +528,7 @@ impl Tablebase {
     /// # Errors
     ///
     /// As [`Tablebase::probe_wdl`].
+    #[doc(hidden)]
     pub fn stored_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         self.stored_value::<WdlCodec>(pos)
     }
@@ -531,6 +540,7 @@ impl Tablebase {
     /// # Errors
     ///
     /// As [`Tablebase::probe_dtw`].
+    #[doc(hidden)]
     pub fn stored_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
         self.stored_value::<DtwCodec>(pos)
     }
@@ -541,6 +551,7 @@ impl Tablebase {
     /// # Errors
     ///
     /// As [`Tablebase::probe_draw_rules`].
+    #[doc(hidden)]
     pub fn stored_draw_rules(&self, pos: &Position) -> Result<RuleValue, ProbeError> {
         self.stored_value::<DrawRulesCodec>(pos)
     }
@@ -583,6 +594,7 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::MissingTable`] or an error opening the file.
+    #[doc(hidden)]
     pub fn table(&self, variant: Variant, material: Material) -> Result<&Table, ProbeError> {
         self.table_of(TableKind::Wdl, variant, material)
     }
@@ -592,6 +604,7 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::MissingTable`] or an error opening the file.
+    #[doc(hidden)]
     pub fn table_of(
         &self,
         kind: TableKind,
@@ -616,6 +629,7 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::MixedHalves`] naming two tables that disagree.
+    #[doc(hidden)]
     pub fn check_halves(&self, variant: Variant, material: Material) -> Result<(), ProbeError> {
         self.check_halves_with(variant, material.canonical(), None)
     }

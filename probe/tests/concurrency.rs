@@ -7,7 +7,11 @@
 use std::sync::Barrier;
 
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Counters, Position, PositionIndex, Tablebase, Variant};
+use rafle_probe::{
+    draughts::{Counters, Position, Variant},
+    toolkit::PositionIndex,
+    Tablebase,
+};
 use tempfile::TempDir;
 
 const THREADS: usize = 4;

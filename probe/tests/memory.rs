@@ -12,8 +12,12 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use counting::{Counting, CALLS, LIVE, PEAK};
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::format::TableKind;
-use rafle_probe::{Counters, Position, PositionIndex, Tablebase, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{
+    draughts::{Counters, Position, Variant},
+    toolkit::PositionIndex,
+    Tablebase,
+};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;

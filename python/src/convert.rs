@@ -3,7 +3,8 @@
 
 use rafle_probe::answer::{MoveAnswer, MoveValues};
 use rafle_probe::{
-    Color, Counters, Dtw, Limits, Line, LineEnd, Position, RuleOutcome, RuleValue, Square, Wdl,
+    draughts::{Color, Counters, Limits, Position, Square},
+    Dtw, Line, LineEnd, RuleOutcome, RuleValue, Wdl,
 };
 
 use crate::numbers;

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rafle_generator::GenerateError;
 use rafle_probe::answer::AnswerError;
-use rafle_probe::{printable_path, FenError, LineError, ProbeError};
+use rafle_probe::{draughts::FenError, toolkit::printable_path, LineError, ProbeError};
 
 /// The exception `class` of `rafle._errors`, made with `args` (the message first).
 fn raise<'py>(py: Python<'py>, class: &str, args: Bound<'py, PyTuple>) -> PyErr {
@@ -35,7 +35,7 @@ where
 
 /// A FEN rafle cannot read: `FenError`, a `ValueError`.
 pub fn fen_error(py: Python<'_>, fen: &str, err: &FenError) -> PyErr {
-    let message = format!("{err} in FEN \"{}\"", rafle_probe::excerpt(fen));
+    let message = format!("{err} in FEN \"{}\"", rafle_probe::draughts::excerpt(fen));
     match args(py, (message, err.column)) {
         Ok(args) => raise(py, "FenError", args),
         Err(e) => e,
@@ -135,7 +135,7 @@ pub fn value_error(message: impl Into<String>) -> PyErr {
 pub fn unknown_variant(py: Python<'_>, name: &str) -> PyErr {
     let message = format!(
         "unknown variant {:?}: rafle has tables for \"international\" and \"brazilian\"",
-        rafle_probe::excerpt(name)
+        rafle_probe::draughts::excerpt(name)
     );
     args(py, (message,))
         .map(|a| raise(py, "UnsupportedVariantError", a))

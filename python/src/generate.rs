@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use rafle_generator::{
     GenerateError, MaterialSummary, Plan, Progress, Tables, PIECES, UNITS_PER_POSITION,
 };
-use rafle_probe::{IntRange, Material, Variant};
+use rafle_probe::draughts::{IntRange, Material, Variant};
 
 use crate::{detached, errors, int_in, variant};
 
@@ -192,7 +192,7 @@ pub fn generate(
     let tables = Tables::from_name(tables).ok_or_else(|| {
         errors::value_error(format!(
             "tables must be \"all\" or \"wdl\", not \"{}\"",
-            rafle_probe::excerpt(tables)
+            rafle_probe::draughts::excerpt(tables)
         ))
     })?;
     let plan = plan(&directory, variant, pieces, memory, tables, compact).map_err(|e| match e {

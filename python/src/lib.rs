@@ -13,7 +13,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
-use rafle_probe::{Counters, FenPosition, IntRange, Position, Square, Variant, MAX_COUNTER};
+use rafle_probe::draughts::{
+    Counters, FenPosition, IntRange, Position, Square, Variant, MAX_COUNTER,
+};
 
 mod convert;
 mod errors;

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use pyo3::prelude::*;
 use rafle_probe::answer::{max_pieces, Answer, AnswerError, Options, Values};
 use rafle_probe::{
-    CaptureUnderWay, Counters, Dtw, FenPosition, IntRange, Limits, Position, SquareStyle,
-    Tablebase, Wdl, DEFAULT_CACHE_BYTES,
+    draughts::{CaptureUnderWay, Counters, FenPosition, IntRange, Limits, Position, SquareStyle},
+    Dtw, Tablebase, Wdl, DEFAULT_CACHE_BYTES,
 };
 
 use crate::convert::{self, EndTuple, MoveTuple, PlyTuple, RulesTuple};

@@ -17,7 +17,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use rafle_probe::{excerpt, FenPosition, Tablebase, Variant};
+use rafle_probe::{
+    draughts::{excerpt, FenPosition, Variant},
+    Tablebase,
+};
 use serde::Deserialize;
 use tower_http::cors::{Any, CorsLayer};
 

@@ -25,7 +25,7 @@ pub(crate) async fn style() -> impl IntoResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rafle_probe::Variant;
+    use rafle_probe::draughts::Variant;
 
     /// The explorer reads a link's `variant=` as the command line and the API read
     /// `--variant` and `/api/v1/{variant}`: its table of names must be rafle_draughts' own.

@@ -14,8 +14,8 @@ use axum::routing::get;
 use axum::Router;
 use rafle_probe::answer::{Answer, MoveAnswer};
 use rafle_probe::{
-    Counters, Dtw, FenPosition, GameOver, RuleClass, RuleValue, Tablebase, Variant, Wdl,
-    MAX_COUNTER,
+    draughts::{Counters, FenPosition, GameOver, Variant, MAX_COUNTER},
+    Dtw, RuleClass, RuleValue, Tablebase, Wdl,
 };
 use serde::Serialize;
 

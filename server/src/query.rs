@@ -4,7 +4,10 @@
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use rafle_probe::answer::{Answer, AnswerError, Options};
-use rafle_probe::{excerpt, Counters, FenPosition, Tablebase, Variant};
+use rafle_probe::{
+    draughts::{excerpt, Counters, FenPosition, Variant},
+    Tablebase,
+};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -79,7 +82,9 @@ impl ProbeQuery {
 /// The counters of `counters=K,C`.
 pub(crate) fn parse_counters(text: &str) -> Result<Counters, ApiError> {
     text.parse()
-        .map_err(|e: rafle_probe::BadCounters| ApiError::bad_request(format!("counters: {e}")))
+        .map_err(|e: rafle_probe::draughts::BadCounters| {
+            ApiError::bad_request(format!("counters: {e}"))
+        })
 }
 
 /// A JSON body.

@@ -253,7 +253,7 @@ fn write_log(shared: &LogShared) {
 async fn log_request(State(log): State<Arc<LogShared>>, request: Request, next: Next) -> Response {
     let start = Instant::now();
     let method = request.method().clone();
-    let path = rafle_probe::excerpt(request.uri().path());
+    let path = rafle_probe::draughts::excerpt(request.uri().path());
     let response = next.run(request).await;
     let millis = start.elapsed().as_secs_f64() * 1e3;
     let line = format!(

@@ -1,7 +1,7 @@
 //! `GET /api/v1/tables`: what the directory holds, per variant.
 
-use rafle_probe::format::TableKind;
-use rafle_probe::{table_path, Tablebase, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{draughts::Variant, toolkit::table_path, Tablebase};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::error::ApiError;

@@ -7,10 +7,11 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
-use rafle_probe::format::TableKind;
+use rafle_probe::toolkit::format::TableKind;
 use rafle_probe::{
-    Counters, Dtw, Material, Position, PositionIndex, RuleClass, SquareStyle, Tablebase, Variant,
-    Wdl,
+    draughts::{Counters, Material, Position, SquareStyle, Variant},
+    toolkit::PositionIndex,
+    Dtw, RuleClass, Tablebase, Wdl,
 };
 use serde_json::{json, Value};
 
@@ -366,7 +367,7 @@ async fn tables_lists_every_material_with_its_sizes() {
     for variant in [Variant::International, Variant::Brazilian] {
         let entry = &listing[variant.name()];
         assert_eq!(entry["max_pieces"], 3);
-        let limits = rafle_probe::Limits::fmjd(variant).to_string();
+        let limits = rafle_probe::draughts::Limits::fmjd(variant).to_string();
         assert_eq!(entry["limits"], limits.as_str());
         let materials = entry["materials"].as_array().unwrap();
         assert_eq!(materials.len(), 9);
@@ -379,7 +380,7 @@ async fn tables_lists_every_material_with_its_sizes() {
                 ("dtw", TableKind::Dtw),
                 ("rules", TableKind::DrawRules),
             ] {
-                let path = rafle_probe::table_path(tables_dir(), variant, material, kind);
+                let path = rafle_probe::toolkit::table_path(tables_dir(), variant, material, kind);
                 let size = std::fs::metadata(path).unwrap().len();
                 assert_eq!(m[field], json!(size), "{material} {field}");
             }

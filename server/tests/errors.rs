@@ -5,7 +5,7 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use rafle_probe::Variant;
+use rafle_probe::draughts::Variant;
 use rafle_server::Bounds;
 use serde_json::{json, Value};
 

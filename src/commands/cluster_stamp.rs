@@ -1,5 +1,5 @@
 //! The stamp `rafle slurm submit` leaves in the data directory
-//! ([`rafle_probe::DataDir::cluster_stamp`]): each job checks it holds the token its command
+//! ([`rafle_probe::toolkit::DataDir::cluster_stamp`]): each job checks it holds the token its command
 //! carries, which a directory not shared with the submitting node does not, before `rafle
 //! generate` writes anything.
 
@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use rafle_generator::write_replacing;
-use rafle_probe::{printable_path, DataDir};
+use rafle_probe::toolkit::{printable_path, DataDir};
 
 use crate::output::{other, Failure};
 
@@ -38,7 +38,7 @@ pub fn stamp_token(data: &Path, dry_run: bool) -> Result<String, Failure> {
 /// The stamp's text; never read through a link nor waited for on a FIFO (a job would hang
 /// until Slurm kills it).
 fn read_stamp(path: &Path) -> io::Result<String> {
-    io::read_to_string(rafle_probe::open_regular(path)?)
+    io::read_to_string(rafle_probe::toolkit::open_regular(path)?)
 }
 
 fn is_token(text: &str) -> bool {

@@ -10,7 +10,9 @@ use clap::Args;
 use rafle_generator::compare::{compare, materials_to_compare, Kinds, Outcome, Side, Totals};
 use rafle_generator::parse_memory;
 use rafle_probe::{
-    printable_path, Material, PositionIndex, Tablebase, Variant, DEFAULT_CACHE_BYTES,
+    draughts::{Material, Variant},
+    toolkit::{printable_path, PositionIndex},
+    Tablebase, DEFAULT_CACHE_BYTES,
 };
 use serde::Serialize;
 

@@ -11,7 +11,7 @@ use rafle_generator::{
     generate, human_bytes, parse_memory, peak_resident_memory, MaterialSummary, Plan, Progress,
     Tables, UNITS_PER_POSITION,
 };
-use rafle_probe::{Limits, Material, Variant};
+use rafle_probe::draughts::{Limits, Material, Variant};
 
 use super::request::{default_budget, default_pieces, failure, limits_of, parse_tables};
 use super::{parse_variant_choice, VariantChoice};
@@ -163,7 +163,7 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
             note(&format!(
                 "rafle: warning: {} has {} free, and this run may fill about {} at its peak \
                  (estimated as if every material were solved; see 'rafle plan')",
-                rafle_probe::printable_path(&plan.dir),
+                rafle_probe::toolkit::printable_path(&plan.dir),
                 human_bytes(free),
                 human_bytes(disk.peak_bytes)
             ));
@@ -290,7 +290,7 @@ impl Progress for Bars {
         self.multi.suspend(|| {
             note(&format!(
                 "removed {count} temporary {files} left in {} by an interrupted run",
-                rafle_probe::printable_path(dir)
+                rafle_probe::toolkit::printable_path(dir)
             ))
         });
     }
@@ -301,7 +301,7 @@ impl Progress for Bars {
             note(&format!(
                 "another rafle generate{who} is writing {material} in {}: waiting for it, \
                  then checking its tables",
-                rafle_probe::printable_path(dir)
+                rafle_probe::toolkit::printable_path(dir)
             ))
         });
     }
@@ -324,7 +324,7 @@ impl Progress for Bars {
         self.multi.suspend(|| {
             note(&format!(
                 "{} is damaged: {what}",
-                rafle_probe::printable_path(path)
+                rafle_probe::toolkit::printable_path(path)
             ))
         });
     }

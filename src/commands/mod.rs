@@ -17,7 +17,10 @@ mod verify;
 use std::path::Path;
 
 use clap::{Args, Subcommand};
-use rafle_probe::{FenPosition, Position, ProbeError, SquareStyle, Tablebase, Variant};
+use rafle_probe::{
+    draughts::{FenPosition, Position, SquareStyle, Variant},
+    ProbeError, Tablebase,
+};
 
 use crate::output::{input, Failure};
 
@@ -120,7 +123,7 @@ impl VariantArg {
         crate::output::stderr_line!(
             "rafle: note: {} is a position of both variants, read as {assumed} (the default); \
              --variant {other} reads it as {other}",
-            rafle_probe::excerpt(fen)
+            rafle_probe::draughts::excerpt(fen)
         );
         true
     }
@@ -231,13 +234,13 @@ pub fn no_tables(dir: &Path, variant: Option<Variant>) -> Failure {
     let which = variant.map_or(String::new(), |v| format!("{v} "));
     let resolved = match std::path::absolute(dir) {
         Ok(absolute) if absolute.as_path() != dir => {
-            format!(" ({})", rafle_probe::printable_path(&absolute))
+            format!(" ({})", rafle_probe::toolkit::printable_path(&absolute))
         }
         _ => String::new(),
     };
     Failure::Other(anyhow::anyhow!(
         "no {which}tables in {}{resolved}: build them with 'rafle generate' (or point --data or \
          {DATA_ENV} at a table directory)",
-        rafle_probe::printable_path(dir)
+        rafle_probe::toolkit::printable_path(dir)
     ))
 }

@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Write};
 
 use clap::Args;
-use rafle_probe::Square;
+use rafle_probe::draughts::Square;
 use serde::Serialize;
 
 use super::{StyleArg, VariantArg};
@@ -39,7 +39,7 @@ pub fn run(args: &MovesArgs) -> Result<(), Failure> {
     // A finished game has no moves, as `rafle probe` and the API answer it.
     let legal = pos.moves_in_play();
     let mut moves: Vec<_> = legal.iter().collect();
-    moves.sort_by_cached_key(|mv| rafle_probe::listing_order(mv));
+    moves.sort_by_cached_key(|mv| rafle_probe::toolkit::listing_order(mv));
     let mut out = BufWriter::new(std::io::stdout().lock());
     for mv in moves {
         let text = pos.move_text_among(mv, &legal, style);

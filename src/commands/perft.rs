@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use clap::Args;
-use rafle_probe::{perft, Position};
+use rafle_probe::draughts::{perft, Position};
 
 use super::VariantArg;
 use crate::output::Failure;

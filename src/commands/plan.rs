@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rafle_generator::{human_bytes, parse_memory, DiskParts, Plan};
-use rafle_probe::Material;
+use rafle_probe::draughts::Material;
 use serde::Serialize;
 
 use super::request::{default_pieces, failure, limits_of, parse_tables, seed_part_name, unit_name};
@@ -267,7 +267,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
         plan.max_pieces,
         plan.positions(),
         human_bytes(largest),
-        rafle_probe::printable_path(&plan.dir)
+        rafle_probe::toolkit::printable_path(&plan.dir)
     )?;
     let width = units.iter().map(|u| u.name.len()).max().unwrap_or(4).max(4);
     writeln!(
@@ -366,7 +366,7 @@ fn past_budget(plan: &Plan, units: &[Unit]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rafle_probe::Variant;
+    use rafle_probe::draughts::Variant;
 
     /// International up to 8 within 8 GiB: the units whose largest slice passes the budget
     /// are named, largest first; up to 7 pieces every unit fits, and nothing is said.

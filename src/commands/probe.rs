@@ -10,8 +10,8 @@ use clap::Args;
 use rafle_probe::answer::json::{write_line as write_json, JsonAnswer, JsonError};
 use rafle_probe::answer::{rule_limits, Answer, AnswerError, Options};
 use rafle_probe::{
-    excerpt, BadCounters, Category, Counters, Dtw, FenPosition, ProbeError, RuleClass, RuleValue,
-    Tablebase, Wdl,
+    draughts::{excerpt, BadCounters, Category, Counters, FenPosition},
+    Dtw, ProbeError, RuleClass, RuleValue, Tablebase, Wdl,
 };
 
 use super::{VariantArg, VariantChoice};
@@ -168,7 +168,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
             return Err(Failure::Other(anyhow!(
                 "{option} needs the draw-rule tables, and there is no {variant} rule table \
                  (<material>.rules) in {}: generate them with 'rafle generate'",
-                rafle_probe::printable_path(&dir)
+                rafle_probe::toolkit::printable_path(&dir)
             )));
         }
         Err(e) => return Err(other(e)),

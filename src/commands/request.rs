@@ -3,7 +3,7 @@
 //! names of units of work, and how a refused request exits.
 
 use rafle_generator::{GenerateError, Tables};
-use rafle_probe::{Limits, Material, Variant};
+use rafle_probe::draughts::{Limits, Material, Variant};
 
 use crate::output::{input, other, Failure};
 
@@ -87,9 +87,9 @@ pub fn parse_unit(text: &str) -> Result<UnitName, String> {
     })
 }
 
-/// Reads `--threads`: from 1 to [`rafle_probe::MAX_THREADS`], as every entry point takes it.
+/// Reads `--threads`: from 1 to [`rafle_probe::draughts::MAX_THREADS`], as every entry point takes it.
 pub fn parse_threads(text: &str) -> Result<u32, String> {
-    rafle_probe::IntRange::THREADS
+    rafle_probe::draughts::IntRange::THREADS
         .parse(text)
         .map(|n| u32::try_from(n).expect("the range of threads is within u32"))
         .map_err(|e| e.to_string())

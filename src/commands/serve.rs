@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rafle_generator::parse_memory;
-use rafle_probe::{Variant, DEFAULT_CACHE_BYTES};
+use rafle_probe::{draughts::Variant, DEFAULT_CACHE_BYTES};
 use rafle_server::{AppState, Bounds};
 
 use crate::output::{other, stderr_line, Failure};

@@ -11,7 +11,7 @@ use std::process::Command;
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
 use rafle_generator::Tables;
-use rafle_probe::{printable_path, DataDir};
+use rafle_probe::toolkit::{printable_path, DataDir};
 
 use super::cluster_stamp::stamp_token;
 use super::plan::{plans, units, PlanArgs};
@@ -336,7 +336,7 @@ fn unit_command(name: &str) -> Vec<OsString> {
 }
 
 /// Whether the variant's work directory still holds packed values units kept for each other.
-fn work_files_left(data: &Path, variant: rafle_probe::Variant) -> bool {
+fn work_files_left(data: &Path, variant: rafle_probe::draughts::Variant) -> bool {
     let work = DataDir::new(data).variant(variant).work_dir();
     std::fs::read_dir(work).is_ok_and(|entries| {
         entries

@@ -11,9 +11,13 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::ProgressBar;
 use rafle_generator::kept_counts;
-use rafle_probe::format::TableKind;
-use rafle_probe::stats::{material_stats, MaterialStats};
-use rafle_probe::{printable_path, Limits, Material, PositionIndex, Tablebase, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::toolkit::stats::{material_stats, MaterialStats};
+use rafle_probe::{
+    draughts::{Limits, Material, Variant},
+    toolkit::{printable_path, PositionIndex},
+    Tablebase,
+};
 use serde::Serialize;
 
 use super::generate::write_table;

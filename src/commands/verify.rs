@@ -10,9 +10,13 @@ use clap::Args;
 use rafle_generator::{
     check_block_checksums, parse_memory, Plan, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
 };
-use rafle_probe::format::TableKind;
-use rafle_probe::layout::VERIFY_RECORD;
-use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::toolkit::layout::VERIFY_RECORD;
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::PositionIndex,
+    ProbeError, Tablebase,
+};
 
 use super::request::failure;
 use super::{parse_variant_choice, VariantChoice};
@@ -126,7 +130,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         for (material, _, path) in missing_tables {
             let line = format!(
                 "{variant} {material} missing: {}\n",
-                rafle_probe::printable_path(&path)
+                rafle_probe::toolkit::printable_path(&path)
             );
             bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))?;
             missing += 1;

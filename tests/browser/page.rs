@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, Locator};
-use rafle_probe::{Color, Position, Role, Square, Variant};
+use rafle_probe::draughts::{Color, Position, Role, Square, Variant};
 use serde_json::Value;
 
 use super::*;

@@ -11,8 +11,11 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rafle_probe::format::{BlockEntry, Header, TableKind, HEADER_LEN};
-use rafle_probe::{Material, Table, Variant};
+use rafle_probe::toolkit::format::{BlockEntry, Header, TableKind, HEADER_LEN};
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::Table,
+};
 
 use serde_json::Value;
 use tempfile::TempDir;

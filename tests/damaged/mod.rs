@@ -9,10 +9,11 @@
 use std::path::{Path, PathBuf};
 
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::format::TableKind;
+use rafle_probe::toolkit::format::TableKind;
 use rafle_probe::{
-    Counters, Dtw, Material, Move, Position, PositionIndex, ProbeError, RuleOutcome, Tablebase,
-    Variant, Wdl,
+    draughts::{Counters, Material, Move, Position, Variant},
+    toolkit::PositionIndex,
+    Dtw, ProbeError, RuleOutcome, Tablebase, Wdl,
 };
 
 /// Generates every table of `variant` up to `pieces` pieces into `dir`.
@@ -37,7 +38,7 @@ pub fn table_files(dir: &Path) -> Vec<TableFile> {
     for variant in Variant::ALL {
         for kind in TableKind::ALL {
             for material in tables.materials_of(kind, variant) {
-                let path = rafle_probe::table_path(dir, variant, material, kind);
+                let path = rafle_probe::toolkit::table_path(dir, variant, material, kind);
                 files.push(TableFile {
                     kind,
                     variant,

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 use rafle::*;
 use rafle_generator::{generate, NoProgress, Plan};
-use rafle_probe::{Color, Position, Variant};
+use rafle_probe::draughts::{Color, Position, Variant};
 use tempfile::TempDir;
 
 use crate::bridge::last_error;

@@ -60,7 +60,7 @@ impl MaterialRun<'_> {
         for band in bands.iter().take(journal.bands.len()) {
             progress.advance(UNITS_PER_POSITION * 2 * half * band.len() as u64);
         }
-        let rules = self.plan.tables == rafle_probe::Tables::All;
+        let rules = self.plan.tables == rafle_probe::toolkit::Tables::All;
         let identity = self.plan.packed_identity(m);
         // Bands finish every few seconds in a material of many men: their files are synced
         // and the journal written at checkpoints, as a raw work file is.

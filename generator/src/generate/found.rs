@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use rafle_probe::format::{StoredHalf, TableKind};
-use rafle_probe::{Table, Tables};
+use rafle_probe::toolkit::format::{StoredHalf, TableKind};
+use rafle_probe::toolkit::{Table, Tables};
 use rayon::prelude::*;
 
 use crate::plan::{MaterialPlan, Plan};

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use rafle_probe::Tables;
+use rafle_probe::toolkit::Tables;
 
 use super::found::Found;
 use super::{MaterialRun, MaterialSummary};

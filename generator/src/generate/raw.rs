@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use rafle_probe::Tables;
+use rafle_probe::toolkit::Tables;
 
 use super::{remove, MaterialRun};
 use crate::solve::store::Store;

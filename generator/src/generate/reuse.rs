@@ -3,7 +3,7 @@
 //! packed, adopted from the raw work file of a run stopped after its tables, or read back from
 //! the tables.
 
-use rafle_probe::{PositionIndex, Tables, WorkFiles};
+use rafle_probe::toolkit::{PositionIndex, Tables, WorkFiles};
 
 use super::found::{is_compact, kept_counts, table_sizes, Found};
 use super::{remove, remove_finished_work, Done, MaterialRun};
@@ -292,7 +292,7 @@ fn values_kept(
     // A unit does not remove a packed file it finds unusable: another unit may have just
     // put a good one in its place. Rebuilding it replaces it by a rename all the same.
     let removes = plan.unit.is_none();
-    let index = rafle_probe::PositionIndex::new(plan.variant, m.material);
+    let index = rafle_probe::toolkit::PositionIndex::new(plan.variant, m.material);
     Ok(crate::work::bands::open_finished(
         &index,
         &identity,

@@ -2,8 +2,11 @@
 //! the cache of decompressed blocks, a material read back from its tables. Counted from the
 //! material alone, without building its index; and memory sizes as users write them.
 
-use rafle_probe::cache::ENTRY_OVERHEAD;
-use rafle_probe::{binomial, Material, PositionIndex, Variant};
+use rafle_probe::toolkit::cache::ENTRY_OVERHEAD;
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::{binomial, PositionIndex},
+};
 
 use crate::work::packed::BLOCK_POSITIONS;
 use crate::work::values::BYTES_PER_POSITION;
@@ -170,7 +173,7 @@ fn working_bytes(positions: u64) -> u64 {
 /// A message saying what is wrong.
 pub fn parse_memory(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let shown = format!("\"{}\"", rafle_probe::excerpt(text));
+    let shown = format!("\"{}\"", rafle_probe::draughts::excerpt(text));
     let digits = t
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(t.len());

@@ -7,7 +7,7 @@
 use super::{MaterialPlan, Plan};
 use crate::work::bands::is_banded_material;
 use crate::work::values::Kept;
-use rafle_probe::{Material, Tables};
+use rafle_probe::{draughts::Material, toolkit::Tables};
 
 /// Compressed values a position in band files, about, by what is written: the band files of
 /// the Brazilian materials up to 6 pieces measured 0.63 bytes a position with all three tables
@@ -232,7 +232,7 @@ fn released_after(last_reader: &[Option<usize>]) -> Vec<Vec<usize>> {
 mod tests {
     use super::*;
     use crate::work::values::BYTES_PER_POSITION;
-    use rafle_probe::Variant;
+    use rafle_probe::draughts::Variant;
 
     #[test]
     fn the_peak_is_the_largest_material_under_way_with_what_waits_beside_it() {

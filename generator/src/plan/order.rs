@@ -75,7 +75,7 @@ pub(super) fn keeping_least(materials: Vec<MaterialPlan>) -> Vec<MaterialPlan> {
 #[cfg(test)]
 mod tests {
     use crate::plan::Plan;
-    use rafle_probe::Variant;
+    use rafle_probe::draughts::Variant;
     use std::path::Path;
 
     #[test]
@@ -89,7 +89,7 @@ mod tests {
                 assert!(m.reads.iter().all(|&d| d < j), "{}", m.material);
                 assert!(!m.reads.is_empty() || m.material.pieces() == 2);
             }
-            let listed = rafle_probe::Material::all_up_to(variant, pieces).len();
+            let listed = rafle_probe::draughts::Material::all_up_to(variant, pieces).len();
             names.sort();
             names.dedup();
             assert_eq!(names.len(), listed);

@@ -1,8 +1,8 @@
 //! Where a plan's units stand (finished, to do, to repack) and the memory each holds given
 //! that: its own solving, a seed part, or a material it must read back from its tables.
 
-use rafle_probe::format::TableKind;
-use rafle_probe::Table;
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::toolkit::Table;
 
 use super::bytes::{
     cached_bytes, part_least_bytes, read_back_streamed_always, seed_part_size, slice_bytes,
@@ -52,7 +52,7 @@ impl Plan {
     fn has_packed_values(&self, m: &MaterialPlan) -> bool {
         let paths = self.directory().work_files(m.material, self.tables);
         let identity = self.packed_identity(m);
-        let index = rafle_probe::PositionIndex::new(self.variant, m.material);
+        let index = rafle_probe::toolkit::PositionIndex::new(self.variant, m.material);
         crate::work::bands::open_finished(
             &index,
             &identity,
@@ -207,7 +207,7 @@ impl Plan {
 mod tests {
     use std::path::Path;
 
-    use rafle_probe::{Material, Variant};
+    use rafle_probe::draughts::{Material, Variant};
 
     use super::*;
 

@@ -59,17 +59,17 @@ pub(crate) trait SetMoves: Sync {
     fn all_successors(&self, x: u64, f: impl FnMut(u64) -> bool) -> bool;
 }
 
-impl SetMoves for rafle_probe::SliceMoves {
+impl SetMoves for rafle_probe::toolkit::SliceMoves {
     #[inline]
     fn for_each_predecessor(&self, x: u64, f: impl FnMut(u64)) {
-        rafle_probe::SliceMoves::for_each_predecessor(self, x, f);
+        rafle_probe::toolkit::SliceMoves::for_each_predecessor(self, x, f);
     }
 
     #[inline]
     fn all_successors(&self, x: u64, mut f: impl FnMut(u64) -> bool) -> bool {
         // The slice's moves are generated whole; the check stops reading at the first failure.
         let mut all = true;
-        rafle_probe::SliceMoves::for_each_successor(self, x, |s| {
+        rafle_probe::toolkit::SliceMoves::for_each_successor(self, x, |s| {
             if all {
                 all = f(s);
             }

@@ -21,7 +21,11 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, Ordering};
 
-use rafle_probe::{Dtw, KingSlice, MoveList, SliceMoves};
+use rafle_probe::{
+    draughts::MoveList,
+    toolkit::{KingSlice, SliceMoves},
+    Dtw,
+};
 use rayon::prelude::*;
 
 use super::{rule_code, MaterialSolver, CHUNK};

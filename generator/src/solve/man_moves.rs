@@ -9,7 +9,10 @@
 //! reads the value after every man move of every quiet position, so this is most of the
 //! ranking a solve does.
 
-use rafle_probe::{Color, Move, Position, PositionIndex, Role};
+use rafle_probe::{
+    draughts::{Color, Move, Position, Role},
+    toolkit::PositionIndex,
+};
 
 /// Slice starts a [`ManMoves`] keeps: at most two moves a man, so every one of a material of
 /// up to 8 men.
@@ -122,7 +125,7 @@ impl<'i> ManMoves<'i> {
 
 #[cfg(test)]
 mod tests {
-    use rafle_probe::{Material, MoveList, Variant};
+    use rafle_probe::draughts::{Material, MoveList, Variant};
 
     use super::*;
 

@@ -6,7 +6,11 @@
 
 use std::ops::Range;
 
-use rafle_probe::{Category, Dtw, KingSlice, Material, Move, MoveList, Position, RuleValue, Wdl};
+use rafle_probe::{
+    draughts::{Category, Material, Move, MoveList, Position},
+    toolkit::KingSlice,
+    Dtw, RuleValue, Wdl,
+};
 use rayon::prelude::*;
 
 use super::{MaterialSolver, CHUNK};
@@ -185,7 +189,10 @@ impl MaterialSolver<'_> {
                 (self.store.value(&next)?, resets)
             }
         };
-        debug_assert_eq!(resets, rafle_probe::resets_counter(pos, mv, &pos.play(mv)));
+        debug_assert_eq!(
+            resets,
+            rafle_probe::draughts::resets_counter(pos, mv, &pos.play(mv))
+        );
         match dtw {
             Dtw::Loss(d) => distance.win(d + 1),
             Dtw::Win(d) => distance.floor = distance.floor.max(d + 1),

@@ -4,8 +4,12 @@
 
 use std::sync::Arc;
 
-use rafle_probe::codec::{Codec, DtwCodec};
-use rafle_probe::{Dtw, Material, Position, PositionIndex, RuleValue};
+use rafle_probe::toolkit::codec::{Codec, DtwCodec};
+use rafle_probe::{
+    draughts::{Material, Position},
+    toolkit::PositionIndex,
+    Dtw, RuleValue,
+};
 
 use crate::memory::Trimmer;
 use crate::solve::man_moves::{Destination, STARTS};
@@ -460,7 +464,7 @@ mod tests {
     #[test]
     fn a_rule_code_no_value_has_is_an_error_naming_the_material_and_file() {
         let dir = tempfile::tempdir().unwrap();
-        let v = rafle_probe::Variant::Brazilian;
+        let v = rafle_probe::draughts::Variant::Brazilian;
         let kvk: Material = "KvK".parse().unwrap();
         let index = PositionIndex::new(v, kvk);
         let n = index.size() as usize;

@@ -2,7 +2,11 @@
 //! between steps, and the mark past which the mapped table files' pages are given back; and
 //! whether the budget holds the largest working set of the materials to check.
 
-use rafle_probe::{Material, PositionIndex, Tablebase, Variant, DEFAULT_CACHE_BYTES};
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::PositionIndex,
+    Tablebase, DEFAULT_CACHE_BYTES,
+};
 
 use super::kings;
 use super::pages;
@@ -87,7 +91,7 @@ impl VerifyBudget {
             return Ok((before > 0).then(|| {
                 format!(
                     "{variant}: all {before} materials checked before, as {} records",
-                    rafle_probe::layout::VERIFY_RECORD
+                    rafle_probe::toolkit::layout::VERIFY_RECORD
                 )
             }));
         };

@@ -2,7 +2,7 @@
 //! and distance codes, in the 4 bytes a page holds for each position, and a successor's codes
 //! as the comparison of a position with its successors takes them.
 
-use rafle_probe::codec::{Codec, DtwCodec, WdlCodec};
+use rafle_probe::toolkit::codec::{Codec, DtwCodec, WdlCodec};
 use rafle_probe::{Dtw, RuleValue, Wdl};
 
 use crate::probed::Values;

@@ -12,8 +12,8 @@ use std::sync::MutexGuard;
 use std::time::Duration;
 
 use rafle_probe::{
-    resets_counter, Category, Counters, Material, Move, MoveList, Position, ProbeError, Tablebase,
-    Variant,
+    draughts::{resets_counter, Category, Counters, Material, Move, MoveList, Position, Variant},
+    ProbeError, Tablebase,
 };
 
 use super::codes::{Codes, Successor};
@@ -129,7 +129,7 @@ impl<'a> Context<'a> {
         let limits = tables
             .limits(variant)?
             .ok_or_else(|| ProbeError::Corrupted {
-                path: rafle_probe::DataDir::new(tables.dir())
+                path: rafle_probe::toolkit::DataDir::new(tables.dir())
                     .variant(variant)
                     .path()
                     .to_path_buf(),

@@ -4,8 +4,8 @@
 
 use std::collections::hash_map::{Entry, HashMap};
 
-use rafle_probe::codec::read_code;
-use rafle_probe::{Move, ProbeError, Table, Wdl};
+use rafle_probe::toolkit::codec::read_code;
+use rafle_probe::{draughts::Move, toolkit::Table, ProbeError, Wdl};
 
 use super::codes::{widen_dtw, Codes, Successor};
 use super::context::{Context, Target};

@@ -3,7 +3,7 @@
 //! The walk makes pages of the material verified and of the materials it needs, each page from
 //! pages of lower levels: the level of a page is twice its material's place in dependency order
 //! (captures and promotions lead to earlier materials), plus one for the side to move the
-//! tables do not store (the derived half; see [`rafle_probe::format::StoredHalf`]).
+//! tables do not store (the derived half; see [`rafle_probe::toolkit::format::StoredHalf`]).
 //! - A page of the stored half holds the stored codes, the captures resolved from the pages
 //!   they reach, and a draw's distance and rule value for the draws.
 //! - A page of the derived half resolves its captures the same way, and derives the other
@@ -24,8 +24,8 @@
 
 use std::ops::Range;
 
-use rafle_probe::format::StoredHalf;
-use rafle_probe::{Position, ProbeError, Wdl};
+use rafle_probe::toolkit::format::StoredHalf;
+use rafle_probe::{draughts::Position, ProbeError, Wdl};
 use rayon::prelude::*;
 
 use super::codes::{widen_dtw, Codes};

@@ -23,9 +23,11 @@
 //! held in a byte, so only materials whose distance tables are 8 bits wide are checked so (a
 //! derived distance of 255 plies is reported as a corrupted distance table).
 
-use rafle_probe::format::{StoredHalf, TableKind};
+use rafle_probe::toolkit::format::{StoredHalf, TableKind};
 use rafle_probe::{
-    Material, MoveList, Position, PositionIndex, ProbeError, Tablebase, Variant, Wdl,
+    draughts::{Material, MoveList, Position, Variant},
+    toolkit::PositionIndex,
+    ProbeError, Tablebase, Wdl,
 };
 use rayon::prelude::*;
 

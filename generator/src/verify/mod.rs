@@ -30,7 +30,11 @@ mod walker;
 pub use budget::VerifyBudget;
 pub use resume::{check_block_checksums, VerifiedRecord};
 
-use rafle_probe::{Material, PositionIndex, ProbeError, Tablebase, Variant};
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::PositionIndex,
+    ProbeError, Tablebase,
+};
 
 use context::Context;
 use pages::Cache;
@@ -78,7 +82,7 @@ pub fn verify_table(
 ///
 /// ```no_run
 /// use rafle_generator::Verifier;
-/// use rafle_probe::{Tablebase, Variant};
+/// use rafle_probe::{Tablebase, draughts::Variant};
 ///
 /// let tables = Tablebase::open("data")?;
 /// let verifier = Verifier::new(&tables, Variant::Brazilian).with_memory(64 << 20);

@@ -6,14 +6,15 @@
 //! through its successors again: three times the work when all three values are wanted, and
 //! the same successors gone through again and again, since many moves of a material lead to
 //! the same positions of another. Here the three values come from one pass with the probe's own
-//! rules (see `rafle_probe::codec`), each table read through [`Tablebase::stored_wdl`] and its
+//! rules (see `rafle_probe::toolkit::codec`), each table read through [`Tablebase::stored_wdl`] and its
 //! siblings, and every answer is remembered in a table per thread.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rafle_probe::{
-    resets_counter, Category, Dtw, Limits, Move, Position, ProbeError, RuleValue, Tablebase, Wdl,
+    draughts::{resets_counter, Category, Limits, Move, Position},
+    Dtw, ProbeError, RuleValue, Tablebase, Wdl,
 };
 
 use super::codes::{Codes, Successor};

@@ -10,8 +10,8 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use rafle_probe::codec::read_code;
-use rafle_probe::{ProbeError, Table};
+use rafle_probe::toolkit::codec::read_code;
+use rafle_probe::{toolkit::Table, ProbeError};
 
 use super::codes::Codes;
 

@@ -1,11 +1,12 @@
 //! One material of a verification (a [`Part`]): its tables, index, draw-rule limit and pages,
 //! and the comparison of a position's stored values with those its successors give.
 
-use rafle_probe::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
-use rafle_probe::format::{StoredHalf, TableKind};
+use rafle_probe::toolkit::codec::{Codec, DrawRulesCodec, DtwCodec, Entry, WdlCodec};
+use rafle_probe::toolkit::format::{StoredHalf, TableKind};
 use rafle_probe::{
-    Category, Dtw, Limits, Material, Position, PositionIndex, ProbeError, RuleValue, Table,
-    Tablebase, Variant, Wdl,
+    draughts::{Category, Limits, Material, Position, Variant},
+    toolkit::{PositionIndex, Table},
+    Dtw, ProbeError, RuleValue, Tablebase, Wdl,
 };
 
 use super::codes::{Codes, Successor};

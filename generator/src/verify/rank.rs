@@ -1,18 +1,21 @@
 //! A material's index computed straight from numbered bitboards (square `n` is bit `n - 1`).
 //!
 //! Verification ranks every successor of every position, so it cannot afford
-//! [`rafle_probe::PositionIndex::rank`], which first builds the four bitboards of a
-//! [`rafle_probe::Position`]: here the successor's bitboards are those of the position with one
+//! [`rafle_probe::toolkit::PositionIndex::rank`], which first builds the four bitboards of a
+//! [`rafle_probe::draughts::Position`]: here the successor's bitboards are those of the position with one
 //! bit moved. The layout is the one
 //! `PositionIndex` documents (side to move, White's men, Black's men among the squares White's
 //! men leave, White's kings, Black's kings, each a combination ranked in colex order); the tests
 //! check both give the same index for every position of small materials.
 
+use rafle_probe::draughts::{Material, Variant};
 #[cfg(test)]
-use rafle_probe::{Color, Position, PositionIndex, Role};
-use rafle_probe::{Material, Variant};
+use rafle_probe::{
+    draughts::{Color, Position, Role},
+    toolkit::PositionIndex,
+};
 
-pub(super) use rafle_probe::binomial;
+pub(super) use rafle_probe::toolkit::binomial;
 
 /// The colex rank of `set` once its squares are squeezed past `occupied` (which `set` avoids):
 /// each square counts only the free squares below it.

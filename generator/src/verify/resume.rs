@@ -2,10 +2,10 @@
 //! so that a check of a large set (hours) stopped at any point starts again at the first
 //! material not recorded instead of from scratch.
 //!
-//! The record is `DIR/<variant>/.rafle-verified` ([`rafle_probe::VariantDir::verify_record`]),
+//! The record is `DIR/<variant>/.rafle-verified` ([`rafle_probe::toolkit::VariantDir::verify_record`]),
 //! a line a material appended (and synced) as
 //! soon as it passes: the material, then for each of its three tables the file's length and
-//! [fingerprint](rafle_probe::Table::fingerprint), which covers every block's checksum, then a
+//! [fingerprint](rafle_probe::toolkit::Table::fingerprint), which covers every block's checksum, then a
 //! checksum of the same for every material before it in dependency order (those its moves
 //! reach among them). A material is taken as checked only while all of these are as recorded:
 //! if a table is generated or copied again, its material and every material after it are
@@ -17,8 +17,12 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use rafle_probe::format::TableKind;
-use rafle_probe::{DataDir, Material, ProbeError, Tablebase, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::DataDir,
+    ProbeError, Tablebase,
+};
 
 use crate::VerifyError;
 
@@ -47,7 +51,7 @@ impl VerifiedRecord {
         };
         // Read and appended through one descriptor, opened never through a link (the records
         // would be appended to its target) nor waiting on a FIFO.
-        let mut file = rafle_probe::open_regular_with(
+        let mut file = rafle_probe::toolkit::open_regular_with(
             &path,
             OpenOptions::new().read(true).append(true).create(true),
         )

@@ -7,8 +7,11 @@
 
 use std::collections::HashSet;
 
-use rafle_probe::codec::{Codec, DtwCodec};
-use rafle_probe::{resets_counter, Material, ProbeError, Variant};
+use rafle_probe::toolkit::codec::{Codec, DtwCodec};
+use rafle_probe::{
+    draughts::{resets_counter, Material, Variant},
+    ProbeError,
+};
 use rayon::prelude::*;
 
 use super::codes::{Codes, Successor};

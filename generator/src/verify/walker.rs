@@ -1,12 +1,12 @@
 //! Walking consecutive indices of a material with the bitboards of each position at hand, and
 //! the indices of its successors inside the material found from them.
 //!
-//! [`rafle_probe::IndexCursor`] rebuilds the placements it unranks square by square; here each
+//! [`rafle_probe::toolkit::IndexCursor`] rebuilds the placements it unranks square by square; here each
 //! step moves to the next combination directly on the bitboards (the colex successor of a set of
 //! squares among the free ones), and the parts of the index a king move keeps (the men, and for
 //! Black's king moves White's kings) are not ranked again.
 
-use rafle_probe::{Color, Position, Variant};
+use rafle_probe::draughts::{Color, Position, Variant};
 
 use super::rank::{binomial, Pieces, Ranker};
 
@@ -317,7 +317,7 @@ impl<'r> Walker<'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rafle_probe::{Material, PositionIndex};
+    use rafle_probe::{draughts::Material, toolkit::PositionIndex};
 
     /// The walker goes through whole materials as the index does, and finds every king or
     /// man move's successor where the index ranks it.

@@ -38,9 +38,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use rafle_probe::binomial;
-use rafle_probe::cache::block_key;
-use rafle_probe::{Material, PositionIndex, Variant};
+use rafle_probe::toolkit::binomial;
+use rafle_probe::toolkit::cache::block_key;
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::PositionIndex,
+};
 
 use crate::files::io_error;
 use crate::work::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache};
@@ -203,7 +206,7 @@ impl BandedValues {
     /// [`GenerateError::Io`] if it cannot be read, [`GenerateError::DamagedWorkFile`] if it is
     /// not a complete band file of this request and band, or holds a half already held.
     pub(crate) fn add_band(&mut self, path: &Path, band: usize) -> Result<Vec<u64>, GenerateError> {
-        let file = rafle_probe::open_regular(path).map_err(io_error(path))?;
+        let file = rafle_probe::toolkit::open_regular(path).map_err(io_error(path))?;
         let identity = band_identity(&self.identity, band);
         let directory = directory::read(path, &file, &identity, self.half_len)?;
         let number = self.files.len() as u32;
@@ -485,7 +488,7 @@ pub(crate) fn open_finished(
     index: &PositionIndex,
     identity: &str,
     kept: Kept,
-    paths: &rafle_probe::WorkFiles,
+    paths: &rafle_probe::toolkit::WorkFiles,
     bands: impl FnOnce() -> usize,
     check: bool,
 ) -> Option<BandedValues> {
@@ -512,7 +515,7 @@ mod tests {
     use super::directory::FOOTER_LEN;
     use super::*;
     use crate::work::values::remove_bands;
-    use rafle_probe::{Material, Variant};
+    use rafle_probe::draughts::{Material, Variant};
     use std::fs;
 
     /// A material whose halves take two chunks each (KKKMvKK: 3 kings beside 2 over the free

@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use crate::files::{clone_error, io_error};
 use crate::work::values::{code_of_kind, kind_of, Kept, ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
-use rafle_probe::cache::{block_key, BlockCache, BlockKey};
+use rafle_probe::toolkit::cache::{block_key, BlockCache, BlockKey};
 
 /// The cache the packed files are read through: its blocks shared, so that each thread keeps
 /// a few at hand (see [`AtHand`]).
@@ -393,7 +393,7 @@ impl PackedValues {
         kept: Kept,
     ) -> Result<PackedValues, GenerateError> {
         let io = io_error(path);
-        let file = rafle_probe::open_regular(path).map_err(&io)?;
+        let file = rafle_probe::toolkit::open_regular(path).map_err(&io)?;
         let len = file.metadata().map_err(&io)?.len();
         let preamble = preamble(kept, positions, identity);
         let per_block = block_positions(kept);
@@ -609,7 +609,7 @@ mod tests {
             .collect();
         // Room for one block: blocks keep replacing one another.
         let block = (BLOCK_POSITIONS * BYTES_PER_POSITION) as usize;
-        let budget = block + rafle_probe::cache::ENTRY_OVERHEAD;
+        let budget = block + rafle_probe::toolkit::cache::ENTRY_OVERHEAD;
         let cache = SharedCache::new(budget);
         for _ in 0..2 {
             assert_eq!(all_codes(&packed, &cache).unwrap(), expected);

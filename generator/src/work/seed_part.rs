@@ -166,7 +166,7 @@ impl PartFile {
     /// [`GenerateError::Io`] if it cannot be read (of kind `NotFound` if it is not there),
     /// [`GenerateError::DamagedWorkFile`] if it is not a finished part file of `id`.
     pub(crate) fn open(path: &Path, id: &PartId) -> Result<PartFile, GenerateError> {
-        let mut file = rafle_probe::open_regular(path).map_err(|e| io(path, e))?;
+        let mut file = rafle_probe::toolkit::open_regular(path).map_err(|e| io(path, e))?;
         let damaged = |reason: &str| GenerateError::DamagedWorkFile {
             path: path.to_path_buf(),
             reason: reason.to_string(),

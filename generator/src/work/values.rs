@@ -25,7 +25,11 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use memmap2::{Advice, MmapOptions, MmapRaw};
-use rafle_probe::{Dtw, Limits, Material, RuleValue, Tables, Variant, WorkFiles};
+use rafle_probe::{
+    draughts::{Limits, Material, Variant},
+    toolkit::{Tables, WorkFiles},
+    Dtw, RuleValue,
+};
 
 use crate::files::io_error;
 use crate::GenerateError;
@@ -178,7 +182,7 @@ impl ValuesFile {
             fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
         // Mapped for writing: never through a link, whose target would be overwritten.
-        let file = rafle_probe::open_regular_with(
+        let file = rafle_probe::toolkit::open_regular_with(
             path,
             OpenOptions::new()
                 .read(true)
@@ -565,7 +569,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let v = Variant::Brazilian;
         let m: Material = "KKvK".parse().unwrap();
-        let paths = rafle_probe::DataDir::new(dir.path())
+        let paths = rafle_probe::toolkit::DataDir::new(dir.path())
             .variant(v)
             .work_files(m, Tables::All);
         let file = ValuesFile::open(&paths.partial, 10, true, Kept::Full).unwrap();

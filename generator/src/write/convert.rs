@@ -2,15 +2,15 @@
 //! reading their values rather than solving again. A whole run (not a unit of work, which other
 //! units may read beside) takes a material whose three tables are of that version and sound as
 //! it takes finished tables: in dependency order, its values read back whole (every checksum
-//! checked, the positions they leave out completed by the [material walk](rafle_probe::walk)
+//! checked, the positions they leave out completed by the [material walk](rafle_probe::toolkit::walk)
 //! from the values of the materials below, as a reused material's are), then written as a new
 //! solve writes them, by temporary name, read back and renamed over the old files. The tables
 //! are then byte for byte those a fresh run writes.
 
 use std::path::Path;
 
-use rafle_probe::format::{TableKind, LEGACY_VERSION};
-use rafle_probe::Table;
+use rafle_probe::toolkit::format::{TableKind, LEGACY_VERSION};
+use rafle_probe::toolkit::Table;
 
 use crate::plan::{MaterialPlan, Plan};
 use crate::write::counts::{Counts, CountsFile};
@@ -60,6 +60,6 @@ pub(crate) fn write_converted(
 ) -> Result<(Written, Counts), GenerateError> {
     let counts = Counts::of_loaded(loaded);
     let (written, _) = write_tables(plan, m, loaded, counts.longest_win, Writing::All)?;
-    CountsFile::new(plan, m, rafle_probe::Tables::All).write(&counts)?;
+    CountsFile::new(plan, m, rafle_probe::toolkit::Tables::All).write(&counts)?;
     Ok((written, counts))
 }

@@ -3,9 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use rafle_probe::format::TableKind;
-use rafle_probe::layout::{DataDir, VariantDir};
-use rafle_probe::{Dtw, Material, PositionIndex, RuleClass, RuleValue, Table, Tables, Variant};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::toolkit::layout::{DataDir, VariantDir};
+use rafle_probe::{
+    draughts::{Material, Variant},
+    toolkit::{PositionIndex, Table, Tables},
+    Dtw, RuleClass, RuleValue,
+};
 
 use crate::plan::{MaterialPlan, Plan};
 use crate::work::values::MAX_DISTANCE;
@@ -183,7 +187,7 @@ impl CountsFile {
     /// The counts kept for the tables on disk now, if a summary of them is there, whole and
     /// unchanged.
     pub(crate) fn read(&self) -> Option<Counts> {
-        let file = rafle_probe::open_regular(&self.path).ok()?;
+        let file = rafle_probe::toolkit::open_regular(&self.path).ok()?;
         let text = std::io::read_to_string(std::io::Read::take(file, MOST_BYTES)).ok()?;
         let (body, crc) = text.strip_suffix('\n')?.rsplit_once('\n')?;
         let crc = u32::from_str_radix(crc.strip_prefix("crc ")?, 16).ok()?;

@@ -1,12 +1,12 @@
 //! Reading a material's tables back from disk for the materials solved after it: every checksum
-//! checked, and the positions the tables leave out (see [`rafle_probe::codec`]) given their
-//! values again by the [material walk](rafle_probe::walk), from the materials below and from
+//! checked, and the positions the tables leave out (see [`rafle_probe::toolkit::codec`]) given their
+//! values again by the [material walk](rafle_probe::toolkit::walk), from the materials below and from
 //! the positions kept.
 
-use rafle_probe::codec::{DrawRulesCodec, DtwCodec};
-use rafle_probe::format::{StoredHalf, TableKind};
-use rafle_probe::walk::{unpack, Captures, Walk};
-use rafle_probe::{Dtw, Position, ProbeError, RuleValue, Table};
+use rafle_probe::toolkit::codec::{DrawRulesCodec, DtwCodec};
+use rafle_probe::toolkit::format::{StoredHalf, TableKind};
+use rafle_probe::toolkit::walk::{unpack, Captures, Walk};
+use rafle_probe::{draughts::Position, toolkit::Table, Dtw, ProbeError, RuleValue};
 
 use std::path::Path;
 
@@ -114,7 +114,7 @@ impl Counts {
 /// table is taken only if it has the plan's limits.
 pub(crate) fn load_existing(
     m: &MaterialPlan,
-    index: &rafle_probe::PositionIndex,
+    index: &rafle_probe::toolkit::PositionIndex,
     store: &Store,
     progress: &dyn Progress,
     legacy: bool,

@@ -15,8 +15,12 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use rafle_probe::format::TableKind;
-use rafle_probe::{Category, Dtw, Material, Position, PositionIndex, RuleValue, Tablebase};
+use rafle_probe::toolkit::format::TableKind;
+use rafle_probe::{
+    draughts::{Category, Material, Position},
+    toolkit::PositionIndex,
+    Dtw, RuleValue, Tablebase,
+};
 use rayon::prelude::*;
 
 use crate::plan::MaterialPlan;
@@ -128,7 +132,8 @@ impl<'a> Reader<'a> {
         let stored = dtw.header().stored;
         let wdl_stored = wdl.header().stored;
         if rules.header().stored != stored
-            || (wdl_stored != stored && wdl_stored != rafle_probe::format::StoredHalf::Both)
+            || (wdl_stored != stored
+                && wdl_stored != rafle_probe::toolkit::format::StoredHalf::Both)
         {
             return Err(LoadError::Table(format!(
                 "{} stores {wdl_stored}, {} {stored} and {} {}",

@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use rafle_probe::{Color, Piece, Position, Role, Square, Variant};
+use rafle_probe::draughts::{Color, Piece, Position, Role, Square, Variant};
 
 /// Win, draw or loss for the side to move with perfect play, repetition being a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

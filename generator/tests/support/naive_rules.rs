@@ -71,7 +71,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use rafle_probe::{Color, Material, Piece, Position, Role, Square, Variant};
+use rafle_probe::draughts::{Color, Material, Piece, Position, Role, Square, Variant};
 
 /// Win, draw or loss for the side to move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

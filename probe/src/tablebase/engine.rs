@@ -20,7 +20,7 @@ impl Tablebase {
     /// is found in the `KKvK` table).
     ///
     /// ```
-    /// # use rafle_probe::{format::TableKind, Material, Tablebase, Variant};
+    /// # use rafle_probe::{Tablebase, draughts::{Material, Variant}, toolkit::format::TableKind};
     /// # let dir = tempfile::tempdir()?;
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
@@ -33,6 +33,7 @@ impl Tablebase {
     /// assert_eq!(tables.materials(Variant::Brazilian).len(), 9);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[doc(hidden)]
     pub fn has_table(&self, kind: TableKind, variant: Variant, material: Material) -> bool {
         self.slot(kind, variant, material.canonical()).is_some()
     }
@@ -47,7 +48,7 @@ impl Tablebase {
     /// fills the cache, and with this deeper down.
     ///
     /// ```
-    /// # use rafle_probe::{Position, Tablebase, Variant, Wdl};
+    /// # use rafle_probe::{Tablebase, Wdl, draughts::{Position, Variant}};
     /// # let dir = tempfile::tempdir()?;
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
@@ -58,6 +59,7 @@ impl Tablebase {
     /// assert_eq!(tables.probe_wdl_cached(&pos), Some(Wdl::Win));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[doc(hidden)]
     pub fn probe_wdl_cached(&self, pos: &Position) -> Option<Wdl> {
         self.resolve::<WdlCodec>(pos, None, Reading::CachedOnly)
             .ok()
@@ -70,7 +72,7 @@ impl Tablebase {
     /// any file. Nothing is allocated.
     ///
     /// ```
-    /// # use rafle_probe::{Counters, Position, RuleClass, Tablebase, Variant, Wdl};
+    /// # use rafle_probe::{RuleClass, Tablebase, Wdl, draughts::{Counters, Position, Variant}};
     /// # let dir = tempfile::tempdir()?;
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
@@ -88,6 +90,7 @@ impl Tablebase {
     /// assert_eq!(tables.probe_draw_rules_cached(&pos, late), Some(tables.probe_draw_rules(&pos, late)?));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[doc(hidden)]
     pub fn probe_draw_rules_cached(
         &self,
         pos: &Position,

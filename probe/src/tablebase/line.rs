@@ -166,7 +166,7 @@ impl Tablebase {
     /// those its moves reach must be there.
     ///
     /// ```
-    /// # use rafle_probe::{Dtw, Position, SquareStyle, Tablebase, Variant};
+    /// # use rafle_probe::{Dtw, Tablebase, draughts::{Position, SquareStyle, Variant}};
     /// # let dir = tempfile::tempdir()?;
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
@@ -194,7 +194,7 @@ impl Tablebase {
     /// As [`Tablebase::best_move`].
     ///
     /// ```
-    /// # use rafle_probe::{CaptureUnderWay, Dtw, Position, Tablebase, Variant};
+    /// # use rafle_probe::{Dtw, Tablebase, draughts::{CaptureUnderWay, Position, Variant}};
     /// # let dir = tempfile::tempdir()?;
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;
@@ -250,7 +250,7 @@ impl Tablebase {
     /// result.
     ///
     /// ```
-    /// # use rafle_probe::{Counters, LineEnd, Position, SquareStyle, Tablebase, Variant, Color};
+    /// # use rafle_probe::{LineEnd, Tablebase, draughts::{Counters, Position, SquareStyle, Variant, Color}};
     /// # let dir = tempfile::tempdir()?;
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;

@@ -64,7 +64,7 @@ impl Tablebase {
     /// [`Tablebase::probe_draw_rules`] when there are rule tables.
     ///
     /// ```
-    /// # use rafle_probe::{Dtw, Position, SquareStyle, Tablebase, Variant, Wdl};
+    /// # use rafle_probe::{Dtw, Tablebase, Wdl, draughts::{Position, SquareStyle, Variant}};
     /// # let dir = tempfile::tempdir()?;
     /// # let plan = rafle_generator::Plan::new(Variant::Brazilian, 3, dir.path())?;
     /// # rafle_generator::generate(&plan, &rafle_generator::NoProgress)?;

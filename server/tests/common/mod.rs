@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, Request, StatusCode};
 use axum::Router;
-use rafle_probe::{Tablebase, Variant};
+use rafle_probe::{draughts::Variant, Tablebase};
 use rafle_server::{router, AppState, Bounds};
 use serde_json::Value;
 use tower::ServiceExt;

@@ -8,7 +8,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use rafle_probe::PositionIndex;
+use rafle_probe::toolkit::PositionIndex;
 
 use super::directory::{self, Chunk, HalfPlace};
 use super::{band_identity, halves_a_chunk, shortest_of_its_kind, Kept, CHUNK_POSITIONS};

@@ -6,7 +6,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use rafle_probe::{Limits, Material, Variant};
+use rafle_probe::draughts::{Limits, Material, Variant};
 
 use super::ValuesFile;
 use crate::files::io_error;
@@ -92,7 +92,7 @@ impl Journal {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
-        let text = rafle_probe::open_regular(path).and_then(io::read_to_string);
+        let text = rafle_probe::toolkit::open_regular(path).and_then(io::read_to_string);
         let mut journal = Journal {
             path: path.to_path_buf(),
             identity,
@@ -200,8 +200,9 @@ impl Journal {
             return Ok(());
         }
         let io = io_error(&self.path);
-        let mut file = rafle_probe::open_regular_with(&self.path, OpenOptions::new().append(true))
-            .map_err(&io)?;
+        let mut file =
+            rafle_probe::toolkit::open_regular_with(&self.path, OpenOptions::new().append(true))
+                .map_err(&io)?;
         let mut text = String::new();
         for b in self.recorded..self.bands.len() {
             text += &Journal::line(b, self.bands[b]);
