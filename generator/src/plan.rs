@@ -5,7 +5,9 @@
 
 mod bytes;
 mod disk;
+mod graph;
 mod order;
+mod request;
 mod units;
 
 use std::path::{Path, PathBuf};
@@ -25,6 +27,8 @@ use bytes::{
 };
 pub(crate) use bytes::{LEAST_CACHE_BYTES, STREAMED_CACHE_BYTES};
 pub use disk::{DiskEstimate, DiskParts};
+pub use graph::{BadUnitName, Unit, UnitName};
+pub use request::{PlanRequest, Scope};
 
 /// The most pieces rafle generates (the index handles more; memory does not).
 pub const MAX_PIECES: u32 = rafle_probe::toolkit::MAX_GENERATED_PIECES;

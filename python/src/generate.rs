@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use rafle_generator::{
-    GenerateError, MaterialSummary, Plan, Progress, Tables, PIECES, UNITS_PER_POSITION,
+    GenerateError, MaterialSummary, Plan, PlanRequest, Progress, Tables, PIECES, UNITS_PER_POSITION,
 };
 use rafle_probe::draughts::{IntRange, Material, Variant};
 
@@ -262,16 +262,11 @@ fn plan(
     tables: Tables,
     compact: bool,
 ) -> Result<Plan, rafle_generator::GenerateError> {
-    let plan = Plan::new(variant, pieces, dir)?
-        .with_tables(tables)
-        .with_compact(compact);
-    let plan = match memory.or_else(rafle_generator::default_budget) {
-        Some(budget) => plan.with_budget(budget),
-        None => plan,
+    let request = PlanRequest {
+        tables,
+        compact,
+        budget: memory.or_else(rafle_generator::default_budget),
+        ..PlanRequest::up_to(variant, pieces)
     };
-    if let Some(budget) = plan.budget {
-        plan.check_memory(budget)?;
-    }
-    plan.check_limits_agree()?;
-    Ok(plan)
+    request.checked_plan(dir)
 }

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use clap::Args;
 use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 use rafle_generator::{
-    generate, human_bytes, parse_memory, peak_resident_memory, MaterialSummary, Plan, Progress,
-    Tables, UNITS_PER_POSITION,
+    generate, human_bytes, parse_memory, peak_resident_memory, MaterialSummary, Plan, PlanRequest,
+    Progress, Scope, Tables, UnitName, UNITS_PER_POSITION,
 };
 use rafle_probe::draughts::{Limits, Material, Variant};
 
@@ -36,8 +36,8 @@ pub struct GenerateArgs {
     /// <variant>/<material>/seed-<part>, one seed part of a large kings-only material, which
     /// its material's unit then reads. A finished unit is checked and reused; any failure
     /// exits non-zero, so a scheduler can retry it.
-    #[arg(long, value_name = "NAME", value_parser = super::request::parse_unit, conflicts_with_all = ["pieces", "material", "variant"])]
-    unit: Option<super::request::UnitName>,
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["pieces", "material", "variant"])]
+    unit: Option<UnitName>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
@@ -74,98 +74,20 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
     if let Some(token) = &args.cluster_stamp {
         super::cluster_stamp::check_stamp(&args.data, token)?;
     }
-    let (choice, material) = match args.unit {
-        Some(unit) => (VariantChoice::One(unit.variant), Some(unit.material)),
-        None => (args.variant, args.material),
-    };
-    let part = args.unit.and_then(|unit| unit.part);
-    // The limits are read first: a typo in them is reported before anything else is done.
-    let limits = choice
-        .variants()
-        .into_iter()
-        .map(|v| limits_of(v, args.limits.as_deref()))
-        .collect::<Result<Vec<Limits>, Failure>>()?;
-    let plans = choice
-        .variants()
-        .into_iter()
-        .zip(limits)
-        .map(|(v, limits)| {
-            let plan = match material {
-                Some(_) if choice == VariantChoice::All => {
-                    return Err(input(anyhow::anyhow!(
-                        "--material needs --variant international or --variant brazilian"
-                    )))
-                }
-                Some(material) => match part {
-                    Some(part) => Plan::for_seed_part(v, material, part, &args.data),
-                    None => Plan::for_material(v, material, &args.data),
-                },
-                None => {
-                    let pieces = args.pieces.unwrap_or_else(|| default_pieces(v));
-                    Plan::new(v, pieces, &args.data)
-                }
-            };
-            let plan = plan
-                .map_err(failure)?
-                .with_limits(limits)
-                .with_tables(args.tables)
-                .with_compact(args.compact);
-            Ok(match args.memory.or_else(default_budget) {
-                Some(budget) => plan.with_budget(budget),
-                None => plan,
-            })
-        })
-        .collect::<Result<Vec<Plan>, Failure>>()?;
-    // Variants are generated one after the other, so each must fit on its own. Without a
-    // budget (the free memory unknown), the generator's own allocation failure is the only
-    // check left.
-    for plan in &plans {
-        if let Some(budget) = plan.budget {
-            plan.check_memory(budget).map_err(failure)?;
-        }
-        plan.check_limits_agree().map_err(failure)?;
-    }
+    let plans = plans(args)?;
     if built_unoptimized() {
         note(UNOPTIMIZED);
     }
     for plan in &plans {
-        let what = match (plan.unit, plan.materials.last()) {
-            (Some(unit), Some(m)) if plan.part.is_some() => format!(
-                "{unit}, seed part {} of {} (from {} finished materials), {} positions",
-                plan.part.unwrap_or_default(),
-                m.seed_parts,
-                plan.materials.len() - 1,
-                plan.seed_part_positions(m, plan.part.unwrap_or(1)).1
-            ),
-            (Some(unit), Some(m)) => format!(
-                "{unit} alone (from {} finished materials), {} positions",
-                plan.materials.len() - 1,
-                m.positions
-            ),
-            _ => format!(
-                "{} materials up to {} pieces, {} positions",
-                plan.materials.len(),
-                plan.max_pieces,
-                plan.positions()
-            ),
-        };
-        let disk = plan.disk_estimate();
-        note(&format!(
-            "{}: {what}, peak memory {}{}, disk about {}, rules {}",
-            plan.variant,
-            human_bytes(plan.planned_bytes()),
-            plan.budget
-                .map_or(String::new(), |b| format!(" (budget {})", human_bytes(b))),
-            human_bytes(disk.peak_bytes),
-            plan.limits
-        ));
-        if let Some(free) = free_disk(&plan.dir).filter(|&free| free < disk.peak_bytes) {
+        note(&plan.headline());
+        let peak = plan.disk_estimate().peak_bytes;
+        if let Some(free) = free_disk(&plan.dir).filter(|&free| free < peak) {
             note(&format!(
                 "rafle: warning: {} has {} free, and this run may fill about {} at its peak \
                  (estimated as if every material were solved; see 'rafle plan')",
                 rafle_probe::toolkit::printable_path(&plan.dir),
                 human_bytes(free),
-                human_bytes(disk.peak_bytes)
+                human_bytes(peak)
             ));
         }
     }
@@ -192,6 +114,48 @@ pub fn run(args: &GenerateArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The plan of each variant the arguments choose, checked before any work (variants are
+/// generated one after the other, so each must fit on its own).
+fn plans(args: &GenerateArgs) -> Result<Vec<Plan>, Failure> {
+    let (choice, material) = match args.unit {
+        Some(unit) => (VariantChoice::One(unit.variant), Some(unit.material)),
+        None => (args.variant, args.material),
+    };
+    let part = args.unit.and_then(|unit| unit.part);
+    // The limits are read first: a typo in them is reported before anything else is done.
+    let limits = choice
+        .variants()
+        .into_iter()
+        .map(|v| limits_of(v, args.limits.as_deref()))
+        .collect::<Result<Vec<Limits>, Failure>>()?;
+    if material.is_some() && choice == VariantChoice::All {
+        return Err(input(anyhow::anyhow!(
+            "--material needs --variant international or --variant brazilian"
+        )));
+    }
+    choice
+        .variants()
+        .into_iter()
+        .zip(limits)
+        .map(|(variant, limits)| {
+            let scope = match (material, part) {
+                (Some(material), Some(part)) => Scope::SeedPart(material, part),
+                (Some(material), None) => Scope::Material(material),
+                (None, _) => Scope::UpTo(args.pieces.unwrap_or_else(|| default_pieces(variant))),
+            };
+            let request = PlanRequest {
+                variant,
+                scope,
+                limits: Some(limits),
+                tables: args.tables,
+                compact: args.compact,
+                budget: args.memory.or_else(default_budget),
+            };
+            request.checked_plan(&args.data).map_err(failure)
+        })
+        .collect()
 }
 
 /// What `generate` says when the binary was built without optimizations.

@@ -5,14 +5,13 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use rafle_generator::{human_bytes, parse_memory, DiskParts, Plan};
-use rafle_probe::draughts::Material;
+use rafle_generator::{human_bytes, parse_memory, DiskParts, Plan, PlanRequest};
 use serde::Serialize;
 
-use super::request::{default_pieces, failure, limits_of, parse_tables, seed_part_name, unit_name};
+use super::request::{default_pieces, failure, limits_of, parse_tables};
 use super::{parse_variant_choice, VariantChoice};
 use crate::output::Failure;
-use rafle_generator::{Tables, UnitState};
+use rafle_generator::{Tables, Unit, UnitState};
 
 /// The long help of `rafle plan`.
 pub const LONG_ABOUT: &str = "\
@@ -66,41 +65,47 @@ pub struct PlanCommand {
     json: bool,
 }
 
-/// One unit of work of a plan, as listed and as submitted.
-#[derive(Debug, Clone, Serialize)]
-pub struct Unit {
-    /// `<variant>/<material>`.
-    pub name: String,
-    /// Its material.
-    #[serde(serialize_with = "as_text")]
-    pub material: Material,
-    /// Indexes (in the plan) of the units it needs.
-    #[serde(skip)]
-    pub needs_index: Vec<usize>,
+/// A unit as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct JsonUnit {
+    /// `<variant>/<material>`, or `<variant>/<material>/seed-<part>`.
+    name: String,
+    material: String,
     /// Names of the units it needs.
-    pub needs: Vec<String>,
-    /// Dependency level: 0 needs nothing, otherwise one more than its deepest need.
-    pub level: usize,
-    /// Positions.
-    pub positions: u64,
-    /// Bytes of memory it holds.
-    pub memory_bytes: u64,
-    /// The table files it writes.
-    pub files: Vec<PathBuf>,
-    /// Whether nothing is left to do for it.
-    pub finished: bool,
+    needs: Vec<String>,
+    level: usize,
+    positions: u64,
+    memory_bytes: u64,
+    files: Vec<PathBuf>,
+    finished: bool,
     /// `finished`, `to do` (it is solved) or `repack` (its tables are finished, but a unit
     /// still to run reads its values and their packed work file is gone).
-    pub status: &'static str,
+    status: &'static str,
 }
 
-fn as_text<S: serde::Serializer>(material: &Material, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(material)
+impl JsonUnit {
+    fn of(unit: &Unit, units: &[Unit]) -> JsonUnit {
+        JsonUnit {
+            name: unit.name.to_string(),
+            material: unit.name.material.to_string(),
+            needs: unit
+                .needs
+                .iter()
+                .map(|&d| units[d].name.to_string())
+                .collect(),
+            level: unit.level,
+            positions: unit.positions,
+            memory_bytes: unit.memory_bytes,
+            files: unit.files.clone(),
+            finished: unit.state == UnitState::Finished,
+            status: unit.state.name(),
+        }
+    }
 }
 
 /// A variant's plan as `--json` prints it.
 #[derive(Debug, Serialize)]
-struct JsonPlan<'a> {
+struct JsonPlan {
     variant: &'static str,
     max_pieces: u32,
     limits: String,
@@ -114,7 +119,7 @@ struct JsonPlan<'a> {
     disk_at_peak: JsonDiskParts,
     /// The tables' bytes, estimated.
     tables_bytes: u64,
-    units: &'a [Unit],
+    units: Vec<JsonUnit>,
 }
 
 /// [`DiskParts`] as `--json` prints it.
@@ -143,83 +148,24 @@ pub fn plans(args: &PlanArgs) -> Result<Vec<Plan>, Failure> {
         .variants()
         .into_iter()
         .map(|variant| {
-            let limits = limits_of(variant, args.limits.as_deref())?;
             let pieces = args.pieces.unwrap_or_else(|| default_pieces(variant));
-            let plan = Plan::new(variant, pieces, &args.data)
-                .map_err(failure)?
-                .with_limits(limits)
-                .with_tables(args.tables)
-                .with_compact(args.compact);
-            Ok(match args.memory {
-                Some(bytes) => plan.with_budget(bytes),
-                None => plan,
-            })
+            let request = PlanRequest {
+                limits: Some(limits_of(variant, args.limits.as_deref())?),
+                tables: args.tables,
+                compact: args.compact,
+                budget: args.memory,
+                ..PlanRequest::up_to(variant, pieces)
+            };
+            request.plan(&args.data).map_err(failure)
         })
         .collect()
-}
-
-/// The units of `plan`, in its order (dependencies first): one per material, and before a
-/// material seeded in parts, a unit per part.
-pub fn units(plan: &Plan) -> Vec<Unit> {
-    let kinds = plan.tables.kinds();
-    let states = plan.unit_states();
-    let mut units: Vec<Unit> = Vec::with_capacity(plan.materials.len());
-    // The unit of each material, by its position in the plan.
-    let mut unit_of = Vec::with_capacity(plan.materials.len());
-    let status = |state| match state {
-        UnitState::Finished => "finished",
-        UnitState::Repack => "repack",
-        UnitState::ToDo => "to do",
-    };
-    for (j, m) in plan.materials.iter().enumerate() {
-        let reads: Vec<usize> = m.reads.iter().map(|&d| unit_of[d]).collect();
-        let level = |needs: &[usize], units: &[Unit]| {
-            needs.iter().map(|&d| units[d].level + 1).max().unwrap_or(0)
-        };
-        let mut needs = reads.clone();
-        if m.seed_parts > 0 {
-            let part_states = plan.seed_part_states(j, &states);
-            for (part, state) in (1..=m.seed_parts).zip(part_states) {
-                needs.push(units.len());
-                units.push(Unit {
-                    name: seed_part_name(plan.variant, m.material, part),
-                    material: m.material,
-                    needs: reads.iter().map(|&d| units[d].name.clone()).collect(),
-                    level: level(&reads, &units),
-                    needs_index: reads.clone(),
-                    positions: plan.seed_part_positions(m, part).1,
-                    memory_bytes: plan.unit_bytes_in(j, &states, true),
-                    files: Vec::new(),
-                    finished: state == UnitState::Finished,
-                    status: status(state),
-                });
-            }
-        }
-        unit_of.push(units.len());
-        units.push(Unit {
-            name: unit_name(plan.variant, m.material),
-            material: m.material,
-            needs: needs.iter().map(|&d| units[d].name.clone()).collect(),
-            level: level(&needs, &units),
-            needs_index: needs,
-            positions: m.positions,
-            memory_bytes: plan.unit_bytes_in(j, &states, false),
-            files: kinds
-                .iter()
-                .map(|&kind| plan.directory().table(m.material, kind))
-                .collect(),
-            finished: states[j] == UnitState::Finished,
-            status: status(states[j]),
-        });
-    }
-    units
 }
 
 pub fn run(args: &PlanCommand) -> Result<(), Failure> {
     let plans = plans(&args.plan)?;
     let mut out = io::stdout().lock();
     for (i, plan) in plans.iter().enumerate() {
-        let units = units(plan);
+        let units = plan.units();
         if args.json {
             let disk = plan.disk_estimate();
             let json = JsonPlan {
@@ -232,7 +178,7 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
                 disk_peak_at: disk.peak_at.map(|m| m.to_string()),
                 disk_at_peak: disk.at_peak.into(),
                 tables_bytes: disk.tables_bytes,
-                units: &units,
+                units: units.iter().map(|u| JsonUnit::of(u, &units)).collect(),
             };
             serde_json::to_writer(&mut out, &json).map_err(io::Error::from)?;
             writeln!(out)?;
@@ -249,8 +195,11 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
 fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<()> {
     // Units to repack have finished tables too: a set built up to fewer pieces than the plan
     // is finished as far as it goes, though its packed values are gone.
-    let finished = units.iter().filter(|u| u.status != "to do").count();
-    let repack = units.iter().filter(|u| u.status == "repack").count();
+    let finished = units.iter().filter(|u| u.state != UnitState::ToDo).count();
+    let repack = units
+        .iter()
+        .filter(|u| u.state == UnitState::Repack)
+        .count();
     let repack = if repack > 0 {
         format!(" ({repack} to repack)")
     } else {
@@ -269,7 +218,12 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
         human_bytes(largest),
         rafle_probe::toolkit::printable_path(&plan.dir)
     )?;
-    let width = units.iter().map(|u| u.name.len()).max().unwrap_or(4).max(4);
+    let width = units
+        .iter()
+        .map(|u| u.name.to_string().len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     writeln!(
         out,
         "{:<width$}  level  {:>14}  {:>10}  status    needs",
@@ -279,9 +233,16 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
         let needs = if u.needs.is_empty() {
             "-".to_string()
         } else {
+            // Without the variant every unit of the list shares.
             u.needs
                 .iter()
-                .map(|n| n.split_once('/').map_or(n.as_str(), |(_, m)| m))
+                .map(|&d| {
+                    let n = units[d].name;
+                    match n.part {
+                        Some(part) => format!("{}/seed-{part}", n.material),
+                        None => n.material.to_string(),
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(",")
         };
@@ -292,7 +253,7 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
             u.level,
             u.positions,
             human_bytes(u.memory_bytes),
-            u.status,
+            u.state.name(),
         )?;
     }
     let disk = plan.disk_estimate();
@@ -377,7 +338,7 @@ mod tests {
             let plan = Plan::new(Variant::International, pieces, dir.path())
                 .unwrap()
                 .with_budget(8 << 30);
-            past_budget(&plan, &units(&plan))
+            past_budget(&plan, &plan.units())
         };
         assert_eq!(within(7), None);
         let note = within(8).unwrap();
@@ -388,58 +349,9 @@ mod tests {
         );
         let plan = Plan::new(Variant::International, 8, dir.path()).unwrap();
         assert_eq!(
-            past_budget(&plan, &units(&plan)),
+            past_budget(&plan, &plan.units()),
             None,
             "no budget, no note"
-        );
-    }
-
-    #[test]
-    fn levels_follow_the_needs() {
-        let dir = tempfile::tempdir().unwrap();
-        let plan = Plan::new(Variant::Brazilian, 4, dir.path()).unwrap();
-        let units = units(&plan);
-        assert_eq!(units.len(), plan.materials.len());
-        for u in &units {
-            // Above every need, and right above the highest.
-            assert!(
-                u.needs_index.iter().all(|&d| units[d].level < u.level),
-                "{}",
-                u.name
-            );
-            assert_eq!(
-                u.needs_index.is_empty(),
-                u.level == 0,
-                "{}: level {}",
-                u.name,
-                u.level
-            );
-            assert!(
-                u.level == 0 || u.needs_index.iter().any(|&d| units[d].level + 1 == u.level),
-                "{}",
-                u.name
-            );
-            assert!(!u.finished);
-            assert_eq!(u.files.len(), 3);
-        }
-        let kvk = units.iter().find(|u| u.name == "brazilian/KvK").unwrap();
-        assert_eq!(kvk.level, 0);
-        assert!(kvk.needs.is_empty());
-        // A man that promotes needs the material with a king in its place.
-        let mvk = units.iter().find(|u| u.name == "brazilian/KvM").unwrap();
-        assert!(mvk.needs.contains(&"brazilian/KvK".to_string()), "{mvk:?}");
-        let level = |name: &str| units.iter().find(|u| u.name == name).unwrap().level;
-        // A man promotes into the material with a king in its place: KvK, KvM, MvM, then
-        // MMvM by way of KMvM (a promotion) and MMvK.
-        assert_eq!(
-            [
-                level("brazilian/KvM"),
-                level("brazilian/MvM"),
-                level("brazilian/KMvM"),
-                level("brazilian/MMvM"),
-                level("brazilian/MMvMM"),
-            ],
-            [1, 2, 3, 4, 6]
         );
     }
 }

@@ -3,7 +3,7 @@
 //! names of units of work, and how a refused request exits.
 
 use rafle_generator::{GenerateError, Tables};
-use rafle_probe::draughts::{Limits, Material, Variant};
+use rafle_probe::draughts::{Limits, Variant};
 
 use crate::output::{input, other, Failure};
 
@@ -29,62 +29,6 @@ pub fn default_pieces(variant: Variant) -> u32 {
 /// Python package.
 pub fn default_budget() -> Option<u64> {
     rafle_generator::default_budget()
-}
-
-/// A unit of work as named on the command line: a material, or one seed part of a large
-/// kings-only material.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UnitName {
-    pub variant: Variant,
-    pub material: Material,
-    /// The seed part (from 1), if the unit is one.
-    pub part: Option<u32>,
-}
-
-/// The name of a unit: `<variant>/<material>`.
-pub fn unit_name(variant: Variant, material: Material) -> String {
-    format!("{variant}/{material}")
-}
-
-/// The name of a seed part's unit: `<variant>/<material>/seed-<part>`.
-pub fn seed_part_name(variant: Variant, material: Material, part: u32) -> String {
-    format!("{variant}/{material}/seed-{part}")
-}
-
-/// Reads a unit name, `<variant>/<material>` or `<variant>/<material>/seed-<part>`.
-pub fn parse_unit(text: &str) -> Result<UnitName, String> {
-    let shown = rafle_draughts::excerpt(text);
-    let usage = || {
-        format!(
-            "unit {shown:?} is not <variant>/<material> (like brazilian/KKMvK) or \
-             <variant>/<material>/seed-<part>"
-        )
-    };
-    let mut words = text.split('/');
-    let (Some(variant), Some(material)) = (words.next(), words.next()) else {
-        return Err(usage());
-    };
-    let part = match (words.next(), words.next()) {
-        (None, _) => None,
-        (Some(part), None) => Some(
-            part.strip_prefix("seed-")
-                .and_then(|n| n.parse::<u32>().ok())
-                .filter(|&n| n > 0)
-                .ok_or_else(usage)?,
-        ),
-        _ => return Err(usage()),
-    };
-    let variant = variant
-        .parse::<Variant>()
-        .map_err(|e| format!("unit {shown:?}: {e}"))?;
-    let material = material
-        .parse::<Material>()
-        .map_err(|e| format!("unit {shown:?}: {e}"))?;
-    Ok(UnitName {
-        variant,
-        material,
-        part,
-    })
 }
 
 /// Reads `--threads`: from 1 to [`rafle_probe::draughts::MAX_THREADS`], as every entry point takes it.
@@ -116,36 +60,5 @@ pub fn failure(err: GenerateError) -> Failure {
         | GenerateError::OutOfRange(_)
         | GenerateError::EmptyDirectory => input(err),
         err => other(err),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unit_names_read_back() {
-        let unit = parse_unit("brazilian/KKMvK").unwrap();
-        assert_eq!(unit.part, None);
-        assert_eq!(unit_name(unit.variant, unit.material), "brazilian/KKMvK");
-        let part = parse_unit("international/KKKKvKKK/seed-3").unwrap();
-        assert_eq!(part.part, Some(3));
-        assert_eq!(
-            seed_part_name(part.variant, part.material, 3),
-            "international/KKKKvKKK/seed-3"
-        );
-        for bad in [
-            "KKMvK",
-            "russian/KvK",
-            "brazilian/KxK",
-            "brazilian/",
-            "",
-            "brazilian/KvK/seed-0",
-            "brazilian/KvK/seed-",
-            "brazilian/KvK/part-1",
-            "brazilian/KvK/seed-1/x",
-        ] {
-            assert!(parse_unit(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -10,11 +10,11 @@ use std::process::Command;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use rafle_generator::Tables;
+use rafle_generator::{Tables, UnitState};
 use rafle_probe::toolkit::{printable_path, DataDir};
 
 use super::cluster_stamp::stamp_token;
-use super::plan::{plans, units, PlanArgs};
+use super::plan::{plans, PlanArgs};
 use crate::output::{input, other, stderr_line, Failure};
 
 #[derive(Debug, Subcommand)]
@@ -143,31 +143,32 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         token: &token,
     };
     for plan in &plans {
-        let units = units(plan);
+        let units = plan.units();
         let (mut finished, mut kept, mut submitted) = (0, 0, Vec::new());
         for unit in &units {
-            if unit.finished {
+            if unit.state == UnitState::Finished {
                 finished += 1;
                 continue;
             }
-            let name = job_name(&unit.name);
+            let unit_name = unit.name.to_string();
+            let name = job_name(&unit_name);
             if queued.contains_key(&name) {
                 kept += 1;
                 continue;
             }
             let needs: Vec<String> = unit
-                .needs_index
+                .needs
                 .iter()
-                .filter_map(|&d| queued.get(&job_name(&units[d].name)).cloned())
+                .filter_map(|&d| queued.get(&job_name(&units[d].name.to_string())).cloned())
                 .collect();
             let sbatch = job.sbatch(
                 plan,
-                &unit.name,
+                &unit_name,
                 unit.memory_bytes,
                 &needs,
-                unit_command(&unit.name),
+                unit_command(&unit_name),
             );
-            let id = job.submit(&mut out, &sbatch, &unit.name)?;
+            let id = job.submit(&mut out, &sbatch, &unit_name)?;
             queued.insert(name, id.clone());
             submitted.push(id);
         }
@@ -176,7 +177,7 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
         let finish = format!("{}/finish", plan.variant);
         let ours: Vec<String> = units
             .iter()
-            .filter_map(|u| queued.get(&job_name(&u.name)).cloned())
+            .filter_map(|u| queued.get(&job_name(&u.name.to_string())).cloned())
             .collect();
         let due = !ours.is_empty() || work_files_left(&data, plan.variant);
         if due && !queued.contains_key(&job_name(&finish)) {

@@ -1,21 +1,14 @@
 //! `rafle verify`: every table checked against its successors, independently of how it was
 //! generated.
 
-use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
+use rafle_draughts::Material;
 use rafle_generator::{
-    check_block_checksums, parse_memory, Plan, VerifiedRecord, Verifier, VerifyBudget, VerifyReport,
-};
-use rafle_probe::toolkit::format::TableKind;
-use rafle_probe::toolkit::layout::VERIFY_RECORD;
-use rafle_probe::{
-    draughts::{Material, Variant},
-    toolkit::PositionIndex,
-    ProbeError, Tablebase,
+    parse_memory, CheckEvent, CheckSelection, CheckTotals, SetCheck, Verifier, VerifyBudget,
 };
 
 use super::request::failure;
@@ -89,17 +82,18 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let spending = VerifyBudget::of(budget, rayon::current_num_threads());
     drop(listed);
     let tables = super::open_table_dir(&args.data, spending.probe_cache as usize)?;
-    let mut work = Vec::with_capacity(chosen.len());
+    let mut checks = Vec::with_capacity(chosen.len());
     for variant in chosen {
-        let only = Selection::of(variant, &args.materials, &args.data)?;
-        work.push(Work::of(&tables, variant, &args.data, args.resume, only)?);
+        let only = CheckSelection::of(variant, &args.materials, &args.data).map_err(failure)?;
+        let check = SetCheck::of(&tables, variant, &args.data, args.resume, only.as_ref());
+        checks.push(check.map_err(other)?);
     }
     if args.sample.is_none() {
         // Every variant's budget checked before anything is said or checked, sized on the
         // materials still to check (a resumed check does not need a recorded one's memory).
-        let notes = work
+        let notes = checks
             .iter()
-            .map(|w| spending.check(&tables, w.variant, &w.todo, w.before.len()))
+            .map(|c| spending.check(&tables, c.variant, &c.todo, c.before.len()))
             .collect::<Result<Vec<Option<String>>, _>>()
             .map_err(other)?;
         for line in notes.iter().flatten() {
@@ -109,305 +103,41 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = crate::output::positions_bar();
     let mut out = io::stdout().lock();
-    // Materials checked and failed, and table files missing (whose materials are not checked).
-    let (mut checked, mut failed, mut missing) = (0, 0, 0);
-    // The positions of the materials checked, and those looked at (fewer with --sample).
-    let (mut positions, mut looked_at) = (0u64, 0u64);
-    // Materials not checked because a material they read has tables that do not agree.
-    let mut unchecked = 0;
-    for work in work {
-        let Work {
-            variant,
-            mut record,
-            stamps,
-            before,
-            todo: present,
-            missing: missing_tables,
-        } = work;
-        let verifier = Verifier::new(&tables, variant)
+    let mut totals = CheckTotals::default();
+    let sample = args.sample.map(|n| (n, args.seed));
+    for check in checks {
+        let verifier = Verifier::new(&tables, check.variant)
             .with_memory(spending.pages as usize)
             .releasing_past(spending.release_at);
-        for (material, _, path) in missing_tables {
-            let line = format!(
-                "{variant} {material} missing: {}\n",
-                rafle_probe::toolkit::printable_path(&path)
-            );
-            bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))?;
-            missing += 1;
-        }
-        for material in before {
-            positions += PositionIndex::count(variant, material);
-            let text = match check_block_checksums(&tables, variant, material) {
-                Ok(()) => format!(
-                    "{variant} {material} {} positions ok (checked before, as {} records)\n",
-                    PositionIndex::count(variant, material),
-                    VERIFY_RECORD
-                ),
-                Err(err) => {
-                    failed += 1;
-                    format!("{variant} {material} error: {err}\n")
-                }
-            };
-            checked += 1;
-            bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
-        }
-        // Each material's line as soon as it is done; the next one's bar set up.
-        let start = |material: Material| {
-            bar.reset();
-            let n = args.sample.unwrap_or(u64::MAX);
-            bar.set_length(verifier.sample_size(material, n));
-            bar.set_prefix(format!("{variant} {material}"));
-        };
         let mut written = Ok(());
-        let mut recorded = Ok(());
-        let mut count = 0;
-        let mut done = |material: Material, report: Result<VerifyReport, ProbeError>| {
-            let text = match report {
-                Ok(r) => {
-                    positions += r.positions;
-                    looked_at += r.checked;
-                    failed += usize::from(r.mismatches > 0);
-                    if let (Some(record), Some(stamp), 0) =
-                        (&mut record, stamps.get(&material), r.mismatches)
-                    {
-                        recorded = record.record(material, stamp);
-                    }
-                    format!(
-                        "{variant} {material} {}",
-                        summary(&r, args.sample.is_some())
-                    )
-                }
-                // A material read through another whose tables store sides that do not
-                // agree cannot be checked; the fault is that one's, reported on its own line.
-                Err(ProbeError::MixedHalves {
-                    material: mixed, ..
-                }) if mixed != material => {
-                    unchecked += 1;
-                    format!(
-                        "{variant} {material} not checked: it reads {mixed}, whose tables store \
-                         different sides to move\n"
-                    )
-                }
-                Err(err) => {
-                    positions += PositionIndex::count(variant, material);
-                    failed += 1;
-                    format!("{variant} {material} error: {err}\n")
-                }
-            };
-            checked += 1;
-            count += 1;
-            written = bar.suspend(|| out.write_all(text.as_bytes()).and_then(|()| out.flush()));
-            if let Some(&next) = present.get(count) {
-                start(next);
+        let mut report = |event: CheckEvent| {
+            if let CheckEvent::Starting {
+                variant,
+                material,
+                positions,
+            } = event
+            {
+                bar.reset();
+                bar.set_length(positions);
+                bar.set_prefix(format!("{variant} {material}"));
+                return true;
             }
-            // A reader gone away (`| head`) ends the run, and so does a record that cannot be
-            // kept (the run would otherwise lose what it checks).
-            written.is_ok() && recorded.is_ok()
+            let line = event.to_string();
+            // A reader gone away (`| head`) ends the run.
+            written = bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()));
+            written.is_ok()
         };
-        if let Some(&first) = present.first() {
-            start(first);
-        }
-        let advance = |n| bar.inc(n);
-        match args.sample {
-            Some(n) => {
-                for &material in &present {
-                    let report = verifier.verify_sample(material, n, args.seed, &advance);
-                    if !done(material, report) {
-                        break;
-                    }
-                }
-            }
-            None => verifier.verify_each(&present, &advance, &mut done),
-        }
+        let recorded = check.run(&verifier, sample, &mut totals, &mut report, &|n| bar.inc(n));
         written?;
         recorded.map_err(other)?;
     }
     bar.finish_and_clear();
-    let sampled = args.sample.map(|_| looked_at);
-    // A material not checked is not counted among those checked.
-    let checked = checked - unchecked;
-    writeln!(
-        out,
-        "{}",
-        run_summary(checked, positions, sampled, failed, unchecked, missing)
-    )?;
+    writeln!(out, "{totals}")?;
     out.flush()?;
-    let mut problems = Vec::new();
-    if failed > 0 {
-        problems.push(format!(
-            "{failed} of {checked} materials failed verification"
-        ));
+    match totals.problems() {
+        None => Ok(()),
+        Some(problems) => Err(Failure::Other(anyhow!("{problems}"))),
     }
-    match unchecked {
-        0 => {}
-        1 => problems.push("1 material could not be checked".to_string()),
-        n => problems.push(format!("{n} materials could not be checked")),
-    }
-    match missing {
-        0 => {}
-        1 => problems.push("1 table is missing".to_string()),
-        n => problems.push(format!("{n} tables are missing")),
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(Failure::Other(anyhow!("{}", problems.join("; "))))
-    }
-}
-
-/// The last line of a check: the materials and positions checked, and whether all passed.
-fn run_summary(
-    materials: usize,
-    positions: u64,
-    sampled: Option<u64>,
-    failed: usize,
-    unchecked: usize,
-    missing: usize,
-) -> String {
-    let positions = match sampled {
-        Some(n) => format!("{n} of {positions} positions sampled"),
-        None => format!("{positions} positions"),
-    };
-    let mut verdict = Vec::new();
-    if failed > 0 {
-        verdict.push(format!("{failed} failed"));
-    }
-    if unchecked > 0 {
-        verdict.push(format!("{unchecked} not checked"));
-    }
-    match missing {
-        0 => {}
-        1 => verdict.push("1 table missing".to_string()),
-        n => verdict.push(format!("{n} tables missing")),
-    }
-    if verdict.is_empty() {
-        verdict.push("all ok".to_string());
-    }
-    let plural = if materials == 1 { "" } else { "s" };
-    format!(
-        "verified {materials} material{plural}, {positions}: {}",
-        verdict.join(", ")
-    )
-}
-
-/// What a check does in one variant: the materials recorded as checked before (with
-/// `--resume`) and those to check.
-struct Work {
-    variant: Variant,
-    /// The record of materials checked, with `--resume`.
-    record: Option<VerifiedRecord>,
-    /// The stamp of each material to check whose tables could be stamped, for the record.
-    stamps: HashMap<Material, String>,
-    /// Materials the record holds with the same tables: only their checksums are checked.
-    before: Vec<Material>,
-    /// Materials to check, in order.
-    todo: Vec<Material>,
-    /// The tables the check needs and the directory lacks, with where they were looked for.
-    missing: Vec<(Material, TableKind, PathBuf)>,
-}
-
-/// The materials `--materials` names in one variant (as stored) and those whose tables
-/// checking them reads.
-struct Selection {
-    named: HashSet<Material>,
-    /// The named ones among them.
-    needed: HashSet<Material>,
-}
-
-impl Selection {
-    /// What `named` selects in `variant`; `None` when it is empty (every material).
-    fn of(variant: Variant, named: &[Material], dir: &Path) -> Result<Option<Selection>, Failure> {
-        if named.is_empty() {
-            return Ok(None);
-        }
-        let mut needed = HashSet::new();
-        for &material in named {
-            let plan = Plan::for_material(variant, material, dir).map_err(failure)?;
-            needed.extend(plan.materials.iter().map(|m| m.material));
-        }
-        Ok(Some(Selection {
-            named: named.iter().map(|m| m.canonical()).collect(),
-            needed,
-        }))
-    }
-}
-
-impl Work {
-    /// The work in `variant` of the tables in `dir`, skipping recorded materials if `resume`,
-    /// on the materials `only` selects (all without it).
-    fn of(
-        tables: &Tablebase,
-        variant: Variant,
-        dir: &Path,
-        resume: bool,
-        only: Option<Selection>,
-    ) -> Result<Work, Failure> {
-        let present = tables.materials(variant);
-        let chosen = |material: &Material| only.as_ref().is_none_or(|o| o.named.contains(material));
-        let mut work = Work {
-            variant,
-            record: None,
-            stamps: HashMap::new(),
-            before: Vec::new(),
-            todo: Vec::with_capacity(present.len()),
-            // A set up to N pieces needs every material up to N: probes of a missing one fail.
-            missing: match &only {
-                None => tables.missing_tables(variant),
-                // In the order of a whole check's list.
-                Some(o) => {
-                    let most = o.needed.iter().map(|m| m.pieces()).max().unwrap_or(0);
-                    let all = Material::all_up_to(variant, most);
-                    tables.missing_tables_of(
-                        variant,
-                        all.into_iter().filter(|m| o.needed.contains(m)),
-                    )
-                }
-            },
-        };
-        if !resume {
-            work.todo = present.into_iter().filter(chosen).collect();
-            return Ok(work);
-        }
-        let record = VerifiedRecord::open(dir, variant).map_err(other)?;
-        // Stamped over every material present, as a whole check stamps them, so that either
-        // check honours the other's records.
-        let all = VerifiedRecord::stamps(tables, variant, &present);
-        for (material, stamp) in present.into_iter().zip(all) {
-            if !chosen(&material) {
-                continue;
-            }
-            match stamp {
-                Some(stamp) if record.holds(material, &stamp) => work.before.push(material),
-                Some(stamp) => {
-                    work.stamps.insert(material, stamp);
-                    work.todo.push(material);
-                }
-                // A material whose tables cannot be stamped is checked, which reports why.
-                None => work.todo.push(material),
-            }
-        }
-        work.record = Some(record);
-        Ok(work)
-    }
-}
-
-/// The rest of a material's line (`N positions ok`, or for a sample `N of M positions
-/// sampled, ok`) and the examples of its mismatches, one line each.
-fn summary(r: &VerifyReport, sampled: bool) -> String {
-    let positions = if sampled {
-        format!("{} of {} positions sampled,", r.checked, r.positions)
-    } else {
-        format!("{} positions", r.positions)
-    };
-    if r.mismatches == 0 {
-        return format!("{positions} ok\n");
-    }
-    let plural = if r.mismatches == 1 { "" } else { "es" };
-    let mut text = format!("{positions} {} mismatch{plural}\n", r.mismatches);
-    for example in &r.examples {
-        text += &format!("  {example}\n");
-    }
-    text
 }
 
 /// Makes the decoded pages of a full check (264 KiB) mappings of their own, so that a page the

@@ -25,10 +25,12 @@ mod part;
 mod rank;
 mod resume;
 mod sample;
+mod set;
 mod walker;
 
 pub use budget::VerifyBudget;
 pub use resume::{check_block_checksums, VerifiedRecord};
+pub use set::{CheckEvent, CheckSelection, CheckTotals, SetCheck};
 
 use rafle_probe::{
     draughts::{Material, Variant},
