@@ -1,7 +1,8 @@
-//! The sources' structure: no crate of the workspace has a cycle among its modules, and no
+//! The sources' structure: no crate of the workspace has a cycle among its modules, no
 //! function of the generator (`generator/src/`) is longer than [`LONGEST_FUNCTION`] lines or
 //! silences clippy's `too_many_arguments` (a bundle of parameters is a struct waiting to be
-//! named).
+//! named), and the command line is glue: no command's `run` is longer than [`LONGEST_RUN`]
+//! lines, and no work is shared out over threads in `src/commands/`.
 //!
 //! A module is a file (`foo.rs` or `foo/mod.rs`; inline `mod x {}` blocks belong to their
 //! file). Module A depends on module B when A's code names an item through `crate::`,
@@ -149,5 +150,42 @@ fn no_function_of_the_generator_is_too_long_or_takes_too_many_arguments() {
         "functions over {LONGEST_FUNCTION} lines (split them into named steps) or with too many \
          arguments (name the bundle):\n{}",
         long.join("\n")
+    );
+}
+
+/// The most lines a command's `run` may take: it parses, calls the library, prints.
+const LONGEST_RUN: usize = 60;
+
+#[test]
+fn the_command_line_is_glue() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    rust_files(&root.join("src/commands"), &mut paths);
+    assert!(paths.len() > 10, "only {} files in src/commands", paths.len());
+    let mut found = Vec::new();
+    let mut runs = 0;
+    for path in &paths {
+        let text = fs::read_to_string(path).unwrap();
+        let tokens = tokenize(&text);
+        let shown = path.strip_prefix(root).unwrap().display();
+        for (name, line, length) in function_lengths(&tokens) {
+            runs += usize::from(name == "run");
+            if name == "run" && length > LONGEST_RUN {
+                found.push(format!("{shown}:{line}: fn run is {length} lines long"));
+            }
+        }
+        // The work of many positions belongs to a library, where every surface reaches it.
+        for (number, line) in text.lines().enumerate() {
+            if line.contains("par_iter") || line.contains("par_chunks") {
+                found.push(format!("{shown}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(runs >= 12, "only {runs} commands' run found");
+    assert!(
+        found.is_empty(),
+        "a command's run over {LONGEST_RUN} lines, or parallel work in the binary (move it \
+         into a library):\n{}",
+        found.join("\n")
     );
 }

@@ -39,6 +39,8 @@ mod write;
 
 // Beside the stages: two sets of tables compared through the probe.
 pub mod compare;
+// And what a directory's tables hold, as `rafle stats` counts it.
+pub mod stats;
 
 // What every stage uses.
 mod error;

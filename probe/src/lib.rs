@@ -5,11 +5,14 @@
 //! This is the crate an engine links. What it needs is at the root:
 //!
 //! - [`Tablebase`]: opens a table directory (memory-mapped, with a cache of decompressed
-//!   blocks bounded in bytes and shared by every thread) and probes a position:
+//!   blocks bounded in bytes and shared by every thread), tells which tables it holds
+//!   ([`Tablebase::materials`], [`Tablebase::has_table`] of a [`TableKind`]) and probes a
+//!   position:
 //!   [`Tablebase::probe_wdl`], [`Tablebase::probe_dtw`], [`Tablebase::probe_draw_rules`]
 //!   (with the game's live counters), every legal move with its values
 //!   ([`Tablebase::probe_moves_all`], [`MoveValues`]), the best move
-//!   ([`Tablebase::best_move`]) and the game played out ([`Tablebase::play_line`], [`Line`]).
+//!   ([`Tablebase::best_move`]) and the game played out ([`Tablebase::play_line`], [`Line`]);
+//!   deep in a search, from cached blocks alone ([`Tablebase::probe_wdl_cached`]).
 //! - The values: [`Wdl`], [`Dtw`], and under the draw rules [`RuleValue`], [`RuleClass`] and
 //!   [`RuleOutcome`].
 //! - The errors: [`ProbeError`] (and [`LineError`], [`AnswerError`]).
@@ -73,6 +76,8 @@ pub use tablebase::{
     Line, LineEnd, LineError, MoveValues, Ply, Tablebase, DEFAULT_CACHE_BYTES, MAX_LINE_PLIES,
     MAX_TABLE_PIECES,
 };
+/// Which table of a material: win/draw/loss, distance to win or draw rules.
+pub use toolkit::format::TableKind;
 pub use wdl::Wdl;
 
 // The crate's own modules name the toolkit and the game from the root, as they did before

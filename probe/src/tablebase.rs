@@ -347,7 +347,6 @@ impl Tablebase {
     }
 
     /// Most pieces of any table of `kind` of the variant (0 if there is none).
-    #[doc(hidden)]
     pub fn max_pieces_of(&self, kind: TableKind, variant: Variant) -> u32 {
         self.max_pieces[variant.ordinal()][kind as usize]
     }

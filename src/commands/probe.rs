@@ -161,18 +161,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         _ => None,
     };
     let (tables, _) = super::open_tables(&args.data, VariantChoice::One(variant))?;
-    match rule_limits(&tables, variant, args.counters.is_some() || args.line) {
-        Ok(_) => {}
-        Err(AnswerError::NoRuleTables { dir, .. }) => {
-            let option = if args.line { "--line" } else { "--counters" };
-            return Err(Failure::Other(anyhow!(
-                "{option} needs the draw-rule tables, and there is no {variant} rule table \
-                 (<material>.rules) in {}: generate them with 'rafle generate'",
-                rafle_probe::toolkit::printable_path(&dir)
-            )));
-        }
-        Err(e) => return Err(other(e)),
-    }
+    check_rule_tables(&tables, variant, args)?;
     let probe = Probe {
         tables: &tables,
         options: Options {
@@ -195,29 +184,7 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
         noted: false,
     };
     if args.fens.is_empty() {
-        let mut stdin = io::stdin().lock();
-        if stdin.is_terminal() {
-            // Otherwise a user who forgot the FEN sees a command that seems to hang.
-            crate::output::stderr_line!(
-                "rafle probe: reading FENs from standard input, one a line (Ctrl-D to end)"
-            );
-        }
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            if stdin.read_until(b'\n', &mut line)? == 0 {
-                break;
-            }
-            // Not UTF-8 is just another bad FEN: reported on its line, the run goes on.
-            let text = String::from_utf8_lossy(&line);
-            let fen = text.trim();
-            if !fen.is_empty() {
-                batch.one(&mut out, fen)?;
-                // Flushed per position so that a program feeding positions one at a time
-                // gets each answer at once.
-                out.flush()?;
-            }
-        }
+        batch.read_stdin(&mut out)?;
     } else {
         for fen in &args.fens {
             batch.one(&mut out, fen)?;
@@ -234,6 +201,26 @@ pub fn run(args: &ProbeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Refuses `--counters` and `--line` where the directory holds no rule tables of `variant`.
+fn check_rule_tables(
+    tables: &Tablebase,
+    variant: rafle_probe::draughts::Variant,
+    args: &ProbeArgs,
+) -> Result<(), Failure> {
+    match rule_limits(tables, variant, args.counters.is_some() || args.line) {
+        Ok(_) => Ok(()),
+        Err(AnswerError::NoRuleTables { dir, .. }) => {
+            let option = if args.line { "--line" } else { "--counters" };
+            Err(Failure::Other(anyhow!(
+                "{option} needs the draw-rule tables, and there is no {variant} rule table \
+                 (<material>.rules) in {}: generate them with 'rafle generate'",
+                rafle_probe::toolkit::printable_path(&dir)
+            )))
+        }
+        Err(e) => Err(other(e)),
+    }
+}
+
 /// Several positions, each failing on its own line without stopping the run.
 struct Batch<'a> {
     args: &'a ProbeArgs,
@@ -246,6 +233,32 @@ struct Batch<'a> {
 }
 
 impl Batch<'_> {
+    /// Probes the FENs of standard input, one a line, each answer written and flushed as soon
+    /// as it is found, so that a program feeding positions one at a time gets each at once.
+    fn read_stdin(&mut self, out: &mut impl Write) -> io::Result<()> {
+        let mut stdin = io::stdin().lock();
+        if stdin.is_terminal() {
+            // Otherwise a user who forgot the FEN sees a command that seems to hang.
+            crate::output::stderr_line!(
+                "rafle probe: reading FENs from standard input, one a line (Ctrl-D to end)"
+            );
+        }
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if stdin.read_until(b'\n', &mut line)? == 0 {
+                return Ok(());
+            }
+            // Not UTF-8 is just another bad FEN: reported on its line, the run goes on.
+            let text = String::from_utf8_lossy(&line);
+            let fen = text.trim();
+            if !fen.is_empty() {
+                self.one(out, fen)?;
+                out.flush()?;
+            }
+        }
+    }
+
     fn one(&mut self, out: &mut impl Write, fen: &str) -> io::Result<()> {
         self.probed += 1;
         let answer = FenPosition::from_fen(self.args.variant.variant(), fen)

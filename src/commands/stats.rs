@@ -3,21 +3,18 @@
 //! summaries `generate` keeps of the tables there, or counted from the tables themselves.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::ProgressBar;
-use rafle_generator::kept_counts;
-use rafle_probe::toolkit::format::TableKind;
+use rafle_generator::stats::{checked_limits, VariantStats};
+use rafle_probe::draughts::{Limits, Material, Variant};
 use rafle_probe::toolkit::stats::{material_stats, MaterialStats};
-use rafle_probe::{
-    draughts::{Limits, Material, Variant},
-    toolkit::{printable_path, PositionIndex},
-    Tablebase,
-};
+use rafle_probe::toolkit::{printable_path, PositionIndex};
+use rafle_probe::{ProbeError, Tablebase};
 use serde::Serialize;
 
 use super::generate::write_table;
@@ -89,85 +86,28 @@ struct JsonClasses {
 
 pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let (tables, chosen) = super::open_tables(&args.data, args.variant)?;
-    // Refused before any work: tables of mixed limits have no one meaning.
-    let limits = chosen
-        .iter()
-        .map(|&v| tables.limits(v).map_err(other))
-        .collect::<Result<Vec<Option<Limits>>, Failure>>()?;
-    // And a material whose tables store sides to move that do not agree (one built with
-    // --compact among tables built without): the values read through it would be wrong.
-    for &variant in &chosen {
-        for material in tables.materials(variant) {
-            tables.check_halves(variant, material).map_err(other)?;
-        }
-    }
+    let limits = checked_limits(&tables, &chosen).map_err(other)?;
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = crate::output::positions_bar();
     let mut out = io::stdout().lock();
     let mut missing = 0;
     for (i, (&variant, limits)) in chosen.iter().zip(limits).enumerate() {
-        // Counted without them, the totals would look complete: each is named, and the run
-        // fails at the end.
-        for (material, _, path) in tables.missing_tables(variant) {
-            let _ = writeln!(
-                io::stderr(),
-                "{variant} {material} missing: {}",
-                printable_path(&path)
-            );
-            missing += 1;
-        }
-        // Named, not counted: a file named like a table no set can hold is no table, and
-        // leaves the totals whole.
-        for path in tables.stray_files(variant) {
-            let _ = writeln!(
-                io::stderr(),
-                "{variant} stray file left out (no table of a set rafle builds has its \
-                 material): {}",
-                printable_path(path)
-            );
-        }
-        let materials = tables.materials(variant);
-        let kept: Vec<Option<MaterialStats>> = materials
-            .iter()
-            .map(|&material| kept_stats(&args.data, variant, material, limits))
-            .collect();
-        // Every block checksum first (the summaries vouch for the counts, not for the blocks'
-        // bytes): a damaged or missing table ends the run before any work, in one line.
-        let kinds = match limits {
-            Some(_) => &TableKind::ALL[..],
-            None => &[TableKind::Wdl, TableKind::Dtw][..],
-        };
-        for &material in &materials {
-            for &kind in kinds {
-                let table = tables.table_of(kind, variant, material).map_err(other)?;
-                table.check_checksums().map_err(other)?;
-            }
-        }
-        let to_count = kept.iter().filter(|k| k.is_none()).count();
+        let stats = VariantStats::read(&tables, &args.data, variant, limits);
+        missing += name_left_out(&stats);
+        stats.check_checksums(&tables).map_err(other)?;
+        let to_count = stats.to_count();
         if to_count > 0 && bar.is_hidden() {
             stderr_line!(
                 "{variant}: counting {to_count} of {} materials from their tables (no summary \
                  of them from 'rafle generate' that matches the tables)",
-                materials.len()
+                stats.materials.len()
             );
         }
-        let mut rows = Vec::with_capacity(materials.len());
-        for (&material, kept) in materials.iter().zip(kept) {
-            let stats = match kept {
-                Some(stats) => stats,
-                None => count(&tables, variant, material, limits, &bar)?,
-            };
-            rows.push((material.to_string(), stats));
-        }
+        let (materials, max_pieces) = (stats.materials.len(), stats.max_pieces);
+        let rows = stats
+            .rows(|material| count(&tables, variant, material, limits, &bar))
+            .map_err(other)?;
         bar.finish_and_clear();
-        let mut total = MaterialStats {
-            classes: limits.map(|_| [0; 5]),
-            ..MaterialStats::default()
-        };
-        for (_, stats) in &rows {
-            total.add(stats);
-        }
-        rows.push(("total".to_string(), total));
         if args.json {
             for (material, stats) in &rows {
                 let json = json_stats(variant, material, stats, limits);
@@ -181,9 +121,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             let rules = limits.map_or("no rule tables".to_string(), |l| format!("rules {l}"));
             writeln!(
                 out,
-                "{variant}: {} materials up to {} pieces, {rules}",
-                materials.len(),
-                tables.max_pieces(variant)
+                "{variant}: {materials} materials up to {max_pieces} pieces, {rules}"
             )?;
             write_stats(&mut out, variant, &rows)?;
         }
@@ -198,41 +136,26 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     }
 }
 
-/// A material's counts from the summary `rafle generate` kept of its tables, if it kept one
-/// of the tables there now (see [`kept_counts`]) that says where the longest win is.
-fn kept_stats(
-    data: &Path,
-    variant: Variant,
-    material: Material,
-    limits: Option<Limits>,
-) -> Option<MaterialStats> {
-    let kept = kept_counts(data, variant, material)?;
-    let longest = match kept.longest_win_at {
-        Some(at) => {
-            let fen = PositionIndex::new(variant, material).unrank(at).to_fen();
-            Some((kept.longest_win, fen))
-        }
-        None if kept.wins == 0 => None,
-        // A summary of an earlier version, which does not say where.
-        None => return None,
-    };
-    // The classes split the values without the rules: a draw stays a draw, and a win (loss)
-    // is a cursed win (blessed loss) or stays one.
-    let classes = [
-        kept.wins - kept.cursed_wins,
-        kept.cursed_wins,
-        kept.draws,
-        kept.blessed_losses,
-        kept.losses - kept.blessed_losses,
-    ];
-    Some(MaterialStats {
-        positions: kept.positions,
-        wins: kept.wins,
-        draws: kept.draws,
-        losses: kept.losses,
-        classes: limits.map(|_| classes),
-        longest,
-    })
+/// Names on stderr the tables missing (the run fails at the end) and the stray files (named,
+/// not counted) of a variant, and gives how many tables are missing.
+fn name_left_out(stats: &VariantStats) -> usize {
+    let variant = stats.variant;
+    for (material, path) in &stats.missing {
+        let _ = writeln!(
+            io::stderr(),
+            "{variant} {material} missing: {}",
+            printable_path(path)
+        );
+    }
+    for path in &stats.stray {
+        let _ = writeln!(
+            io::stderr(),
+            "{variant} stray file left out (no table of a set rafle builds has its \
+             material): {}",
+            printable_path(path)
+        );
+    }
+    stats.missing.len()
 }
 
 /// A material's counts from its tables, every position resolved: with the bar on stderr when
@@ -243,7 +166,7 @@ fn count(
     material: Material,
     limits: Option<Limits>,
     bar: &ProgressBar,
-) -> Result<MaterialStats, Failure> {
+) -> Result<MaterialStats, ProbeError> {
     let positions = PositionIndex::count(variant, material);
     bar.reset();
     bar.set_length(positions);
@@ -269,7 +192,7 @@ fn count(
             );
         }
     };
-    let stats = material_stats(tables, variant, material, limits, &advance).map_err(other)?;
+    let stats = material_stats(tables, variant, material, limits, &advance)?;
     if bar.is_hidden() {
         stderr_line!(
             "{variant} {material}: {positions} positions counted in {:.1} s",

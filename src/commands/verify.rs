@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::Args;
-use rafle_draughts::Material;
+use rafle_draughts::{Material, Variant};
 use rafle_generator::{
     parse_memory, CheckEvent, CheckSelection, CheckTotals, SetCheck, Verifier, VerifyBudget,
 };
+use rafle_probe::Tablebase;
 
 use super::request::failure;
 use super::{parse_variant_choice, VariantChoice};
@@ -82,24 +83,7 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
     let spending = VerifyBudget::of(budget, rayon::current_num_threads());
     drop(listed);
     let tables = super::open_table_dir(&args.data, spending.probe_cache as usize)?;
-    let mut checks = Vec::with_capacity(chosen.len());
-    for variant in chosen {
-        let only = CheckSelection::of(variant, &args.materials, &args.data).map_err(failure)?;
-        let check = SetCheck::of(&tables, variant, &args.data, args.resume, only.as_ref());
-        checks.push(check.map_err(other)?);
-    }
-    if args.sample.is_none() {
-        // Every variant's budget checked before anything is said or checked, sized on the
-        // materials still to check (a resumed check does not need a recorded one's memory).
-        let notes = checks
-            .iter()
-            .map(|c| spending.check(&tables, c.variant, &c.todo, c.before.len()))
-            .collect::<Result<Vec<Option<String>>, _>>()
-            .map_err(other)?;
-        for line in notes.iter().flatten() {
-            let _ = writeln!(io::stderr(), "{line}");
-        }
-    }
+    let checks = checks(args, &tables, &chosen, &spending)?;
     // Drawn on stderr only when it is a terminal; the results go to stdout.
     let bar = crate::output::positions_bar();
     let mut out = io::stdout().lock();
@@ -138,6 +122,34 @@ pub fn run(args: &VerifyArgs) -> Result<(), Failure> {
         None => Ok(()),
         Some(problems) => Err(Failure::Other(anyhow!("{problems}"))),
     }
+}
+
+/// The check of each variant chosen, and for a full check each variant's budget checked
+/// before anything is said or checked, sized on the materials still to check (a resumed
+/// check does not need a recorded one's memory).
+fn checks(
+    args: &VerifyArgs,
+    tables: &Tablebase,
+    chosen: &[Variant],
+    spending: &VerifyBudget,
+) -> Result<Vec<SetCheck>, Failure> {
+    let mut checks = Vec::with_capacity(chosen.len());
+    for &variant in chosen {
+        let only = CheckSelection::of(variant, &args.materials, &args.data).map_err(failure)?;
+        let check = SetCheck::of(tables, variant, &args.data, args.resume, only.as_ref());
+        checks.push(check.map_err(other)?);
+    }
+    if args.sample.is_none() {
+        let notes = checks
+            .iter()
+            .map(|c| spending.check(tables, c.variant, &c.todo, c.before.len()))
+            .collect::<Result<Vec<Option<String>>, _>>()
+            .map_err(other)?;
+        for line in notes.iter().flatten() {
+            let _ = writeln!(io::stderr(), "{line}");
+        }
+    }
+    Ok(checks)
 }
 
 /// Makes the decoded pages of a full check (264 KiB) mappings of their own, so that a page the

@@ -35,13 +35,14 @@ impl fmt::Display for BadUnitName {
 
 impl std::error::Error for BadUnitName {}
 
+/// Padded as a string is (`{:<20}`), for the columns of `rafle plan`.
 impl fmt::Display for UnitName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.variant, self.material)?;
-        match self.part {
-            Some(part) => write!(f, "/seed-{part}"),
-            None => Ok(()),
-        }
+        let name = match self.part {
+            Some(part) => format!("{}/{}/seed-{part}", self.variant, self.material),
+            None => format!("{}/{}", self.variant, self.material),
+        };
+        f.pad(&name)
     }
 }
 
@@ -176,6 +177,7 @@ mod tests {
         let unit: UnitName = "brazilian/KKMvK".parse().unwrap();
         assert_eq!(unit.part, None);
         assert_eq!(unit.to_string(), "brazilian/KKMvK");
+        assert_eq!(format!("{unit:<17}|"), "brazilian/KKMvK  |");
         let part: UnitName = "international/KKKKvKKK/seed-3".parse().unwrap();
         assert_eq!(part.part, Some(3));
         assert_eq!(part.to_string(), "international/KKKKvKKK/seed-3");

@@ -33,7 +33,6 @@ impl Tablebase {
     /// assert_eq!(tables.materials(Variant::Brazilian).len(), 9);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[doc(hidden)]
     pub fn has_table(&self, kind: TableKind, variant: Variant, material: Material) -> bool {
         self.slot(kind, variant, material.canonical()).is_some()
     }
@@ -59,7 +58,6 @@ impl Tablebase {
     /// assert_eq!(tables.probe_wdl_cached(&pos), Some(Wdl::Win));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[doc(hidden)]
     pub fn probe_wdl_cached(&self, pos: &Position) -> Option<Wdl> {
         self.resolve::<WdlCodec>(pos, None, Reading::CachedOnly)
             .ok()
@@ -90,7 +88,6 @@ impl Tablebase {
     /// assert_eq!(tables.probe_draw_rules_cached(&pos, late), Some(tables.probe_draw_rules(&pos, late)?));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[doc(hidden)]
     pub fn probe_draw_rules_cached(
         &self,
         pos: &Position,
