@@ -47,7 +47,7 @@
 //!   whose surroundings are still there (`matching::blessed`); the result must match, or the
 //!   page is left as it was, for a human to edit from the output printed in full.
 
-// The server is stopped with SIGTERM (libc, a Unix dev-dependency), as in tests/serve.rs.
+// The server is stopped with SIGTERM (libc, a Unix dev-dependency), as in tests/e2e/serve.rs.
 #![cfg(unix)]
 
 #[path = "docs/commands.rs"]

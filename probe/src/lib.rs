@@ -80,22 +80,16 @@ pub use tablebase::{
 pub use toolkit::format::TableKind;
 pub use wdl::Wdl;
 
-// The crate's own modules name the toolkit and the game from the root, as they did before
-// both left the engine's view.
-#[allow(unused_imports)]
+// Short paths for the crate's own modules (`crate::Position`, `crate::format`), out of the
+// engine's view.
 use rafle_draughts::{
-    excerpt, parse_square, perft, printable, resets_counter, BadCounters, BadLimits,
-    BadMaterialName, CaptureError, CaptureUnderWay, Category, Color, Counters, FenError,
-    FenErrorKind, FenPosition, GameOver, IntRange, Limits, Material, Move, MoveError, MoveList,
-    OutOfRange, Piece, PlacementError, Position, Role, Square, SquareError, SquareIter, SquareSet,
-    SquareStyle, UnknownVariant, Variant, EXCERPT_CHARS, MAX_COUNTER, MAX_LIMIT, MAX_THREADS,
+    excerpt, printable, resets_counter, CaptureUnderWay, Category, Color, Counters, FenPosition,
+    GameOver, Limits, Material, Move, MoveList, Position, Role, Square, SquareStyle, Variant,
+    MAX_LIMIT,
 };
-#[allow(unused_imports)]
 use toolkit::{
-    binomial, broken_link, cache, codec, file, format, index, layout, listing_order, open_regular,
-    open_regular_with, open_table_file, printable_path, slice_moves, stats, table, table_path,
-    walk, DataDir, IndexCursor, KingSlice, PositionIndex, PrintablePath, SliceMoves, Table, Tables,
-    VariantDir, WorkFiles, MAX_GENERATED_PIECES,
+    cache, codec, file, format, index, layout, listing_order, open_table_file, printable_path,
+    table, walk, DataDir, PositionIndex, SliceMoves, Table, MAX_GENERATED_PIECES,
 };
 
 /// The crate's README, whose examples run as tests.

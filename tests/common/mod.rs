@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -20,23 +19,10 @@ use rafle_probe::{
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Runs the `rafle` binary with `args`, `stdin` (nothing if `None`) on its standard input.
+/// Runs the `rafle` binary with `args`, `stdin` (nothing if `None`) on its standard input,
+/// without a table directory the user set for every command (`RAFLE_DATA`).
 pub fn rafle_with_input(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        // A table directory the user set for every command must not reach the tests.
-        .env_remove("RAFLE_DATA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the rafle binary runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    pipe.write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin takes the input");
-    drop(pipe);
-    child.wait_with_output().expect("rafle finishes")
+    rafle_testkit::run(Path::new(env!("CARGO_BIN_EXE_rafle")), args, stdin)
 }
 
 /// Runs the `rafle` binary with `args` and nothing on its standard input.
@@ -44,10 +30,7 @@ pub fn rafle(args: &[&str]) -> Output {
     rafle_with_input(args, None)
 }
 
-/// Output bytes as text.
-pub fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("output is UTF-8")
-}
+pub use rafle_testkit::text;
 
 /// Runs rafle, asserts it succeeded, returns its stdout.
 pub fn ok(args: &[&str]) -> String {

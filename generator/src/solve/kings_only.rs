@@ -15,7 +15,7 @@
 //! 3. With the rule tables: every position not fixed by its seed takes the class its distance
 //!    gives, then the rule propagation writes the codes of the positions it decides.
 //!
-//! Every value is the one the engine gives (see [`crate::solve::bit_levels`] and `tests/kings_in_bits.rs`),
+//! Every value is the one the engine gives (see [`crate::solve::bit_levels`] and `tests/e2e/kings_in_bits.rs`),
 //! written at the same place, so the work file, its checksum and the tables are the same.
 
 use std::ops::Range;

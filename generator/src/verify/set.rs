@@ -230,28 +230,8 @@ impl SetCheck {
             missing,
         } = self;
         totals.sampled |= sample.is_some();
-        for (material, _, path) in missing {
-            totals.missing += 1;
-            if !report(CheckEvent::Missing {
-                variant,
-                material,
-                path,
-            }) {
-                return Ok(());
-            }
-        }
-        for material in before {
-            totals.positions += PositionIndex::count(variant, material);
-            totals.checked += 1;
-            let result = check_block_checksums(verifier.tablebase, variant, material);
-            totals.failed += usize::from(result.is_err());
-            if !report(CheckEvent::CheckedBefore {
-                variant,
-                material,
-                result,
-            }) {
-                return Ok(());
-            }
+        if !report_left_out(verifier, missing, before, totals, report) {
+            return Ok(());
         }
         let starting = |material: Material| CheckEvent::Starting {
             variant,
@@ -266,30 +246,12 @@ impl SetCheck {
         let mut recorded = Ok(());
         let mut count = 0;
         let mut done = |material: Material, result: Result<VerifyReport, ProbeError>| {
-            totals.checked += 1;
-            match &result {
-                Ok(r) => {
-                    totals.positions += r.positions;
-                    totals.looked_at += r.checked;
-                    totals.failed += usize::from(r.mismatches > 0);
-                    if let (Some(record), Some(stamp), 0) =
-                        (&mut record, stamps.get(&material), r.mismatches)
-                    {
-                        recorded = record.record(material, stamp);
-                    }
-                }
-                // A material read through another whose tables store sides that do not
-                // agree cannot be checked; the fault is that one's, reported on its own line.
-                // Not counted among the materials checked.
-                Err(ProbeError::MixedHalves {
-                    material: mixed, ..
-                }) if *mixed != material => {
-                    totals.unchecked += 1;
-                    totals.checked -= 1;
-                }
-                Err(_) => {
-                    totals.positions += PositionIndex::count(variant, material);
-                    totals.failed += 1;
+            totals.count(variant, material, &result);
+            if let (Ok(r), Some(record), Some(stamp)) =
+                (&result, &mut record, stamps.get(&material))
+            {
+                if r.mismatches == 0 {
+                    recorded = record.record(material, stamp);
                 }
             }
             count += 1;
@@ -322,7 +284,71 @@ impl SetCheck {
     }
 }
 
+/// Reports the tables missing and the materials recorded before (their block checksums
+/// checked), counting them; `false` when `report` stops the run.
+fn report_left_out(
+    verifier: &Verifier,
+    missing: Vec<(Material, TableKind, PathBuf)>,
+    before: Vec<Material>,
+    totals: &mut CheckTotals,
+    report: &mut dyn FnMut(CheckEvent) -> bool,
+) -> bool {
+    let variant = verifier.variant;
+    for (material, _, path) in missing {
+        totals.missing += 1;
+        if !report(CheckEvent::Missing {
+            variant,
+            material,
+            path,
+        }) {
+            return false;
+        }
+    }
+    for material in before {
+        totals.positions += PositionIndex::count(variant, material);
+        totals.checked += 1;
+        let result = check_block_checksums(verifier.tablebase, variant, material);
+        totals.failed += usize::from(result.is_err());
+        if !report(CheckEvent::CheckedBefore {
+            variant,
+            material,
+            result,
+        }) {
+            return false;
+        }
+    }
+    true
+}
+
 impl CheckTotals {
+    /// Counts a material's check.
+    fn count(
+        &mut self,
+        variant: Variant,
+        material: Material,
+        result: &Result<VerifyReport, ProbeError>,
+    ) {
+        match result {
+            Ok(r) => {
+                self.checked += 1;
+                self.positions += r.positions;
+                self.looked_at += r.checked;
+                self.failed += usize::from(r.mismatches > 0);
+            }
+            // A material read through another whose tables store sides that do not agree
+            // cannot be checked; the fault is that one's, reported on its own line. Not
+            // counted among the materials checked.
+            Err(ProbeError::MixedHalves {
+                material: mixed, ..
+            }) if *mixed != material => self.unchecked += 1,
+            Err(_) => {
+                self.checked += 1;
+                self.positions += PositionIndex::count(variant, material);
+                self.failed += 1;
+            }
+        }
+    }
+
     /// Whether every material checked passed and nothing was missing or left unchecked.
     pub fn all_ok(&self) -> bool {
         self.failed == 0 && self.unchecked == 0 && self.missing == 0

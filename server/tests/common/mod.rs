@@ -14,15 +14,14 @@ use rafle_server::{router, AppState, Bounds};
 use serde_json::Value;
 use tower::ServiceExt;
 
-/// Brazilian and international tables up to 3 pieces, generated once per run (kept between
-/// runs in Cargo's temporary directory: `generate` reuses valid tables).
+/// Brazilian and international tables up to 3 pieces in one directory, generated once per
+/// run from the shared fixtures' tables.
 pub fn tables_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("api-tables");
         for variant in [Variant::Brazilian, Variant::International] {
-            let plan = rafle_generator::Plan::new(variant, 3, &dir).expect("a plan");
-            rafle_generator::generate(&plan, &rafle_generator::NoProgress).expect("tables");
+            rafle_testkit::copy_tables(rafle_testkit::tables(variant, 3), variant, 3, &dir);
         }
         dir
     })
