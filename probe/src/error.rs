@@ -13,7 +13,7 @@ use crate::{Limits, Material, Variant};
 /// in a directory cannot move the cursor, clear the screen or change the colours of the
 /// terminal the message lands in. Quotes and backslashes are kept as they are, as
 /// [`printable`](crate::printable) keeps them in FENs. A path longer than
-/// [`EXCERPT_CHARS`](crate::EXCERPT_CHARS) is shown as an [`excerpt`](crate::excerpt) of it:
+/// [`EXCERPT_CHARS`](crate::draughts::EXCERPT_CHARS) is shown as an [`excerpt`](crate::excerpt) of it:
 /// its start and its end, with its length.
 #[derive(Debug, Clone, Copy)]
 pub struct PrintablePath<'a>(&'a Path);
