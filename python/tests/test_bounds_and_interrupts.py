@@ -106,8 +106,14 @@ def test_ctrl_c_stops_generate_and_the_next_run_resumes(tmp_path, rafle_bin):
             sent.append(time.monotonic())
             os.kill(os.getpid(), signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        rafle.generate(tmp_path, "brazilian", 4, threads=2, progress=interrupt)
+    # Python turns SIGINT into KeyboardInterrupt only if SIGINT was not ignored when it started
+    # (a shell's background job without job control starts with it ignored): set it here.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            rafle.generate(tmp_path, "brazilian", 4, threads=2, progress=interrupt)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert sent, "the signal was sent"
     assert time.monotonic() - sent[0] < 15, "stopped at a checkpoint, not at the end"
     stopped_at = table_count(tmp_path)
