@@ -89,7 +89,9 @@ impl VariantStats {
             variant,
             limits,
             kept,
-            missing: (tables.missing_tables(variant).into_iter())
+            missing: tables
+                .missing_tables(variant)
+                .into_iter()
                 .map(|(material, _, path)| (material, path))
                 .collect(),
             stray: tables.stray_files(variant).to_vec(),

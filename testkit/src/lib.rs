@@ -1,5 +1,5 @@
 //! What the workspace's tests share, written once: small table sets generated once per test
-//! binary ([`tables`]), copies of their table files ([`copy_tables`]), a seeded sampler of
+//! binary ([`tables`], [`tables_of`]), copies of their table files ([`copy_tables`]), a seeded sampler of
 //! positions and numbers ([`Sampler`]) and a runner of a command with its input ([`run`]).
 //!
 //! Unpublished: a dev-dependency of the crates whose tests use it.
@@ -30,17 +30,26 @@ use rafle_probe::toolkit::PositionIndex;
 /// that damage or change tables work on a [`copy_tables`] copy. The directory lives until the
 /// binary ends.
 pub fn tables(variant: Variant, pieces: u32) -> &'static Path {
-    static SETS: OnceLock<Mutex<HashMap<(Variant, u32), &'static Path>>> = OnceLock::new();
+    tables_of(&[variant], pieces)
+}
+
+/// A table directory holding the tables of each of `variants` up to `pieces`, shared as
+/// [`tables`] is (for a server or a probe that reads both boards from one directory).
+pub fn tables_of(variants: &[Variant], pieces: u32) -> &'static Path {
+    type Sets = HashMap<(Vec<Variant>, u32), &'static Path>;
+    static SETS: OnceLock<Mutex<Sets>> = OnceLock::new();
     let sets = SETS.get_or_init(Mutex::default);
     // Held while generating, so two tests asking at once generate once.
     let mut sets = sets.lock().unwrap_or_else(|e| e.into_inner());
-    sets.entry((variant, pieces)).or_insert_with(|| {
+    sets.entry((variants.to_vec(), pieces)).or_insert_with(|| {
         let dir = tempfile::Builder::new()
             .prefix("rafle-testkit-")
             .tempdir()
             .expect("a temporary directory");
-        let plan = Plan::new(variant, pieces, dir.path()).expect("a plan");
-        generate(&plan, &NoProgress).expect("the tables generate");
+        for &variant in variants {
+            let plan = Plan::new(variant, pieces, dir.path()).expect("a plan");
+            generate(&plan, &NoProgress).expect("the tables generate");
+        }
         // Kept for the binary's life: every test may hold the path.
         let path: &'static Path = Box::leak(dir.keep().into_boxed_path());
         path
@@ -146,6 +155,12 @@ mod tests {
         let dir = tables(Variant::Brazilian, 2);
         assert_eq!(dir, tables(Variant::Brazilian, 2), "the same directory");
         assert!(dir.join("brazilian/KvK.wdl").is_file());
+        let both = tables_of(&Variant::ALL, 2);
+        assert!(
+            both.join("brazilian/KvK.wdl").is_file()
+                && both.join("international/KvK.wdl").is_file()
+        );
+        assert_ne!(both, dir, "a set of its own");
         let copy = tempfile::tempdir().unwrap();
         let to = copy_tables(dir, Variant::Brazilian, 2, copy.path());
         let mut names: Vec<String> = std::fs::read_dir(&to)

@@ -2,7 +2,6 @@
 //! independent forward check, damaged files, resumption and determinism.
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 use rafle_generator::{generate, verify_table, NoProgress, Plan};
 use rafle_probe::{
@@ -12,15 +11,7 @@ use rafle_probe::{
 
 /// Tables of both variants up to 3 pieces, generated once for the tests that only read them.
 fn shared_tables() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        for v in Variant::ALL {
-            rafle_testkit::copy_tables(rafle_testkit::tables(v, 3), v, 3, dir.path());
-        }
-        dir
-    })
-    .path()
+    rafle_testkit::tables_of(&Variant::ALL, 3)
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -3,8 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, Request, StatusCode};
@@ -15,16 +14,9 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 /// Brazilian and international tables up to 3 pieces in one directory, generated once per
-/// run from the shared fixtures' tables.
+/// run.
 pub fn tables_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("api-tables");
-        for variant in [Variant::Brazilian, Variant::International] {
-            rafle_testkit::copy_tables(rafle_testkit::tables(variant, 3), variant, 3, &dir);
-        }
-        dir
-    })
+    rafle_testkit::tables_of(&[Variant::Brazilian, Variant::International], 3)
 }
 
 pub fn app_on(dir: &Path, bounds: Bounds) -> Router {
