@@ -13,6 +13,8 @@ mod cursor;
 
 pub use cursor::IndexCursor;
 
+use std::sync::OnceLock;
+
 use crate::{Color, Material, Position, Role, SliceMoves, Variant};
 
 /// Most pieces of one kind a table can hold.
@@ -111,6 +113,42 @@ pub(crate) fn unrank_set(mut rank: u64, k: u32, slots: u32) -> u64 {
         top = lo;
     }
     set
+}
+
+/// Sets a table of [`k_sets`] holds at most: 2¹⁸ (2 MiB), so the tables of a run stay small
+/// while those of the kings of most slices fit.
+const MAX_SETS_LISTED: u64 = 1 << 18;
+
+/// Every `k`-set of `slots` slots in colex order (the order of their bits as numbers, which is
+/// the order [`rank_set`] ranks), for `k` of at least 3 (fewer are unranked directly) and at
+/// most [`MAX_SETS_LISTED`] sets: entry `r` is [`unrank_set`]`(r, k, slots)`, found by one
+/// look-up instead of a search. Walking a slice's king moves back unranks every position it
+/// reaches, and every slice of a material has the same number of slots, so each table is built
+/// once (stepping from one set to the next) and kept for the process.
+pub(crate) fn k_sets(k: u32, slots: u32) -> Option<&'static [u64]> {
+    if k < 3 {
+        return None;
+    }
+    static TABLES: [[OnceLock<Option<&'static [u64]>>; 64]; 13] =
+        [const { [const { OnceLock::new() }; 64] }; 13];
+    let table = TABLES.get(k as usize)?.get(slots as usize)?;
+    *table.get_or_init(|| {
+        let count = binomial(slots, k);
+        if count == 0 || count > MAX_SETS_LISTED {
+            return None;
+        }
+        let mut sets = Vec::with_capacity(count as usize);
+        let mut set = below(k);
+        sets.push(set);
+        while (sets.len() as u64) < count {
+            // The next number with as many bits set (Gosper's step).
+            let lowest = set & set.wrapping_neg();
+            let carried = set + lowest;
+            set = (((carried ^ set) >> 2) / lowest) | carried;
+            sets.push(set);
+        }
+        Some(&*Box::leak(sets.into_boxed_slice()))
+    })
 }
 
 /// Squeezes the squares of `set` past the occupied squares `occupied` (which `set` avoids).
@@ -514,6 +552,27 @@ mod tests {
                 assert_eq!(rank_set(set), r, "{k} {r}");
             }
         }
+    }
+
+    #[test]
+    fn listed_sets_are_the_unranked_ones() {
+        for (k, slots) in [(3, 3), (3, 28), (4, 30), (4, 46), (5, 28), (6, 22)] {
+            let sets = k_sets(k, slots).expect("small enough to list");
+            assert_eq!(sets.len() as u64, binomial(slots, k));
+            for (r, &set) in sets.iter().enumerate() {
+                assert_eq!(
+                    set,
+                    unrank_set(r as u64, k, slots),
+                    "{k} of {slots}, rank {r}"
+                );
+            }
+            // The same table the next time.
+            assert!(std::ptr::eq(sets, k_sets(k, slots).unwrap()));
+        }
+        // Too many to list (C(50, 5) = 2,118,760), none, or unranked directly.
+        assert_eq!(k_sets(5, 50), None);
+        assert_eq!(k_sets(4, 3), None);
+        assert_eq!(k_sets(2, 30), None);
     }
 
     #[test]

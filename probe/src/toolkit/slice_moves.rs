@@ -9,7 +9,7 @@
 
 use rafle_draughts::layout;
 
-use crate::index::{rank_set, squeeze, unrank_set, unsqueeze};
+use crate::index::{k_sets, rank_set, squeeze, unrank_set, unsqueeze};
 use crate::Variant;
 
 /// The king moves of one slice, walked backwards and forwards (see the module documentation).
@@ -30,6 +30,11 @@ pub struct SliceMoves {
     square_of_slot: [u8; 64],
     /// The slot of each internal bit that is free.
     slot_of_square: [u8; 64],
+    /// White's king placements by rank, and Black's, where there are three kings or more and
+    /// few enough placements to list ([`k_sets`]): searching for them took 7–8% of the time of
+    /// a 7-piece material of four kings (docs/performance.md).
+    white_sets: Option<&'static [u64]>,
+    black_sets: Option<&'static [u64]>,
 }
 
 impl SliceMoves {
@@ -64,6 +69,8 @@ impl SliceMoves {
             half,
             square_of_slot,
             slot_of_square,
+            white_sets: k_sets(white_kings, u32::from(slot)),
+            black_sets: k_sets(black_kings, u32::from(slot) - white_kings),
         }
     }
 
@@ -111,11 +118,15 @@ impl SliceMoves {
         let black_to_move = local >= self.half;
         let part = local - if black_to_move { self.half } else { 0 };
         let (white_rank, black_rank) = (part / self.black_configs, part % self.black_configs);
-        let white_kings = unrank_set(white_rank, self.white_kings, self.slots);
-        let black_kings = unsqueeze(
-            unrank_set(black_rank, self.black_kings, self.slots - self.white_kings),
-            white_kings,
-        );
+        let white_kings = match self.white_sets {
+            Some(sets) => sets[white_rank as usize],
+            None => unrank_set(white_rank, self.white_kings, self.slots),
+        };
+        let black_slots = match self.black_sets {
+            Some(sets) => sets[black_rank as usize],
+            None => unrank_set(black_rank, self.black_kings, self.slots - self.white_kings),
+        };
+        let black_kings = unsqueeze(black_slots, white_kings);
         let empty = self.free & !self.squares(white_kings | black_kings);
         let other_half = if black_to_move { 0 } else { self.half };
         if white {
