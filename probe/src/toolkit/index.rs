@@ -151,6 +151,34 @@ pub(crate) fn k_sets(k: u32, slots: u32) -> Option<&'static [u64]> {
     })
 }
 
+/// Unranks the `k`-sets of `slots` slots: by a look-up where [`k_sets`] lists them, else by
+/// [`unrank_set`]'s search.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SetUnranker {
+    listed: Option<&'static [u64]>,
+    k: u32,
+    slots: u32,
+}
+
+impl SetUnranker {
+    pub(crate) fn new(k: u32, slots: u32) -> SetUnranker {
+        SetUnranker {
+            listed: k_sets(k, slots),
+            k,
+            slots,
+        }
+    }
+
+    /// The set of colex rank `rank`: [`unrank_set`]`(rank, k, slots)`.
+    #[inline(always)]
+    pub(crate) fn unrank(&self, rank: u64) -> u64 {
+        match self.listed {
+            Some(sets) => sets[rank as usize],
+            None => unrank_set(rank, self.k, self.slots),
+        }
+    }
+}
+
 /// Squeezes the squares of `set` past the occupied squares `occupied` (which `set` avoids).
 #[inline]
 pub(crate) fn squeeze(set: u64, occupied: u64) -> u64 {
@@ -573,6 +601,17 @@ mod tests {
         assert_eq!(k_sets(5, 50), None);
         assert_eq!(k_sets(4, 3), None);
         assert_eq!(k_sets(2, 30), None);
+        // Listed or searched, the same sets.
+        for (k, slots) in [(2, 30), (4, 30), (5, 50)] {
+            let unranker = SetUnranker::new(k, slots);
+            for r in (0..binomial(slots, k)).step_by(997) {
+                assert_eq!(
+                    unranker.unrank(r),
+                    unrank_set(r, k, slots),
+                    "{k} of {slots}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use rafle_draughts::layout;
 
-use crate::index::{k_sets, rank_set, squeeze, unrank_set, unsqueeze};
+use crate::index::{rank_set, squeeze, unsqueeze, SetUnranker};
 use crate::Variant;
 
 /// The king moves of one slice, walked backwards and forwards (see the module documentation).
@@ -18,10 +18,6 @@ pub struct SliceMoves {
     variant: Variant,
     /// The squares the men leave free, internal layout.
     free: u64,
-    /// Their number.
-    slots: u32,
-    white_kings: u32,
-    black_kings: u32,
     /// Placements of Black's kings for each of White's.
     black_configs: u64,
     /// Positions with one side to move.
@@ -30,11 +26,11 @@ pub struct SliceMoves {
     square_of_slot: [u8; 64],
     /// The slot of each internal bit that is free.
     slot_of_square: [u8; 64],
-    /// White's king placements by rank, and Black's, where there are three kings or more and
-    /// few enough placements to list ([`k_sets`]): searching for them took 7–8% of the time of
-    /// a 7-piece material of four kings (docs/performance.md).
-    white_sets: Option<&'static [u64]>,
-    black_sets: Option<&'static [u64]>,
+    /// White's king placements by rank, and Black's (over the slots White's leave), looked up
+    /// where there are three kings or more and few enough placements to list: searching for
+    /// them took 7–8% of the time of a 7-piece material of four kings (docs/performance.md).
+    white_placements: SetUnranker,
+    black_placements: SetUnranker,
 }
 
 impl SliceMoves {
@@ -62,15 +58,12 @@ impl SliceMoves {
         SliceMoves {
             variant,
             free,
-            slots: u32::from(slot),
-            white_kings,
-            black_kings,
             black_configs,
             half,
             square_of_slot,
             slot_of_square,
-            white_sets: k_sets(white_kings, u32::from(slot)),
-            black_sets: k_sets(black_kings, u32::from(slot) - white_kings),
+            white_placements: SetUnranker::new(white_kings, u32::from(slot)),
+            black_placements: SetUnranker::new(black_kings, u32::from(slot) - white_kings),
         }
     }
 
@@ -118,15 +111,8 @@ impl SliceMoves {
         let black_to_move = local >= self.half;
         let part = local - if black_to_move { self.half } else { 0 };
         let (white_rank, black_rank) = (part / self.black_configs, part % self.black_configs);
-        let white_kings = match self.white_sets {
-            Some(sets) => sets[white_rank as usize],
-            None => unrank_set(white_rank, self.white_kings, self.slots),
-        };
-        let black_slots = match self.black_sets {
-            Some(sets) => sets[black_rank as usize],
-            None => unrank_set(black_rank, self.black_kings, self.slots - self.white_kings),
-        };
-        let black_kings = unsqueeze(black_slots, white_kings);
+        let white_kings = self.white_placements.unrank(white_rank);
+        let black_kings = unsqueeze(self.black_placements.unrank(black_rank), white_kings);
         let empty = self.free & !self.squares(white_kings | black_kings);
         let other_half = if black_to_move { 0 } else { self.half };
         if white {
