@@ -62,8 +62,17 @@ awk -v p="$peak" -v t="$tables" -v f="$final" 'BEGIN {
 : > "$bands"
 for material in "${!band_peak[@]}"; do echo "$material ${band_peak[$material]}"; done \
     | sort > "$bands"
+# `rafle plan` takes the run's arguments but `--threads`.
+plan_args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --threads) shift 2 ;;
+    --threads=*) shift ;;
+    *) plan_args+=("$1") && shift ;;
+    esac
+done
 if [ -s "$bands" ]; then
-    "$rafle" plan "$@" --data "$dir" 2>/dev/null | awk -v list="$bands" '
+    "$rafle" plan "${plan_args[@]}" --data "$dir" 2>/dev/null | awk -v list="$bands" '
         BEGIN { while ((getline line < list) > 0) { split(line, f, " "); peak[f[1]] = f[2] } }
         { split($1, name, "/"); if (name[2] in peak) { b += peak[name[2]]; n += $3; k++ } }
         END { if (n > 0) printf "band files: %.3f bytes a position at their largest, over %d materials (%.0f positions)\n", b / n, k, n }'

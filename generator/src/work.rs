@@ -7,6 +7,8 @@
 //!   by band;
 //! - [`packed`]: a finished material's values compressed for the materials that read it, and
 //!   the cache of decompressed blocks every compressed form is read through;
+//! - [`value_planes`]: how band files and packed files lay out a chunk of full values before
+//!   compression;
 //! - [`seed_file`] and [`seed_part`]: the seeds of a kings-only material solved in bits, kept
 //!   by level, and the files its seed parts leave.
 
@@ -14,4 +16,5 @@ pub(crate) mod bands;
 pub(crate) mod packed;
 pub(crate) mod seed_file;
 pub(crate) mod seed_part;
+pub(crate) mod value_planes;
 pub(crate) mod values;

@@ -9,9 +9,9 @@
 //! band files are what the materials solved after it read (through the same cache of
 //! decompressed blocks as packed files), so a finished material needs no packing either.
 //!
-//! Layout of a band file (little-endian): the chunks, each the raw layout of a work file
-//! restricted to the chunk (its distance codes as `u16`, then its rule codes) compressed with
-//! zstd; then the directory: the magic [`MAGIC`], the length of the band's identity (`u32`)
+//! Layout of a band file (little-endian): the chunks, each laid out in byte planes
+//! ([`value_planes`], the capture marks kept; [`Kept::Kinds`] in bit planes) and compressed
+//! with zstd; then the directory: the magic [`MAGIC`], the length of the band's identity (`u32`)
 //! and the identity (request, material, band), the number of halves (`u32`) and of chunks
 //! (`u32`), for each half its number in the material (`u64`: the position it starts at divided
 //! by the half's length), its first chunk (`u32`) and its place among that chunk's halves
@@ -33,6 +33,7 @@ mod writer;
 pub(crate) use writer::{sync_band_files, BandWriter};
 
 use std::fs::File;
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -47,6 +48,7 @@ use rafle_probe::{
 
 use crate::files::io_error;
 use crate::work::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache};
+use crate::work::value_planes::{self, Captures};
 pub(crate) use crate::work::values::Kept;
 use crate::work::values::{
     band_paths, code_of_kind, kind_of, range_checksum, BYTES_PER_POSITION, CAPTURE, DRAW,
@@ -56,7 +58,7 @@ use crate::GenerateError;
 use directory::Chunk;
 
 /// The first bytes of a band file's directory, and its last bytes.
-const MAGIC: [u8; 8] = *b"RAFLEBD\x01";
+const MAGIC: [u8; 8] = *b"RAFLEBD\x02";
 
 /// Positions a chunk holds at most: as the blocks of a packed file.
 pub(crate) const CHUNK_POSITIONS: u64 = crate::work::packed::BLOCK_POSITIONS;
@@ -103,12 +105,12 @@ fn shortest_of_its_kind(code: u16) -> u16 {
     code_of_kind(kind_of(code)).unwrap_or(DRAW) | code & CAPTURE
 }
 
-/// How a band file lays out a chunk's positions before compression: as a raw work file
-/// ([`Kept::Full`]), or in two bit planes ([`Kept::Kinds`]): the kind of each distance code
-/// in 2 bits (0 a loss, 1 a win, 2 a draw; four positions a byte), then the capture marks in
-/// 1 bit (eight a byte), each plane padded to whole groups of eight positions. The planes
-/// compress to about the bytes of a byte a position holding both (zstd finds the same runs),
-/// and take 3/8 of them decompressed in the block cache.
+/// How a band file lays out a chunk's positions before compression: in three byte planes
+/// ([`Kept::Full`], see [`value_planes`]), or in two bit planes ([`Kept::Kinds`]): the kind
+/// of each distance code in 2 bits (0 a loss, 1 a win, 2 a draw; four positions a byte), then
+/// the capture marks in 1 bit (eight a byte), each plane padded to whole groups of eight
+/// positions. The bit planes compress to about the bytes of a byte a position holding both
+/// (zstd finds the same runs), and take 3/8 of them decompressed in the block cache.
 impl Kept {
     /// Bytes a chunk of `positions` takes before compression.
     fn chunk_len(self, positions: usize) -> usize {
@@ -121,7 +123,7 @@ impl Kept {
     /// Appends the layout of `codes` and `rules` to `out`.
     fn lay_out(self, codes: &[u16], rules: &[u8], out: &mut Vec<u8>) {
         match self {
-            Kept::Full => crate::work::packed::raw_block(codes, rules, out),
+            Kept::Full => value_planes::lay_out(codes, rules, Captures::Kept, out),
             Kept::Kinds => {
                 let groups = codes.len().div_ceil(8);
                 let start = out.len();
@@ -139,7 +141,7 @@ impl Kept {
     #[inline(always)]
     fn code(self, chunk: &[u8], at: usize) -> u16 {
         match self {
-            Kept::Full => u16::from_le_bytes([chunk[2 * at], chunk[2 * at + 1]]),
+            Kept::Full => value_planes::code(chunk, at),
             Kept::Kinds => {
                 let groups = chunk.len() / 3;
                 let kind = chunk[at / 4] >> (2 * (at % 4)) & 3;
@@ -149,12 +151,24 @@ impl Kept {
         }
     }
 
-    /// The rule code of position `at` of a chunk.
+    /// The distance code and rule code of position `at` of a chunk.
     #[inline(always)]
-    fn rule(self, chunk: &[u8], at: usize) -> u8 {
+    fn codes(self, chunk: &[u8], at: usize) -> (u16, u8) {
         match self {
-            Kept::Full => chunk[2 * (chunk.len() / BYTES_PER_POSITION as usize) + at],
-            Kept::Kinds => 0,
+            Kept::Full => value_planes::codes(chunk, at),
+            Kept::Kinds => (self.code(chunk, at), 0),
+        }
+    }
+
+    /// Appends the distance codes and rule codes of the positions `range` of a chunk to
+    /// `codes` and `rules`.
+    fn extend(self, chunk: &[u8], range: Range<usize>, codes: &mut Vec<u16>, rules: &mut Vec<u8>) {
+        match self {
+            Kept::Full => value_planes::extend(chunk, range, codes, rules),
+            Kept::Kinds => {
+                codes.extend(range.clone().map(|k| self.code(chunk, k)));
+                rules.resize(rules.len() + range.len(), 0);
+            }
         }
     }
 }
@@ -302,9 +316,7 @@ impl BandedValues {
     #[inline]
     pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
         let kept = self.kept;
-        self.read_at(i, cache, |chunk, at| {
-            (kept.code(chunk, at), kept.rule(chunk, at))
-        })
+        self.read_at(i, cache, |chunk, at| kept.codes(chunk, at))
     }
 
     /// The distance code of position `i` alone.
@@ -437,8 +449,8 @@ impl BandedValues {
             // A chunk of small halves holds others after this one's.
             let half_left = self.half_len - i % self.half_len;
             let take = (n - at).min((end - i).min(half_left) as usize);
-            codes.extend((at..at + take).map(|k| self.kept.code(chunk, k)));
-            rules.extend((at..at + take).map(|k| self.kept.rule(chunk, k)));
+            self.kept
+                .extend(chunk, at..at + take, &mut codes, &mut rules);
             i += take as u64;
         }
         Ok((codes, rules))
@@ -465,10 +477,7 @@ impl HalfView {
     #[inline(always)]
     pub(crate) fn codes(&self, within: u64) -> (u16, u8) {
         let at = self.at + within as usize;
-        (
-            self.kept.code(&self.block, at),
-            self.kept.rule(&self.block, at),
-        )
+        self.kept.codes(&self.block, at)
     }
 
     /// The distance code alone of the half's position `within`.
@@ -773,6 +782,16 @@ mod tests {
         assert!(BandedValues::new(&index, "id", Kept::Full)
             .add_band(&path, 0)
             .is_err());
+        // A band file of the earlier layout (a work file's, under the magic ending in 1) is
+        // not taken for this one.
+        let mut bytes = good.clone();
+        let end = bytes.len();
+        bytes[end - 1] = 1;
+        fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            BandedValues::new(&index, "id", Kept::Full).add_band(&path, 0),
+            Err(GenerateError::DamagedWorkFile { .. })
+        ));
     }
 
     #[test]

@@ -5,15 +5,15 @@
 //! into `<material>.packed` and removed: the raw files of the materials still read would not
 //! fit on disk for the largest sets; so are the band files of a material of a run that writes
 //! the win/draw/loss tables alone. The positions are cut into blocks, compressed with zstd at
-//! [`LEVEL`]. With [`Kept::Full`], a block holds [`BLOCK_POSITIONS`] positions: their
-//! distance codes (little-endian `u16`) then their rule codes, the layout of a raw work file
-//! restricted to the block. With [`Kept::Kinds`], a block holds [`KINDS_BLOCK_POSITIONS`]
-//! positions, 2 bits each, four a byte from the lowest bits: 0 a loss, 1 a win, 2 a draw; the
-//! capture mark is left out, as the materials that read the file never need it (about a third
-//! of the compressed bytes of a byte a position).
+//! [`LEVEL`]. With [`Kept::Full`], a block holds [`BLOCK_POSITIONS`] positions in three byte
+//! planes, as a band file's chunk ([`value_planes`]). With [`Kept::Kinds`], a block holds
+//! [`KINDS_BLOCK_POSITIONS`] positions, 2 bits each, four a byte from the lowest bits: 0 a
+//! loss, 1 a win, 2 a draw (about a third of the compressed bytes of a byte a position).
+//! Either leaves out the capture mark, as the materials that read the file never need it.
 //!
-//! Layout (little-endian): the magic [`MAGIC`], the format version (`u32`: 1 for
-//! [`Kept::Full`], 2 for [`Kept::Kinds`]), positions a block
+//! Layout (little-endian): the magic [`MAGIC`], the format version (`u32`: 3 for
+//! [`Kept::Full`], 2 for [`Kept::Kinds`]; 1 was [`Kept::Full`] laid out as a raw work file,
+//! refused now), positions a block
 //! (`u32`), positions (`u64`), the length of the request's identity (`u32`) and the identity
 //! (which variant, material, positions, limits and tables the values are of); then for each
 //! block the offset just past its compressed bytes (`u64`) and the crc32 of its decompressed
@@ -34,6 +34,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::files::{clone_error, io_error};
+use crate::work::value_planes::{self, Captures};
 use crate::work::values::{code_of_kind, kind_of, Kept, ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::toolkit::cache::{block_key, BlockCache, BlockKey};
@@ -67,7 +68,7 @@ pub(crate) const MAGIC: [u8; 8] = *b"RAFLEPK\x1a";
 /// The format version of a file of values kept as `kept` says.
 fn version(kept: Kept) -> u32 {
     match kept {
-        Kept::Full => 1,
+        Kept::Full => 3,
         Kept::Kinds => 2,
     }
 }
@@ -268,18 +269,11 @@ pub(crate) fn pack(
 /// Appends a block's bytes, kept as `kept` says, to `out`.
 fn lay_out(kept: Kept, distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
     match kept {
-        Kept::Full => raw_block(distances, rules, out),
+        Kept::Full => value_planes::lay_out(distances, rules, Captures::Dropped, out),
         Kept::Kinds => out.extend(distances.chunks(4).map(|four| {
             (four.iter().enumerate()).fold(0, |byte, (k, &code)| byte | kind_of(code) << (2 * k))
         })),
     }
-}
-
-/// Appends a block's raw bytes: its distance codes, then its rule codes.
-pub(crate) fn raw_block(distances: &[u16], rules: &[u8], out: &mut Vec<u8>) {
-    out.reserve(distances.len() * BYTES_PER_POSITION as usize);
-    out.extend(distances.iter().flat_map(|d| d.to_le_bytes()));
-    out.extend_from_slice(rules);
 }
 
 /// `read` of the block `key` names: from the blocks this thread keeps at hand, else from
@@ -458,8 +452,9 @@ impl PackedValues {
         self.id
     }
 
-    /// The distance code and rule code of position `i`, its block read through `cache` (of a
-    /// [`Kept::Kinds`] file, the shortest code of its kind and rule code 0).
+    /// The distance code (without its capture mark) and rule code of position `i`, its block
+    /// read through `cache` (of a [`Kept::Kinds`] file, the shortest code of its kind and rule
+    /// code 0).
     ///
     /// # Errors
     ///
@@ -469,13 +464,7 @@ impl PackedValues {
     pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
         let at = (i % self.per_block) as usize;
         match self.kept {
-            Kept::Full => self.read_at(i, cache, |block| {
-                let n = block.len() / BYTES_PER_POSITION as usize;
-                (
-                    u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
-                    block[2 * n + at],
-                )
-            }),
+            Kept::Full => self.read_at(i, cache, |block| value_planes::codes(block, at)),
             Kept::Kinds => Ok((self.kind_code(i, at, cache)?, 0)),
         }
     }
@@ -489,9 +478,7 @@ impl PackedValues {
     pub(crate) fn distance_code(&self, i: u64, cache: &SharedCache) -> Result<u16, GenerateError> {
         let at = (i % self.per_block) as usize;
         match self.kept {
-            Kept::Full => self.read_at(i, cache, |block| {
-                u16::from_le_bytes([block[2 * at], block[2 * at + 1]])
-            }),
+            Kept::Full => self.read_at(i, cache, |block| value_planes::code(block, at)),
             Kept::Kinds => self.kind_code(i, at, cache),
         }
     }
@@ -584,6 +571,12 @@ mod tests {
         values
     }
 
+    /// The codes of position `i` a packed file of [`Kept::Full`] gives back: its capture mark
+    /// left out.
+    fn read_back(values: &ValuesFile, i: u64) -> (u16, u8) {
+        (values.distance_code(i) & !CAPTURE, values.rule_code(i))
+    }
+
     fn all_codes(
         packed: &PackedValues,
         cache: &SharedCache,
@@ -604,9 +597,9 @@ mod tests {
         assert_eq!(files_in(dir.path()), ["m.packed", "m.partial"]);
         let packed = PackedValues::open(&path, "m", n, Kept::Full).unwrap();
         packed.check().unwrap();
-        let expected: Vec<(u16, u8)> = (0..n)
-            .map(|i| (values.distance_code(i), values.rule_code(i)))
-            .collect();
+        // The capture marks are left out: the materials that read the values never need them.
+        let expected: Vec<(u16, u8)> = (0..n).map(|i| read_back(&values, i)).collect();
+        assert!((0..n).any(|i| values.distance_code(i) & CAPTURE != 0));
         // Room for one block: blocks keep replacing one another.
         let block = (BLOCK_POSITIONS * BYTES_PER_POSITION) as usize;
         let budget = block + rafle_probe::toolkit::cache::ENTRY_OVERHEAD;
@@ -615,6 +608,13 @@ mod tests {
             assert_eq!(all_codes(&packed, &cache).unwrap(), expected);
             assert!(cache.bytes() <= budget);
         }
+        // A file of the earlier layout (version 1, a raw work file's) is not taken.
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&1u32.to_le_bytes());
+        let old = dir.path().join("old.packed");
+        fs::write(&old, &bytes).unwrap();
+        let err = PackedValues::open(&old, "m", n, Kept::Full).unwrap_err();
+        assert!(err.to_string().contains("old.packed"), "{err}");
         // Another request's values, or other positions, are not taken.
         for (identity, positions) in [("other", n), ("m", n + 1)] {
             assert!(matches!(
@@ -677,7 +677,7 @@ mod tests {
             PackedValues::open(&other, "r", n, Kept::Full).unwrap(),
         );
         for i in (0..n).step_by(97) {
-            let expected = (values.distance_code(i), values.rule_code(i));
+            let expected = read_back(&values, i);
             assert_eq!(a.codes(i, &cache).unwrap(), expected);
             assert_eq!(b.codes(n - 1 - i, &cache).unwrap(), expected);
             assert_eq!(a.distance_code(i, &cache).unwrap(), expected.0);
@@ -686,10 +686,7 @@ mod tests {
         drop(a);
         fs::copy(&other, &path).unwrap();
         let again = PackedValues::open(&path, "r", n, Kept::Full).unwrap();
-        assert_eq!(
-            again.codes(0, &cache).unwrap(),
-            (values.distance_code(n - 1), values.rule_code(n - 1))
-        );
+        assert_eq!(again.codes(0, &cache).unwrap(), read_back(&values, n - 1));
     }
 
     #[test]
@@ -699,9 +696,7 @@ mod tests {
         let values = raw(dir.path(), n);
         let path = dir.path().join("m.packed");
         pack(&values, &path, "m", Kept::Full).unwrap();
-        let expected: Vec<(u16, u8)> = (0..n)
-            .map(|i| (values.distance_code(i), values.rule_code(i)))
-            .collect();
+        let expected: Vec<(u16, u8)> = (0..n).map(|i| read_back(&values, i)).collect();
         let good = fs::read(&path).unwrap();
         let damaged_path = dir.path().join("damaged.packed");
         // Every few bytes of the file flipped in turn, header, index and blocks alike.
