@@ -339,7 +339,9 @@ impl MaterialRun<'_> {
     /// [`GenerateError::Io`] if its packed file cannot be written or opened.
     fn keep_values(self, store: &mut Store) -> Result<(), GenerateError> {
         let (plan, m, paths) = (self.plan, self.m, &self.paths);
-        if self.needed && plan.kept() == Kept::Kinds {
+        let packs =
+            plan.kept() == Kept::Kinds || crate::work::bands::packs_bands(plan.variant, m.material);
+        if self.needed && packs {
             self.pack_bands(store)?;
         }
         if self.needed && store.banded(m.material).is_some() {
@@ -359,7 +361,8 @@ impl MaterialRun<'_> {
     }
 
     /// Packs the material's band files (held in `store`, or left finished by an earlier run)
-    /// into its packed file of [`Kept::Kinds`], about a third of their size, and removes
+    /// into its packed file (of [`Kept::Kinds`] about a third of their size; of
+    /// [`Kept::Full`] without the capture marks and the directory's line a half), and removes
     /// them; nothing if it has none.
     ///
     /// # Errors
@@ -382,7 +385,7 @@ impl MaterialRun<'_> {
             &paths.packed,
             &identity,
             m.positions,
-            Kept::Kinds,
+            self.plan.kept(),
             |at, n| bands.read_range(at, n),
         )?;
         store.remove(m.material);

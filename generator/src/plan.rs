@@ -23,7 +23,8 @@ use crate::work::values::BYTES_PER_POSITION;
 use crate::GenerateError;
 pub use bytes::parse_memory;
 use bytes::{
-    cached_bytes, part_least_bytes, seed_parts, slice_bytes, slices_bytes, Placements, OVERHEAD,
+    band_directory_bytes, cached_bytes, part_least_bytes, seed_parts, slice_bytes, slices_bytes,
+    Placements, OVERHEAD,
 };
 pub(crate) use bytes::{LEAST_CACHE_BYTES, STREAMED_CACHE_BYTES};
 pub use disk::{DiskEstimate, DiskParts};
@@ -238,8 +239,9 @@ impl Plan {
         for j in 0..materials.len() {
             let placements = Placements::of(variant, materials[j].material);
             // A unit's plan solves its own material alone: the others are finished.
+            let directory = band_directory_bytes(variant, materials[j].material);
             if unit.is_none() || j + 1 == materials.len() {
-                floor = floor.max(slice_bytes(placements));
+                floor = floor.max(slice_bytes(placements) + directory);
             }
             // What the material's moves read: its own raw work file, and the blocks of the
             // materials it reads, decompressed in the cache.
@@ -250,7 +252,8 @@ impl Plan {
                 .sum();
             let own = materials[j].positions * BYTES_PER_POSITION;
             materials[j].slices_bytes = slices_bytes(placements);
-            materials[j].solve_bytes = materials[j].slices_bytes + own + cached + OVERHEAD;
+            materials[j].solve_bytes =
+                materials[j].slices_bytes + directory + own + cached + OVERHEAD;
         }
         let peak_material = materials.iter().map(|m| m.solve_bytes).max().unwrap_or(0);
         let floor = floor + LEAST_CACHE_BYTES + OVERHEAD;

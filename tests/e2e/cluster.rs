@@ -420,8 +420,9 @@ fn the_plan_says_the_disk_a_run_fills() {
             .unwrap()
     };
     assert!(peak >= tables);
-    // What fills it at the peak: the parts add up. KMMvM (one king beside three men) keeps a
-    // raw work file while it is solved; the larger KMvKM (a king a side) keeps band files.
+    // What fills it at the peak: the parts add up. KMMvM (one king beside three men) keeps
+    // band files while it is solved, no raw work file (nothing reads it up to 4 pieces, so
+    // it packs nothing either).
     assert_eq!(plan["disk_peak_at"], "KMMvM");
     let parts = &plan["disk_at_peak"];
     let part = |name: &str| parts[name].as_u64().unwrap();
@@ -429,10 +430,10 @@ fn the_plan_says_the_disk_a_run_fills() {
         part("raw_bytes") + part("scratch_bytes") + part("packed_bytes") + part("tables_bytes"),
         peak
     );
-    assert_eq!(part("raw_bytes"), 3 * positions("KMMvM"));
-    assert!(positions("KMvKM") > positions("KMMvM"));
+    assert_eq!(part("raw_bytes"), 0);
+    // Its own band files, at least, about 0.44 bytes a position, beside the values waiting.
     assert!(
-        part("packed_bytes") > 0 && part("tables_bytes") > 0,
+        part("packed_bytes") > 4 * positions("KMMvM") / 10 && part("tables_bytes") > 0,
         "{parts}"
     );
     let text = ok(&[
@@ -446,8 +447,8 @@ fn the_plan_says_the_disk_a_run_fills() {
     ]);
     assert!(
         text.contains("disk: a whole run fills about")
-            && text.contains("solving KMMvM (its raw work file ")
-            && text.contains(", values compressed, its own and those still to be read, "),
+            && text
+                .contains("solving KMMvM (values compressed, its own and those still to be read, "),
         "{text}"
     );
     // The tables written stay within the estimate, and the run says the estimate up front.

@@ -77,7 +77,7 @@ fn counts(summary: &str) -> BTreeMap<String, Vec<String>> {
         .collect()
 }
 
-/// The scenario: a run stopped in KMvM after its every band was solved and recorded
+/// A run stopped in MvM (men alone: a raw work file) after its every band was solved and recorded
 /// (its win/draw/loss table cannot be written: a directory holds the name), its raw work file
 /// then changed. The next run finds the bands that no longer match, solves them again, and
 /// ends with the tables of a run never stopped, which `verify` passes.
@@ -85,35 +85,35 @@ fn counts(summary: &str) -> BTreeMap<String, Vec<String>> {
 fn a_changed_raw_work_file_is_solved_again_not_trusted() {
     let (clean, _, _) = generate("brazilian", 3, &[]);
     let dir = TempDir::new().unwrap();
-    let blocked = dir.path().join("brazilian/KMvM.wdl");
+    let blocked = dir.path().join("brazilian/MvM.wdl");
     std::fs::create_dir_all(&blocked).unwrap();
     let (success, _, err) = generate_again(&dir);
     assert!(!success, "{err}");
-    assert!(err.contains("KMvM.wdl"), "{err}");
+    assert!(err.contains("MvM.wdl"), "{err}");
     std::fs::remove_dir(&blocked).unwrap();
-    let partial = work(&dir).join("KMvM.partial");
-    let journal = std::fs::read_to_string(work(&dir).join("KMvM.journal")).unwrap();
+    let partial = work(&dir).join("MvM.partial");
+    let journal = std::fs::read_to_string(work(&dir).join("MvM.journal")).unwrap();
     assert!(journal.lines().count() > 2, "{journal}");
     flip_every(&partial, 0, 5);
 
     let (success, _, err) = generate_again(&dir);
     assert!(success, "{err}");
     assert!(
-        err.contains("KMvM.partial is damaged: band 0 does not match its checksum"),
+        err.contains("MvM.partial is damaged: band 0 does not match its checksum"),
         "{err}"
     );
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
 }
 
-/// A run stopped in KMvM after every band was recorded, run again as it was left: nothing is
+/// A run stopped in MvM after every band was recorded, run again as it was left: nothing is
 /// said about damage, and the tables are those of a run never stopped. (That no band is solved
 /// again is checked in `generator/tests/e2e/resume.rs`, which sees the progress reports.)
 #[test]
 fn an_intact_raw_work_file_is_resumed_without_notice() {
     let (clean, _, _) = generate("brazilian", 3, &[]);
     let dir = TempDir::new().unwrap();
-    let blocked = dir.path().join("brazilian/KMvM.wdl");
+    let blocked = dir.path().join("brazilian/MvM.wdl");
     std::fs::create_dir_all(&blocked).unwrap();
     let (success, _, err) = generate_again(&dir);
     assert!(!success, "{err}");
@@ -123,31 +123,63 @@ fn an_intact_raw_work_file_is_resumed_without_notice() {
     assert_eq!(tables(&dir), tables(&clean));
 }
 
-/// A run stopped after writing KMvM's tables, before packing its values for the materials
+/// Brazilian up to 3 generated whole, and a run of it stopped after writing `material`'s
+/// tables, before packing its values for the materials after it (a directory held the packed
+/// file's name, removed since).
+fn stopped_before_packing(material: &str) -> (TempDir, TempDir) {
+    let (clean, _, _) = generate("brazilian", 3, &[]);
+    let dir = TempDir::new().unwrap();
+    let blocked = work(&dir).join(format!("{material}.packed"));
+    std::fs::create_dir_all(&blocked).unwrap();
+    let (success, _, err) = generate_again(&dir);
+    assert!(!success, "{err}");
+    std::fs::remove_dir(&blocked).unwrap();
+    assert!(dir
+        .path()
+        .join(format!("brazilian/{material}.rules"))
+        .exists());
+    (clean, dir)
+}
+
+/// A run stopped after writing MvM's tables, before packing its values for the materials
 /// after it (a directory holds the packed file's name): the next run packs the raw file it
 /// left, but only if every band still matches; changed, it reads the values back from the
 /// tables instead.
 #[test]
 fn a_changed_raw_work_file_of_finished_tables_is_not_packed() {
-    let (clean, _, _) = generate("brazilian", 3, &[]);
-    let dir = TempDir::new().unwrap();
-    let blocked = work(&dir).join("KMvM.packed");
-    std::fs::create_dir_all(&blocked).unwrap();
-    let (success, _, err) = generate_again(&dir);
-    assert!(!success, "{err}");
-    std::fs::remove_dir(&blocked).unwrap();
-    assert!(dir.path().join("brazilian/KMvM.rules").exists());
-    flip_every(&work(&dir).join("KMvM.partial"), 3, 11);
+    let (clean, dir) = stopped_before_packing("MvM");
+    flip_every(&work(&dir).join("MvM.partial"), 3, 11);
 
     let (success, _, err) = generate_again(&dir);
     assert!(success, "{err}");
     assert!(
-        err.contains("KMvM.partial is damaged: band ")
+        err.contains("MvM.partial is damaged: band ")
             && err.contains("read back from the tables instead"),
         "{err}"
     );
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
+/// A run stopped after writing KMvM's tables (a single king among men: band files), before
+/// packing them for the materials after it (a directory holds the packed file's name): the
+/// next run packs the band files it left, which check, says nothing of damage, and ends with
+/// the tables of a run never stopped.
+#[test]
+fn band_files_of_a_single_king_are_packed_when_the_run_resumes() {
+    let (clean, dir) = stopped_before_packing("KMvM");
+    assert!(!work(&dir).join("KMvM.partial").exists());
+    assert!(work(&dir).join("KMvM.band-000").is_file());
+
+    let (success, _, err) = generate_again(&dir);
+    assert!(success && !err.contains("damaged"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+    let left: Vec<String> = std::fs::read_dir(work(&dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".band-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// An edited summary (9,999,999 wins for a material of 1,760 positions) is not printed: the

@@ -101,6 +101,17 @@ pub(super) fn slice_bytes(placements: Placements) -> u64 {
     }
 }
 
+/// Bytes the directory of a material solved into band files holds while it is solved and its
+/// tables written: where each half lies, 6 bytes a half (4 and 2), all of them by the end. For a
+/// single king among men, halves of 20 to 50 positions, a few tenths of a byte a position.
+pub(super) fn band_directory_bytes(variant: Variant, material: Material) -> u64 {
+    if !crate::work::bands::is_banded_material(variant, material) {
+        return 0;
+    }
+    let placements = Placements::of(variant, material);
+    2 * placements.men * 6
+}
+
 /// Positions a seed part holds (the last part of a material fewer): `RAFLE_SEED_PART_POSITIONS`
 /// if set (rounded up to the seed pass's ranges; the tests split small materials), else
 /// [`SEED_PART_POSITIONS`].

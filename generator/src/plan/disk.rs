@@ -5,7 +5,7 @@
 //! written so far.
 
 use super::{MaterialPlan, Plan};
-use crate::work::bands::is_banded_material;
+use crate::work::bands::{is_banded_material, packs_bands};
 use crate::work::values::Kept;
 use rafle_probe::{draughts::Material, toolkit::Tables};
 
@@ -181,12 +181,15 @@ impl Plan {
     ) -> DiskParts {
         let n = m.positions as f64;
         // A material solved into band files holds them all, compressed, while its tables
-        // are written (and, with the win/draw/loss tables alone, while they are packed for
-        // its readers); one with a raw work file holds that, and packs it afterwards.
+        // are written (and, with the win/draw/loss tables alone or halves of a single king,
+        // while they are packed for its readers); one with a raw work file holds that, and
+        // packs it afterwards.
         if is_banded_material(self.variant, m.material) {
-            let packing = match self.tables {
-                Tables::Wdl if kept => kept_bytes(Tables::Wdl),
-                _ => 0.0,
+            let packs = self.tables == Tables::Wdl || packs_bands(self.variant, m.material);
+            let packing = if kept && packs {
+                kept_bytes(self.tables)
+            } else {
+                0.0
             };
             return DiskParts {
                 raw_bytes: 0,

@@ -5,8 +5,9 @@ use rafle_probe::toolkit::format::TableKind;
 use rafle_probe::toolkit::Table;
 
 use super::bytes::{
-    cached_bytes, part_least_bytes, read_back_streamed_always, seed_part_size, slice_bytes,
-    Placements, LEAST_CACHE_BYTES, OVERHEAD, REPACK_BYTES_PER_POSITION, STREAMED_BYTES,
+    band_directory_bytes, cached_bytes, part_least_bytes, read_back_streamed_always,
+    seed_part_size, slice_bytes, Placements, LEAST_CACHE_BYTES, OVERHEAD,
+    REPACK_BYTES_PER_POSITION, STREAMED_BYTES,
 };
 use super::{MaterialPlan, Plan, UnitState};
 use crate::work::packed::PackedValues;
@@ -84,8 +85,10 @@ impl Plan {
     ///
     /// If `j` is not a material of the plan.
     pub fn unit_bytes(&self, j: usize) -> u64 {
-        let placements = Placements::of(self.variant, self.materials[j].material);
-        let least = slice_bytes(placements) + LEAST_CACHE_BYTES + OVERHEAD;
+        let material = self.materials[j].material;
+        let placements = Placements::of(self.variant, material);
+        let directory = band_directory_bytes(self.variant, material);
+        let least = slice_bytes(placements) + directory + LEAST_CACHE_BYTES + OVERHEAD;
         let solve = self.materials[j].solve_bytes;
         self.budget.map_or(solve, |b| b.min(solve)).max(least)
     }

@@ -13,10 +13,11 @@
 //! ([`value_planes`], the capture marks kept; [`Kept::Kinds`] in bit planes) and compressed
 //! with zstd; then the directory: the magic [`MAGIC`], the length of the band's identity (`u32`)
 //! and the identity (request, material, band), the number of halves (`u32`) and of chunks
-//! (`u32`), for each half its number in the material (`u64`: the position it starts at divided
-//! by the half's length), its first chunk (`u32`) and its place among that chunk's halves
-//! (`u32`), for each chunk its offset (`u64`), compressed length (`u32`), positions (`u32`)
-//! and the crc32 of its decompressed bytes (`u32`); then a 20-byte footer: the directory's
+//! (`u32`), for each chunk its offset (`u64`), compressed length (`u32`), positions (`u32`),
+//! the crc32 of its decompressed bytes (`u32`) and the number of halves that start in it
+//! (`u32`), then the halves chunk after chunk in their order there, each by its number in the
+//! material (the position it starts at divided by the half's length) less the one before it
+//! (zigzag, LEB128); then a 20-byte footer: the directory's
 //! offset (`u64`), its crc32 (`u32`) and [`MAGIC`] again. A half of more than
 //! [`CHUNK_POSITIONS`] positions takes consecutive chunks of that many; smaller ones share a
 //! chunk, as many as fit, in the order they were solved.
@@ -58,18 +59,22 @@ use crate::GenerateError;
 use directory::Chunk;
 
 /// The first bytes of a band file's directory, and its last bytes.
-const MAGIC: [u8; 8] = *b"RAFLEBD\x02";
+const MAGIC: [u8; 8] = *b"RAFLEBD\x03";
 
 /// Positions a chunk holds at most: as the blocks of a packed file.
 pub(crate) const CHUNK_POSITIONS: u64 = crate::work::packed::BLOCK_POSITIONS;
 
 /// Halves (king placements a side to move) of at least this many positions are kept in band
-/// files; a material of fewer (no king, or one king among many men) keeps a raw work file.
-/// Their slices read the band before them through man moves at every position, which a raw
-/// file serves from memory and band files through the cache: measured on Brazilian MMMMvK
-/// (halves of 28 positions), several times the CPU. Those materials are the smaller ones of a
-/// set (Brazilian up to 8: under 2.1 × 10⁹ positions each).
-pub(crate) const MIN_HALF_POSITIONS: u64 = 64;
+/// files: every material with men and kings. A material of men alone (one position a half)
+/// keeps a raw work file: a band file's directory would hold a line for every position.
+pub(crate) const MIN_HALF_POSITIONS: u64 = 2;
+
+/// A material whose halves are fewer than this many positions (a single king among men) has
+/// its band files packed once its tables are written, when a later material reads it: the
+/// materials after it read its values at a few positions of each half through captures and
+/// promotions, and a packed file, in index order, needs no line of a directory for each half
+/// (see [`BandedValues`], which holds one) and drops the capture marks.
+pub(crate) const PACKED_BELOW: u64 = 64;
 
 /// Whether a material is solved into band files: one with men whose halves are large enough.
 pub(crate) fn is_banded(index: &PositionIndex) -> bool {
@@ -79,13 +84,23 @@ pub(crate) fn is_banded(index: &PositionIndex) -> bool {
 /// [`is_banded`] of a material, without its index (which takes long to build for a large
 /// material with men): its king placements from binomials, as the index counts them.
 pub(crate) fn is_banded_material(variant: Variant, material: Material) -> bool {
-    let men = material.men();
-    let free = u32::from(variant.square_count()) - men;
+    material.men() > 0 && king_placements(variant, material) >= MIN_HALF_POSITIONS
+}
+
+/// Whether a material solved into band files has them packed for its readers (see
+/// [`PACKED_BELOW`]).
+pub(crate) fn packs_bands(variant: Variant, material: Material) -> bool {
+    is_banded_material(variant, material) && king_placements(variant, material) < PACKED_BELOW
+}
+
+/// The king placements of a slice of `material` (a half's positions), from binomials.
+fn king_placements(variant: Variant, material: Material) -> u64 {
+    let free = u32::from(variant.square_count()) - material.men();
     let (white, black) = (
         u32::from(material.white_kings),
         u32::from(material.black_kings),
     );
-    men > 0 && binomial(free, white) * binomial(free - white, black) >= MIN_HALF_POSITIONS
+    binomial(free, white) * binomial(free - white, black)
 }
 
 /// Chunks one [`BandedValues::read_direct`] holds decompressed at most (about 1.5 MiB).
@@ -213,7 +228,8 @@ impl BandedValues {
         }
     }
 
-    /// Adds band `band`'s file at `path`, its directory checked. Returns the halves it holds.
+    /// Adds band `band`'s file at `path`, its directory checked. Returns the halves it holds, in
+    /// order.
     ///
     /// # Errors
     ///
@@ -222,27 +238,37 @@ impl BandedValues {
     pub(crate) fn add_band(&mut self, path: &Path, band: usize) -> Result<Vec<u64>, GenerateError> {
         let file = rafle_probe::toolkit::open_regular(path).map_err(io_error(path))?;
         let identity = band_identity(&self.identity, band);
-        let directory = directory::read(path, &file, &identity, self.half_len)?;
         let number = self.files.len() as u32;
         let first = self.chunks.len() as u32;
-        for place in &directory.halves {
-            match self.halves.get_mut(place.half as usize) {
+        let mut held = Vec::new();
+        let (halves, slots) = (&mut self.halves, &mut self.slots);
+        let chunks = directory::read(path, &file, &identity, self.half_len, |place| {
+            let out_of_place = || damaged(path, format!("half {} out of place", place.half));
+            match halves.get_mut(place.half as usize) {
                 Some(slot) if *slot == u32::MAX => *slot = first + place.chunk,
-                _ => return Err(damaged(path, format!("half {} out of place", place.half))),
+                _ => return Err(out_of_place()),
             }
-            if let Some(slot) = self.slots.get_mut(place.half as usize) {
-                *slot = u16::try_from(place.slot)
-                    .map_err(|_| damaged(path, format!("half {} out of place", place.half)))?;
+            if let Some(slot) = slots.get_mut(place.half as usize) {
+                *slot = u16::try_from(place.slot).map_err(|_| out_of_place())?;
             }
-        }
-        self.chunks.extend(
-            directory
-                .chunks
-                .into_iter()
-                .map(|c| Chunk { file: number, ..c }),
-        );
+            held.push(place.half);
+            Ok(())
+        });
+        let chunks = match chunks {
+            Ok(chunks) => chunks,
+            Err(e) => {
+                // Halves taken before the error are not held.
+                for &half in &held {
+                    self.halves[half as usize] = u32::MAX;
+                }
+                return Err(e);
+            }
+        };
+        self.chunks
+            .extend(chunks.into_iter().map(|c| Chunk { file: number, ..c }));
         self.files.push((path.to_path_buf(), file));
-        Ok(directory.halves.iter().map(|place| place.half).collect())
+        held.sort_unstable();
+        Ok(held)
     }
 
     /// Its number in the cache's keys.
@@ -577,7 +603,7 @@ mod tests {
 
     #[test]
     fn a_material_is_banded_as_its_index_says() {
-        let mut banded = 0;
+        let (mut banded, mut packed) = (0, 0);
         for variant in [Variant::Brazilian, Variant::International] {
             for name in [
                 "KvK",
@@ -597,10 +623,15 @@ mod tests {
                 assert_eq!(is_banded_material(variant, material), by_index, "{name}");
                 assert_eq!(is_banded(&index), by_index, "{name}");
                 banded += usize::from(by_index);
+                let small = by_index && index.king_placements() < PACKED_BELOW;
+                assert_eq!(packs_bands(variant, material), small, "{name}");
+                packed += usize::from(small);
             }
         }
-        // KKvM, KMvKM, KKMMvKKMM and KMMMMvK (two kings, one a side) on both boards.
-        assert_eq!(banded, 8);
+        // Every material with men and kings, on both boards; those of a single king packed.
+        assert_eq!(banded, 12);
+        // KMvM and KMMMvMM.
+        assert_eq!(packed, 4);
     }
 
     #[test]

@@ -51,16 +51,16 @@ fn tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
     all
 }
 
-/// A run stopped in KMvM after all its bands were solved and recorded: its win/draw/loss
+/// A run stopped in MvM after all its bands were solved and recorded: its win/draw/loss
 /// table cannot be written (a directory holds the name). Returns the plan, the directory in
 /// the way, and the number of bands the journal records.
 fn stopped_after_solving(dir: &Path) -> (Plan, PathBuf, usize) {
     let plan = Plan::new(Variant::Brazilian, 3, dir).unwrap();
-    let blocked = dir.join("brazilian/KMvM.wdl");
+    let blocked = dir.join("brazilian/MvM.wdl");
     std::fs::create_dir_all(&blocked).unwrap();
     let err = generate(&plan, &NoProgress).unwrap_err();
     assert!(matches!(err, GenerateError::Io { .. }), "{err}");
-    let journal = dir.join("brazilian").join(WORK_DIR).join("KMvM.journal");
+    let journal = dir.join("brazilian").join(WORK_DIR).join("MvM.journal");
     let bands = std::fs::read_to_string(journal).unwrap().lines().count() - 1;
     assert!(bands > 1, "{bands} bands");
     (plan, blocked, bands)
@@ -73,7 +73,7 @@ fn intact_bands_are_taken_without_solving_them_again() {
     // Stopped at the same place again: each recorded band reported done at once (one report a
     // band), none solved (solving reports slice by slice).
     let watch = Watch {
-        material: "KMvM",
+        material: "MvM",
         ..Watch::default()
     };
     assert!(generate(&plan, &watch).is_err());
@@ -107,7 +107,7 @@ fn a_changed_band_and_those_after_it_are_solved_again() {
         .path()
         .join("brazilian")
         .join(WORK_DIR)
-        .join("KMvM.partial");
+        .join("MvM.partial");
     let journal = partial.with_extension("journal");
     let (good_partial, good_journal) = (
         std::fs::read(&partial).unwrap(),
@@ -120,7 +120,7 @@ fn a_changed_band_and_those_after_it_are_solved_again() {
         std::fs::write(&partial, &bytes).unwrap();
         std::fs::write(&journal, &good_journal).unwrap();
         let watch = Watch {
-            material: "KMvM",
+            material: "MvM",
             ..Watch::default()
         };
         let summaries = generate(&plan, &watch).unwrap();
@@ -137,11 +137,11 @@ fn a_changed_band_and_those_after_it_are_solved_again() {
         assert!(what.ends_with("solved again from that band"), "{what}");
         assert!(summaries
             .iter()
-            .any(|s| s.material.to_string() == "KMvM" && !s.reused));
+            .any(|s| s.material.to_string() == "MvM" && !s.reused));
         assert_eq!(tables(dir.path()), tables(clean.path()), "byte {at}");
         // Stopped again in the same place for the next byte.
         for kind in ["wdl", "dtw", "rules"] {
-            std::fs::remove_file(dir.path().join(format!("brazilian/KMvM.{kind}"))).unwrap();
+            std::fs::remove_file(dir.path().join(format!("brazilian/MvM.{kind}"))).unwrap();
         }
         std::fs::create_dir(&blocked).unwrap();
         let err = generate(&plan, &NoProgress).unwrap_err();
@@ -177,7 +177,7 @@ fn a_run_asked_to_stop_stops_at_a_band_and_the_next_resumes_it() {
     let dir = tempfile::tempdir().unwrap();
     let plan = Plan::new(Variant::Brazilian, 3, dir.path()).unwrap();
     let stop = StopIn {
-        material: "KMvM",
+        material: "MvM",
         inside: AtomicBool::new(false),
         bands: 2,
         asked: AtomicU64::new(0),
@@ -190,14 +190,14 @@ fn a_run_asked_to_stop_stops_at_a_band_and_the_next_resumes_it() {
         .path()
         .join("brazilian")
         .join(WORK_DIR)
-        .join("KMvM.journal");
+        .join("MvM.journal");
     let recorded = std::fs::read_to_string(journal).unwrap().lines().count() - 1;
     assert_eq!(recorded, 2);
-    assert!(!dir.path().join("brazilian/KMvM.wdl").exists());
+    assert!(!dir.path().join("brazilian/MvM.wdl").exists());
     assert!(dir.path().join("brazilian/KvK.wdl").exists());
     // The next run takes the two bands as they are and finishes the same tables.
     let watch = Watch {
-        material: "KMvM",
+        material: "MvM",
         ..Watch::default()
     };
     let summaries = generate(&plan, &watch).unwrap();

@@ -33,30 +33,59 @@ pub(super) struct HalfPlace {
     pub(super) slot: u32,
 }
 
-/// What a band file's directory says.
-pub(super) struct Directory {
-    pub(super) halves: Vec<HalfPlace>,
-    pub(super) chunks: Vec<Chunk>,
+/// The halves of a band file as its chunks are appended, in the form its directory holds them:
+/// how many halves start in each chunk, and the halves, chunk after chunk in their order
+/// there, each as the difference from the one before (zigzag, in LEB128). A material of a
+/// single king among men has halves of a few dozen positions, whose numbers in 16 bytes would
+/// take more room than their values; this takes a byte or two a half, also in memory while
+/// the band is written.
+#[derive(Debug, Default)]
+pub(super) struct HalvesWritten {
+    bytes: Vec<u8>,
+    previous: u64,
+    count: u32,
+    /// Halves starting in each chunk.
+    starting: Vec<u32>,
 }
 
-/// The directory of a band file of `identity` whose chunks end at `end`, its footer included.
-pub(super) fn encode(identity: &str, halves: &[HalfPlace], chunks: &[Chunk], end: u64) -> Vec<u8> {
+impl HalvesWritten {
+    /// Records `halves`, which start in the next `chunks` chunks: several small halves in
+    /// one chunk, or one half over consecutive chunks.
+    pub(super) fn append(&mut self, halves: &[u64], chunks: usize) {
+        self.starting.push(halves.len() as u32);
+        self.starting
+            .extend(std::iter::repeat_n(0, chunks.saturating_sub(1)));
+        for &half in halves {
+            let step = half.wrapping_sub(self.previous) as i64;
+            push_varint(&mut self.bytes, ((step << 1) ^ (step >> 63)) as u64);
+            self.previous = half;
+            self.count += 1;
+        }
+    }
+}
+
+/// The directory of a band file of `identity` whose chunks, `chunks`, holding `halves`, end at
+/// `end`, its footer included.
+pub(super) fn encode(
+    identity: &str,
+    halves: &HalvesWritten,
+    chunks: &[Chunk],
+    end: u64,
+) -> Vec<u8> {
+    debug_assert_eq!(halves.starting.len(), chunks.len());
     let mut directory = MAGIC.to_vec();
     directory.extend_from_slice(&(identity.len() as u32).to_le_bytes());
     directory.extend_from_slice(identity.as_bytes());
-    directory.extend_from_slice(&(halves.len() as u32).to_le_bytes());
+    directory.extend_from_slice(&halves.count.to_le_bytes());
     directory.extend_from_slice(&(chunks.len() as u32).to_le_bytes());
-    for place in halves {
-        directory.extend_from_slice(&place.half.to_le_bytes());
-        directory.extend_from_slice(&place.chunk.to_le_bytes());
-        directory.extend_from_slice(&place.slot.to_le_bytes());
-    }
-    for chunk in chunks {
+    for (chunk, count) in chunks.iter().zip(&halves.starting) {
         directory.extend_from_slice(&chunk.offset.to_le_bytes());
         directory.extend_from_slice(&chunk.len.to_le_bytes());
         directory.extend_from_slice(&chunk.positions.to_le_bytes());
         directory.extend_from_slice(&chunk.crc.to_le_bytes());
+        directory.extend_from_slice(&count.to_le_bytes());
     }
+    directory.extend_from_slice(&halves.bytes);
     let crc = crc32fast::hash(&directory);
     directory.extend_from_slice(&end.to_le_bytes());
     directory.extend_from_slice(&crc.to_le_bytes());
@@ -64,19 +93,29 @@ pub(super) fn encode(identity: &str, halves: &[HalfPlace], chunks: &[Chunk], end
     directory
 }
 
+/// Appends `value` in LEB128: seven bits a byte, the top bit set on all but the last.
+fn push_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
 /// Reads and checks the directory of the band file at `path`, of `identity` and halves of
-/// `half_len` positions.
+/// `half_len` positions: gives `each` the place of every half, and returns the chunks.
 ///
 /// # Errors
 ///
 /// [`GenerateError::Io`] if it cannot be read, [`GenerateError::DamagedWorkFile`] if it is not
-/// the complete directory of such a band file.
+/// the complete directory of such a band file, and what `each` returns.
 pub(super) fn read(
     path: &Path,
     file: &File,
     identity: &str,
     half_len: u64,
-) -> Result<Directory, GenerateError> {
+    mut each: impl FnMut(HalfPlace) -> Result<(), GenerateError>,
+) -> Result<Vec<Chunk>, GenerateError> {
     let (bytes, start) = directory_bytes(path, file)?;
     let mut reader = Reader {
         path,
@@ -92,26 +131,40 @@ pub(super) fn read(
     }
     let halves = reader.next_u32()? as usize;
     let chunks = reader.next_u32()? as usize;
-    let mut places = Vec::with_capacity(halves);
-    for _ in 0..halves {
-        let half = reader.next_u64()?;
-        let chunk = reader.next_u32()?;
-        let slot = reader.next_u32()?;
-        places.push(HalfPlace { half, chunk, slot });
-    }
-    let mut list = Vec::with_capacity(chunks);
+    let mut list = Vec::with_capacity(chunks.min(bytes.len()));
+    let mut starting = Vec::with_capacity(chunks.min(bytes.len()));
     for _ in 0..chunks {
         list.push(reader.chunk(start)?);
+        starting.push(reader.next_u32()?);
     }
-    // Every position of every half must lie inside its chunk: a directory that says
-    // otherwise is damaged, whatever its checksum.
-    if let Some(bad) = places.iter().find(|place| !fits(place, &list, half_len)) {
-        return Err(damaged(path, format!("half {} out of place", bad.half)));
+    // Each half takes a byte at least, which bounds what is allocated for a damaged count.
+    let counted: u64 = starting.iter().map(|&n| u64::from(n)).sum();
+    if counted != halves as u64 || halves > bytes.len() {
+        return Err(damaged(path, "halves miscounted"));
     }
-    Ok(Directory {
-        halves: places,
-        chunks: list,
-    })
+    let mut half = 0u64;
+    for (chunk, &count) in starting.iter().enumerate() {
+        for slot in 0..count {
+            let zigzag = reader.next_varint()?;
+            let step = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+            half = half.wrapping_add(step as u64);
+            let place = HalfPlace {
+                half,
+                chunk: chunk as u32,
+                slot,
+            };
+            // Every position of every half must lie inside its chunk: a directory that says
+            // otherwise is damaged, whatever its checksum.
+            if !fits(&place, &list, half_len) {
+                return Err(damaged(path, format!("half {half} out of place")));
+            }
+            each(place)?;
+        }
+    }
+    if reader.at != bytes.len() {
+        return Err(damaged(path, "directory too long"));
+    }
+    Ok(list)
 }
 
 /// The bytes of the directory of the band file at `path`, its checksum checked against the
@@ -190,6 +243,19 @@ impl Reader<'_> {
         ))
     }
 
+    /// The next LEB128 number (see [`push_varint`]), of at most ten bytes.
+    fn next_varint(&mut self) -> Result<u64, GenerateError> {
+        let mut value = 0u64;
+        for shift in (0..70).step_by(7) {
+            let byte = self.take(1)?[0];
+            value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(damaged(self.path, "a number too long"))
+    }
+
     /// The next chunk's place, which must lie before the directory (at `start`) and hold at
     /// most [`CHUNK_POSITIONS`].
     fn chunk(&mut self, start: u64) -> Result<Chunk, GenerateError> {
@@ -207,5 +273,92 @@ impl Reader<'_> {
             positions,
             crc,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves_read_back_in_place_in_a_few_bytes_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.band-000");
+        // Three chunks of 28-position halves (a single king among men), their halves out of
+        // order between chunks and rising within each, as a band's groups of slices give
+        // them. (A file's halves are all of one length: a large one is checked apart below.)
+        let half_len = 28;
+        let per_chunk = (CHUNK_POSITIONS / half_len) as u32;
+        let chunk = |c: u64| Chunk {
+            file: 0,
+            offset: c * 100,
+            len: 100,
+            positions: per_chunk * half_len as u32,
+            crc: c as u32,
+        };
+        let chunks: Vec<Chunk> = (0..3).map(chunk).collect();
+        let mut written = HalvesWritten::default();
+        let mut expected = Vec::new();
+        for (c, first) in [0u64, 90_000, 4_000_000_000].into_iter().enumerate() {
+            let halves: Vec<u64> = (0..u64::from(per_chunk))
+                .map(|slot| first + slot * 37 + slot % 3)
+                .collect();
+            written.append(&halves, 1);
+            for (slot, &half) in halves.iter().enumerate() {
+                expected.push(HalfPlace {
+                    half,
+                    chunk: c as u32,
+                    slot: slot as u32,
+                });
+            }
+        }
+        let bytes = encode("id band 0", &written, &chunks, 300);
+        let mut file_bytes = vec![0; 300];
+        file_bytes.extend_from_slice(&bytes);
+        std::fs::write(&path, &file_bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        let mut places = Vec::new();
+        let read_chunks = read(&path, &file, "id band 0", half_len, |p| {
+            places.push(p);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(places, expected);
+        assert_eq!(read_chunks.len(), 3);
+        assert_eq!(read_chunks[1].offset, 100);
+        // Under two bytes a half, where a line of numbers took 16.
+        let per_half = (bytes.len() - 3 * 24) as f64 / expected.len() as f64;
+        assert!(per_half < 2.0, "{per_half}");
+        // Another identity is refused, and so is a half the directory puts out of its chunk.
+        assert!(read(&path, &file, "id band 1", half_len, |_| Ok(())).is_err());
+        assert!(read(&path, &file, "id band 0", half_len + 1, |_| Ok(())).is_err());
+
+        // A half over two chunks of its own: it starts in the first, none in the second.
+        let long = 2 * CHUNK_POSITIONS;
+        let full = |c: u64| Chunk {
+            positions: CHUNK_POSITIONS as u32,
+            ..chunk(c)
+        };
+        let mut written = HalvesWritten::default();
+        written.append(&[7], 2);
+        let bytes = encode("id band 0", &written, &[full(0), full(1)], 200);
+        let mut file_bytes = vec![0; 200];
+        file_bytes.extend_from_slice(&bytes);
+        std::fs::write(&path, &file_bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        let mut places = Vec::new();
+        read(&path, &file, "id band 0", long, |p| {
+            places.push(p);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            places,
+            [HalfPlace {
+                half: 7,
+                chunk: 0,
+                slot: 0
+            }]
+        );
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use rafle_probe::toolkit::PositionIndex;
 
-use super::directory::{self, Chunk, HalfPlace};
+use super::directory::{self, Chunk, HalvesWritten};
 use super::{band_identity, halves_a_chunk, shortest_of_its_kind, Kept, CHUNK_POSITIONS};
 use crate::files::io_error;
 use crate::work::packed::LEVEL;
@@ -44,7 +44,7 @@ pub(crate) struct BandWriter {
 struct WriterState {
     file: File,
     end: u64,
-    halves: Vec<HalfPlace>,
+    halves: HalvesWritten,
     chunks: Vec<Chunk>,
 }
 
@@ -86,7 +86,7 @@ impl BandWriter {
             state: Mutex::new(WriterState {
                 file,
                 end: 0,
-                halves: Vec::new(),
+                halves: HalvesWritten::default(),
                 chunks: Vec::new(),
             }),
             filling: Mutex::new([Vec::new(), Vec::new()]),
@@ -190,15 +190,7 @@ impl BandWriter {
         let offset = state.end;
         state.file.write_all_at(&compressed, offset).map_err(&io)?;
         state.end += compressed.len() as u64;
-        let first = state.chunks.len() as u32;
-        for (slot, &half) in halves.iter().enumerate() {
-            let slot = slot as u32;
-            state.halves.push(HalfPlace {
-                half,
-                chunk: first,
-                slot,
-            });
-        }
+        state.halves.append(halves, made.len());
         for (at, len, positions, crc) in made {
             state.chunks.push(Chunk {
                 file: 0,
@@ -230,9 +222,6 @@ impl BandWriter {
     fn finish_in_place(&self) -> Result<(), GenerateError> {
         let io = io_error(&self.temporary);
         let mut state = self.state.lock().expect("a band writer's lock");
-        // Halves in order of position: the same band gives the same directory whatever order
-        // its slices were solved in, but for where the chunks lie.
-        state.halves.sort_unstable();
         let end = state.end;
         let directory = directory::encode(&self.identity, &state.halves, &state.chunks, end);
         state.file.write_all_at(&directory, end).map_err(&io)?;
