@@ -10,7 +10,8 @@
 //! - [`value_planes`]: how band files and packed files lay out a chunk of full values before
 //!   compression;
 //! - [`seed_file`] and [`seed_part`]: the seeds of a kings-only material solved in bits, kept
-//!   by level, and the files its seed parts leave.
+//!   by level, and the files its seed parts leave;
+//! - [`varint`]: the numbers of a few bytes seed files and band directories hold.
 
 pub(crate) mod bands;
 pub(crate) mod packed;
@@ -18,3 +19,4 @@ pub(crate) mod seed_file;
 pub(crate) mod seed_part;
 pub(crate) mod value_planes;
 pub(crate) mod values;
+pub(crate) mod varint;

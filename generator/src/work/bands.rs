@@ -231,8 +231,7 @@ impl BandedValues {
         }
     }
 
-    /// Adds band `band`'s file at `path`, its directory checked. Returns the halves it holds, in
-    /// order.
+    /// Adds band `band`'s file at `path`, its directory checked. Returns the halves it holds.
     ///
     /// # Errors
     ///
@@ -270,7 +269,6 @@ impl BandedValues {
         self.chunks
             .extend(chunks.into_iter().map(|c| Chunk { file: number, ..c }));
         self.files.push((path.to_path_buf(), file));
-        held.sort_unstable();
         Ok(held)
     }
 
@@ -682,7 +680,8 @@ mod tests {
         let sum_a = write_band(&a, &index, 0, &[0, 5]);
         let sum_b = write_band(&b, &index, 1, &[3]);
         let mut values = BandedValues::new(&index, "id", Kept::Full);
-        let halves = values.add_band(&a, 0).unwrap();
+        let mut halves = values.add_band(&a, 0).unwrap();
+        halves.sort_unstable();
         assert_eq!(halves, vec![0, 5]);
         assert_eq!(values.checksum(&halves).unwrap(), sum_a);
         // Band 1 is not held yet: reading it is an error, not a value.

@@ -9,6 +9,7 @@ use std::path::Path;
 use super::{CHUNK_POSITIONS, MAGIC};
 use crate::files::io_error;
 use crate::work::packed::damaged;
+use crate::work::varint::{get_varint, put_varint, unzigzag, zigzag};
 use crate::GenerateError;
 
 /// Bytes of the footer.
@@ -26,7 +27,7 @@ pub(super) struct Chunk {
 
 /// Where a half lies: its first chunk, and its place among the halves of that chunk (0 for a
 /// half of more than [`CHUNK_POSITIONS`], which takes consecutive chunks of its own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct HalfPlace {
     pub(super) half: u64,
     pub(super) chunk: u32,
@@ -56,8 +57,10 @@ impl HalvesWritten {
         self.starting
             .extend(std::iter::repeat_n(0, chunks.saturating_sub(1)));
         for &half in halves {
-            let step = half.wrapping_sub(self.previous) as i64;
-            push_varint(&mut self.bytes, ((step << 1) ^ (step >> 63)) as u64);
+            put_varint(
+                &mut self.bytes,
+                zigzag(half.wrapping_sub(self.previous) as i64),
+            );
             self.previous = half;
             self.count += 1;
         }
@@ -91,15 +94,6 @@ pub(super) fn encode(
     directory.extend_from_slice(&crc.to_le_bytes());
     directory.extend_from_slice(&MAGIC);
     directory
-}
-
-/// Appends `value` in LEB128: seven bits a byte, the top bit set on all but the last.
-fn push_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push(value as u8 | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
 }
 
 /// Reads and checks the directory of the band file at `path`, of `identity` and halves of
@@ -145,9 +139,7 @@ pub(super) fn read(
     let mut half = 0u64;
     for (chunk, &count) in starting.iter().enumerate() {
         for slot in 0..count {
-            let zigzag = reader.next_varint()?;
-            let step = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
-            half = half.wrapping_add(step as u64);
+            half = half.wrapping_add(unzigzag(reader.next_varint()?) as u64);
             let place = HalfPlace {
                 half,
                 chunk: chunk as u32,
@@ -243,17 +235,10 @@ impl Reader<'_> {
         ))
     }
 
-    /// The next LEB128 number (see [`push_varint`]), of at most ten bytes.
+    /// The next LEB128 number ([`get_varint`]).
     fn next_varint(&mut self) -> Result<u64, GenerateError> {
-        let mut value = 0u64;
-        for shift in (0..70).step_by(7) {
-            let byte = self.take(1)?[0];
-            value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(damaged(self.path, "a number too long"))
+        get_varint(self.bytes, &mut self.at)
+            .ok_or_else(|| damaged(self.path, "a number cut short or too long"))
     }
 
     /// The next chunk's place, which must lie before the directory (at `start`) and hold at
