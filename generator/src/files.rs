@@ -52,6 +52,29 @@ pub fn create_temporary(path: &Path) -> std::io::Result<File> {
     OpenOptions::new().write(true).create_new(true).open(path)
 }
 
+/// Replaces the file `path` with what `write` writes, synced, to the fresh file at a
+/// [`temporary_path`] it is given: renamed over `path` if `write` succeeds (the directory then
+/// synced, as far as the platform allows), removed otherwise.
+///
+/// # Errors
+///
+/// What `write` returns, and [`GenerateError::Io`] if the rename fails.
+pub(crate) fn replace_by(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), GenerateError>,
+) -> Result<(), GenerateError> {
+    let tmp = temporary_path(path);
+    let written = write(&tmp).and_then(|()| fs::rename(&tmp, path).map_err(|e| io(path, e)));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+        return written;
+    }
+    if let Some(dir) = path.parent().and_then(|dir| File::open(dir).ok()) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
 /// Writes `bytes` as the whole file `path`: under a [`temporary_path`], synced, then renamed
 /// over `path`. A reader never sees it half written, and whatever held the name before (a
 /// symbolic link, whose target stays untouched, or a FIFO, which would block a plain write) is

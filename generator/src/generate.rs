@@ -24,10 +24,11 @@ use rafle_probe::{
 };
 
 use crate::files::WriterLock;
-use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
+use crate::plan::{LastReaders, MaterialPlan, Plan, LEAST_CACHE_BYTES};
 use crate::solve::store::Store;
 use crate::work::packed::PackedValues;
 use crate::work::seed_part::PartSeeds;
+use crate::work::sides::Sides;
 use crate::work::values::{remove_values, Kept};
 use crate::write::counts::{Counts, CountsFile};
 use crate::write::{write_tables, Source, Writing, Written};
@@ -147,6 +148,7 @@ pub fn generate(
             paths: plan.directory().work_files(m.material, plan.tables),
             found: &found[j],
             needed: work.needed[j],
+            sides: work.sides[j],
             progress,
         };
         if let (Some(part), true) = (plan.part, j == last) {
@@ -159,7 +161,7 @@ pub fn generate(
         let parts = if j == last { ready_parts.take() } else { None };
         let done = run.reuse_or_solve(&mut store, reuse, parts)?;
         run.keep_values(&mut store)?;
-        release_read_last(plan, j, &last_reader, &mut store);
+        release_read_last(plan, j, &last_reader, &mut store)?;
         let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
         progress.material_finished(&summary);
         summaries.push(summary);
@@ -235,23 +237,41 @@ fn unit_seed_parts(plan: &Plan, found: &[Found]) -> Option<PartSeeds> {
     ready_seed_parts(plan, m)
 }
 
-/// Drops the values of the materials that material `j` was the last to read.
+/// Drops the values of the materials that material `j` was the last to read, and the side
+/// to move of those it was the last to read one side of (a whole run's: see below).
 ///
 /// A unit leaves the work files of the materials below it alone, needed or not: units running
 /// beside it may be about to open them (it checked they were there, then opens them when it
 /// reaches their material), and only a whole run, which no unit runs beside, knows when no one
 /// reads them any more. A unit's dependencies thus keep their packed files, which the other
 /// units read too (rebuilt from the tables, they would cost each unit more than solving it).
-fn release_read_last(plan: &Plan, j: usize, last_reader: &[Option<usize>], store: &mut Store) {
+///
+/// # Errors
+///
+/// What rewriting the files of a side let go returns ([`Store::keep_sides`]).
+fn release_read_last(
+    plan: &Plan,
+    j: usize,
+    last_reader: &[LastReaders],
+    store: &mut Store,
+) -> Result<(), GenerateError> {
     for &d in &plan.materials[j].reads {
-        if last_reader[d] == Some(j) {
-            let dep = plan.materials[d].material;
+        if last_reader[d].last_read_by(j).is_empty() {
+            continue;
+        }
+        let dep = plan.materials[d].material;
+        let still_read = last_reader[d].after(j);
+        if still_read.is_empty() {
             store.remove(dep);
             if plan.unit.is_none() {
                 remove_values(&plan.directory().work_files(dep, plan.tables));
             }
+        } else if plan.unit.is_none() {
+            let identity = plan.packed_identity(&plan.materials[d]);
+            store.keep_sides(dep, &identity, still_read)?;
         }
     }
+    Ok(())
 }
 
 /// One material of a plan as the run takes it up: where it stands in the plan, its index and
@@ -267,6 +287,9 @@ struct MaterialRun<'p> {
     found: &'p Found,
     /// Whether its values must be readable once it is done ([`reuse::WorkToDo::needed`]).
     needed: bool,
+    /// The sides to move of its values that are read once it is done
+    /// ([`reuse::WorkToDo::sides`]).
+    sides: Sides,
     progress: &'p dyn Progress,
 }
 
@@ -356,6 +379,11 @@ impl MaterialRun<'_> {
             remove(&paths.legacy);
         } else if plan.unit.is_none() {
             remove_values(paths);
+        }
+        // A whole run keeps the sides to move that a later material reads (a unit's readers
+        // run on their own: it keeps both).
+        if self.needed && plan.unit.is_none() && self.sides != Sides::BOTH {
+            store.keep_sides(m.material, &plan.packed_identity(m), self.sides)?;
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ use rafle_probe::{
     toolkit::{DataDir, PositionIndex, Table, Tables, VariantDir},
 };
 
+use crate::work::sides::Sides;
 use crate::work::values::BYTES_PER_POSITION;
 use crate::GenerateError;
 pub use bytes::parse_memory;
@@ -374,14 +375,21 @@ impl Plan {
         self.materials.iter().map(|m| m.positions).sum()
     }
 
-    /// For each material, the last one (by position in the plan) that reads its values, of
-    /// those for which `reads` holds: after it, the material's packed values can go.
-    pub(crate) fn last_readers(&self, reads: impl Fn(usize) -> bool) -> Vec<Option<usize>> {
-        let mut last = vec![None; self.materials.len()];
+    /// For each material, the last one (by position in the plan) that reads each side to move
+    /// of its values (White's, Black's), of those for which `reads` holds: after it, that
+    /// side of the material's kept values can go.
+    pub(crate) fn last_readers(&self, reads: impl Fn(usize) -> bool) -> Vec<LastReaders> {
+        let mut last = vec![LastReaders::default(); self.materials.len()];
         for (k, m) in self.materials.iter().enumerate() {
             if reads(k) {
                 for &d in &m.reads {
-                    last[d] = Some(k);
+                    let sides = Sides::read_by(m.material, self.materials[d].material);
+                    if sides.white {
+                        last[d].white = Some(k);
+                    }
+                    if sides.black {
+                        last[d].black = Some(k);
+                    }
                 }
             }
         }
@@ -486,30 +494,55 @@ impl Plan {
     }
 }
 
+/// The last material of a plan that reads each side to move of a material's values
+/// ([`Plan::last_readers`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LastReaders {
+    /// Of White to move.
+    pub(crate) white: Option<usize>,
+    /// Of Black to move.
+    pub(crate) black: Option<usize>,
+}
+
+impl LastReaders {
+    /// Whether a material reads any of it.
+    pub(crate) fn any(self) -> bool {
+        self.white.is_some() || self.black.is_some()
+    }
+
+    /// The sides still read once the material at `done` in the plan is done.
+    pub(crate) fn after(self, done: usize) -> Sides {
+        Sides {
+            white: self.white.is_some_and(|k| k > done),
+            black: self.black.is_some_and(|k| k > done),
+        }
+    }
+
+    /// The sides whose last reader is the material at `k`.
+    pub(crate) fn last_read_by(self, k: usize) -> Sides {
+        Sides {
+            white: self.white == Some(k),
+            black: self.black == Some(k),
+        }
+    }
+
+    /// The sides any material reads.
+    pub(crate) fn sides(self) -> Sides {
+        Sides {
+            white: self.white.is_some(),
+            black: self.black.is_some(),
+        }
+    }
+}
+
 /// The materials (by position in the plan, before `j`) that a move of a position of material `j`
 /// can reach: a capture removes pieces of the side not moving, and a man that captures or moves
 /// onto its promotion row is crowned.
 fn reached(materials: &[MaterialPlan], j: usize) -> Vec<usize> {
     let m = materials[j].material;
-    let mut out = Vec::new();
-    for (d, dep) in materials.iter().enumerate().take(j) {
-        let reaches = |d: Material| {
-            [m, m.mirrored()].into_iter().any(|m| {
-                // White moves: White's men may lose one to a king; Black's pieces may go.
-                let crowned = d.white_men + 1 == m.white_men && d.white_kings == m.white_kings + 1;
-                let kept = d.white_men == m.white_men && d.white_kings == m.white_kings;
-                let captured = d.black_men <= m.black_men
-                    && d.black_kings <= m.black_kings
-                    && d.black_men + d.black_kings < m.black_men + m.black_kings;
-                let untouched = d.black_men == m.black_men && d.black_kings == m.black_kings;
-                (crowned && (captured || untouched)) || (kept && captured)
-            })
-        };
-        if reaches(dep.material) || reaches(dep.material.mirrored()) {
-            out.push(d);
-        }
-    }
-    out
+    (0..j)
+        .filter(|&d| !Sides::read_by(m, materials[d].material).is_empty())
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,12 +11,14 @@
 //!   compression;
 //! - [`seed_file`] and [`seed_part`]: the seeds of a kings-only material solved in bits, kept
 //!   by level, and the files its seed parts leave;
+//! - [`sides`]: which sides to move of a finished material's values are still read;
 //! - [`varint`]: the numbers of a few bytes seed files and band directories hold.
 
 pub(crate) mod bands;
 pub(crate) mod packed;
 pub(crate) mod seed_file;
 pub(crate) mod seed_part;
+pub(crate) mod sides;
 pub(crate) mod value_planes;
 pub(crate) mod values;
 pub(crate) mod varint;

@@ -420,10 +420,10 @@ fn the_plan_says_the_disk_a_run_fills() {
             .unwrap()
     };
     assert!(peak >= tables);
-    // What fills it at the peak: the parts add up. KMMvM (one king beside three men) keeps
-    // band files while it is solved, no raw work file (nothing reads it up to 4 pieces, so
-    // it packs nothing either).
-    assert_eq!(plan["disk_peak_at"], "KMMvM");
+    // What fills it at the peak: the parts add up. KMvMM (one king beside three men) keeps
+    // band files while it is solved, no raw work file, and packs them for MMvMM (whose men
+    // are crowned into it).
+    assert_eq!(plan["disk_peak_at"], "KMvMM");
     let parts = &plan["disk_at_peak"];
     let part = |name: &str| parts[name].as_u64().unwrap();
     assert_eq!(
@@ -433,7 +433,7 @@ fn the_plan_says_the_disk_a_run_fills() {
     assert_eq!(part("raw_bytes"), 0);
     // Its own band files, at least, about 0.44 bytes a position, beside the values waiting.
     assert!(
-        part("packed_bytes") > 4 * positions("KMMvM") / 10 && part("tables_bytes") > 0,
+        part("packed_bytes") > 4 * positions("KMvMM") / 10 && part("tables_bytes") > 0,
         "{parts}"
     );
     let text = ok(&[
@@ -448,7 +448,7 @@ fn the_plan_says_the_disk_a_run_fills() {
     assert!(
         text.contains("disk: a whole run fills about")
             && text
-                .contains("solving KMMvM (values compressed, its own and those still to be read, "),
+                .contains("solving KMvMM (values compressed, its own and those still to be read, "),
         "{text}"
     );
     // The tables written stay within the estimate, and the run says the estimate up front.

@@ -18,6 +18,7 @@ mod concurrent_units;
 mod convert;
 mod failing_stderr;
 mod hostile;
+mod kept_sides;
 mod kings_in_bits;
 mod own_files;
 mod rules;

@@ -168,6 +168,7 @@ impl MaterialRun<'_> {
             &self.paths,
             || bands(index).len(),
             true,
+            self.sides,
         )
     }
 }

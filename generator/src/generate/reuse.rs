@@ -11,6 +11,7 @@ use crate::plan::{MaterialPlan, Plan};
 use crate::solve::store::Store;
 use crate::solve::{band_checksum, bands};
 use crate::work::packed::{self, PackedValues};
+use crate::work::sides::Sides;
 use crate::work::values::{Journal, ValuesFile};
 use crate::write::counts::{Counts, CountsFile};
 use crate::write::load::{load_existing, LoadError, Loaded};
@@ -27,6 +28,9 @@ pub(super) struct WorkToDo {
     /// Needed, not solved, and its values already packed (checked block by block) or packed
     /// from the raw work file a stopped run left complete.
     pub(super) kept: Vec<bool>,
+    /// The sides to move of its values that the materials reading them read (both for a
+    /// unit's own, whose readers run on their own).
+    pub(super) sides: Vec<Sides>,
     /// Reads the values of the materials its moves reach: solved, or needed and rebuilt from
     /// its tables (which reads the materials below for the positions they leave out).
     pub(super) reads_values: Vec<bool>,
@@ -66,6 +70,7 @@ pub(super) fn work_to_do(
     let mut work = WorkToDo {
         solved: vec![false; n],
         needed: vec![false; n],
+        sides: vec![Sides::NONE; n],
         kept: vec![false; n],
         reads_values: vec![false; n],
         counts: vec![None; n],
@@ -74,6 +79,7 @@ pub(super) fn work_to_do(
         // The units that read a unit run on their own: its values stay packed for them (a
         // whole run over the directory removes them once nothing is left to solve).
         work.needed[n - 1] = true;
+        work.sides[n - 1] = Sides::BOTH;
     }
     for j in (0..n).rev() {
         let m = &plan.materials[j];
@@ -84,7 +90,7 @@ pub(super) fn work_to_do(
         let counted = work.counts[j].is_some();
         let wdl_only = matches!(found[j], Found::WdlOnly);
         if work.needed[j] && (counted || wdl_only) {
-            work.kept[j] = values_kept(plan, m, progress)?;
+            work.kept[j] = values_kept(plan, m, work.sides[j], progress)?;
         }
         work.solved[j] = match found[j] {
             Found::Complete | Found::Legacy => false,
@@ -100,6 +106,8 @@ pub(super) fn work_to_do(
         if work.reads_values[j] && !from_parts {
             for &d in &m.reads {
                 work.needed[d] = true;
+                let read = Sides::read_by(m.material, plan.materials[d].material);
+                work.sides[d] = work.sides[d].or(read);
             }
         }
     }
@@ -285,6 +293,7 @@ fn solve_because(why: String) -> NotReused {
 fn values_kept(
     plan: &Plan,
     m: &MaterialPlan,
+    needs: Sides,
     progress: &dyn Progress,
 ) -> Result<bool, GenerateError> {
     let paths = plan.directory().work_files(m.material, plan.tables);
@@ -300,28 +309,30 @@ fn values_kept(
         &paths,
         || crate::solve::bands(&index).len(),
         true,
+        needs,
     )
     .is_some()
-        || usable_packed(plan, &paths, &identity, m.positions, removes)
+        || usable_packed(plan, &paths, &identity, m.positions, needs, removes)
         || adopt_finished(plan, m, &paths, &identity, progress)?)
 }
 
-/// Whether a packed file an earlier run left holds this run's values of the material, every
-/// block checked (it was written whole, but may have been damaged since). One that does not
-/// is removed if `removes`.
+/// Whether a packed file an earlier run left holds this run's values of the material, of the
+/// sides to move `needs` at least, every block checked (it was written whole, but may have
+/// been damaged since). One that does not is removed if `removes`.
 fn usable_packed(
     plan: &Plan,
     paths: &WorkFiles,
     identity: &str,
     positions: u64,
+    needs: Sides,
     removes: bool,
 ) -> bool {
     if !paths.packed.exists() {
         return false;
     }
     let usable = PackedValues::open(&paths.packed, identity, positions, plan.kept())
-        .and_then(|packed| packed.check())
-        .is_ok();
+        .and_then(|packed| packed.check().map(|()| packed.held().contains(needs)))
+        .unwrap_or(false);
     if !usable && removes {
         remove(&paths.packed);
     }

@@ -11,6 +11,7 @@
 //! the positions that listing keeps then, and at most two thirds as many at any point.
 
 use super::MaterialPlan;
+use crate::work::sides::Sides;
 
 /// `materials` (each one's [`MaterialPlan::reads`] naming materials before it) reordered as
 /// the module says, `reads` renumbered; ties go to the fewer positions, then to the earlier
@@ -18,25 +19,43 @@ use super::MaterialPlan;
 pub(super) fn keeping_least(materials: Vec<MaterialPlan>) -> Vec<MaterialPlan> {
     let n = materials.len();
     let mut readers = vec![Vec::new(); n];
+    // The sides to move of `d` that material `j` reads, for each `d` of `j`'s reads.
+    let sides: Vec<Vec<Sides>> = (materials.iter())
+        .map(|m| {
+            (m.reads.iter())
+                .map(|&d| Sides::read_by(m.material, materials[d].material))
+                .collect()
+        })
+        .collect();
+    // Readers not yet solved of each side (White, Black) of each material.
+    let mut readers_left = vec![[0usize; 2]; n];
     for (j, m) in materials.iter().enumerate() {
-        for &d in &m.reads {
+        for (&d, read) in m.reads.iter().zip(&sides[j]) {
             readers[d].push(j);
+            readers_left[d][0] += usize::from(read.white);
+            readers_left[d][1] += usize::from(read.black);
         }
     }
-    let mut readers_left: Vec<usize> = readers.iter().map(Vec::len).collect();
     let mut reads_left: Vec<usize> = materials.iter().map(|m| m.reads.len()).collect();
     let mut ready: Vec<usize> = (0..n).filter(|&j| reads_left[j] == 0).collect();
     let mut order = Vec::with_capacity(n);
+    // Half a material's positions: those of one side to move.
+    let half = |d: usize| i128::from(materials[d].positions / 2);
     while !ready.is_empty() {
         let net = |j: usize| -> i128 {
-            let added = if readers[j].is_empty() {
-                0
-            } else {
-                i128::from(materials[j].positions)
-            };
-            let released: i128 = (materials[j].reads.iter())
-                .filter(|&&d| readers_left[d] == 1)
-                .map(|&d| i128::from(materials[d].positions))
+            let added: i128 = readers_left[j]
+                .iter()
+                .map(|&left| if left > 0 { half(j) } else { 0 })
+                .sum();
+            let released: i128 = (materials[j].reads.iter().zip(&sides[j]))
+                .map(|(&d, read)| {
+                    let last = |left: usize, reads: bool| reads && left == 1;
+                    let [white, black] = readers_left[d];
+                    half(d)
+                        * i128::from(
+                            u8::from(last(white, read.white)) + u8::from(last(black, read.black)),
+                        )
+                })
                 .sum();
             added - released
         };
@@ -45,8 +64,9 @@ pub(super) fn keeping_least(materials: Vec<MaterialPlan>) -> Vec<MaterialPlan> {
             .expect("a material ready");
         ready.swap_remove(at);
         order.push(j);
-        for &d in &materials[j].reads {
-            readers_left[d] -= 1;
+        for (&d, read) in materials[j].reads.iter().zip(&sides[j]) {
+            readers_left[d][0] -= usize::from(read.white);
+            readers_left[d][1] -= usize::from(read.black);
         }
         for &r in &readers[j] {
             reads_left[r] -= 1;
@@ -75,6 +95,7 @@ pub(super) fn keeping_least(materials: Vec<MaterialPlan>) -> Vec<MaterialPlan> {
 #[cfg(test)]
 mod tests {
     use crate::plan::Plan;
+    use crate::work::sides::Sides;
     use rafle_probe::draughts::Variant;
     use std::path::Path;
 
@@ -98,19 +119,26 @@ mod tests {
     }
 
     /// The positions kept for later readers while the largest material is solved, and the
-    /// most kept at any point, in the order of the plan and in the listing by pieces and men.
+    /// most kept at any point, in the order of the plan and in the listing by pieces and men,
+    /// each side to move of a material kept until its last reader is done.
     #[test]
     fn brazilian_up_to_8_keeps_far_fewer_positions_than_the_listing() {
         let plan = Plan::new(Variant::Brazilian, 8, Path::new("data")).unwrap();
         let largest = (0..plan.materials.len())
             .max_by_key(|&j| plan.materials[j].positions)
             .unwrap();
+        let read = |j: usize, d: usize| {
+            let sides = Sides::read_by(plan.materials[j].material, plan.materials[d].material);
+            [sides.white, sides.black]
+        };
         // (kept while the largest is solved, most kept at any point)
         let kept = |order: &[usize]| {
-            let mut readers_left = vec![0usize; plan.materials.len()];
-            for m in &plan.materials {
+            let mut readers_left = vec![[0usize; 2]; plan.materials.len()];
+            for (j, m) in plan.materials.iter().enumerate() {
                 for &d in &m.reads {
-                    readers_left[d] += 1;
+                    for (left, reads) in readers_left[d].iter_mut().zip(read(j, d)) {
+                        *left += usize::from(reads);
+                    }
                 }
             }
             let (mut kept, mut most, mut beside_largest) = (0u64, 0u64, 0u64);
@@ -120,13 +148,19 @@ mod tests {
                     beside_largest = kept;
                 }
                 let m = &plan.materials[j];
-                if readers_left[j] > 0 {
-                    kept += m.positions;
+                for left in readers_left[j] {
+                    if left > 0 {
+                        kept += m.positions / 2;
+                    }
                 }
                 for &d in &m.reads {
-                    readers_left[d] -= 1;
-                    if readers_left[d] == 0 {
-                        kept -= plan.materials[d].positions;
+                    for (left, reads) in readers_left[d].iter_mut().zip(read(j, d)) {
+                        if reads {
+                            *left -= 1;
+                            if *left == 0 {
+                                kept -= plan.materials[d].positions / 2;
+                            }
+                        }
                     }
                 }
             }

@@ -11,6 +11,7 @@ use super::bytes::{
 };
 use super::{MaterialPlan, Plan, UnitState};
 use crate::work::packed::PackedValues;
+use crate::work::sides::Sides;
 use crate::work::values::packed_identity;
 
 impl Plan {
@@ -61,9 +62,11 @@ impl Plan {
             &paths,
             || crate::solve::bands(&index).len(),
             false,
+            Sides::BOTH,
         )
         .is_some()
-            || PackedValues::open(&paths.packed, &identity, m.positions, self.kept()).is_ok()
+            || PackedValues::open(&paths.packed, &identity, m.positions, self.kept())
+                .is_ok_and(|packed| packed.held() == Sides::BOTH)
     }
 
     /// What the packed values of material `m` are of in this request (see

@@ -13,8 +13,9 @@ use rafle_probe::{
 
 use crate::memory::Trimmer;
 use crate::solve::man_moves::{Destination, STARTS};
-use crate::work::bands::{BandedValues, HalfView};
+use crate::work::bands::{keep_sides_of_bands, BandedValues, HalfView};
 use crate::work::packed::{PackedValues, SharedCache};
+use crate::work::sides::Sides;
 use crate::work::values::{distance, ValuesFile};
 use crate::GenerateError;
 
@@ -245,6 +246,57 @@ impl Store {
                 Values::Raw(_) => {}
             }
         }
+    }
+
+    /// Lets the sides to move of a finished material other than `keep` go: its band files or
+    /// packed file (of the request `identity`) rewritten with the chunks or blocks of `keep`
+    /// alone ([`crate::work::sides`]), then read again; nothing for a material not held so.
+    ///
+    /// # Errors
+    ///
+    /// What rewriting or opening them again returns; the material is no longer held then.
+    ///
+    /// # Panics
+    ///
+    /// If the material's values are being read: they are let go between two materials.
+    pub(crate) fn keep_sides(
+        &mut self,
+        material: Material,
+        identity: &str,
+        keep: Sides,
+    ) -> Result<(), GenerateError> {
+        let Some(held) = self.slots[slot(material)].take() else {
+            return Ok(());
+        };
+        let Held { index, values } =
+            Arc::try_unwrap(held).expect("values let go between two materials");
+        match values {
+            Values::Banded(banded) => {
+                self.cache.forget(banded.id());
+                let (paths, kept) = (banded.paths(), banded.kept());
+                drop(banded);
+                keep_sides_of_bands(&paths, identity, &index, keep)?;
+                let mut values = BandedValues::new(&index, identity, kept);
+                for (band, path) in paths.iter().enumerate() {
+                    values.add_band(path, band)?;
+                }
+                self.insert_banded(index, values);
+            }
+            Values::Packed(packed) => {
+                self.cache.forget(packed.id());
+                let (path, positions, kept) = (
+                    packed.path().to_path_buf(),
+                    packed.positions(),
+                    packed.kept(),
+                );
+                drop(packed);
+                crate::work::packed::keep_sides(&path, identity, positions, kept, keep)?;
+                let values = PackedValues::open(&path, identity, positions, kept)?;
+                self.insert_packed(index, values);
+            }
+            raw @ Values::Raw(_) => self.insert(index, raw),
+        }
+        Ok(())
     }
 
     /// The raw work file of a material, if held.

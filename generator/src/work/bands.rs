@@ -8,6 +8,8 @@
 //! material are never on disk at once. Its tables are written from the band files, and the
 //! band files are what the materials solved after it read (through the same cache of
 //! decompressed blocks as packed files), so a finished material needs no packing either.
+//! A side to move no later material reads any more is let go by copying the chunks of the
+//! other side into a new file ([`keep_sides_of_bands`]).
 //!
 //! Layout of a band file (little-endian): the chunks, each laid out in byte planes
 //! ([`value_planes`], the capture marks kept; [`Kept::Kinds`] in bit planes) and compressed
@@ -29,8 +31,10 @@
 //! wrong value.
 
 mod directory;
+mod sides;
 mod writer;
 
+pub(crate) use sides::keep_sides_of_bands;
 pub(crate) use writer::{sync_band_files, BandWriter};
 
 use std::fs::File;
@@ -49,6 +53,7 @@ use rafle_probe::{
 
 use crate::files::io_error;
 use crate::work::packed::{damaged, decompress_checked, read_cached, shared_block, SharedCache};
+use crate::work::sides::Sides;
 use crate::work::value_planes::{self, Captures};
 pub(crate) use crate::work::values::Kept;
 use crate::work::values::{
@@ -275,6 +280,27 @@ impl BandedValues {
     /// Its number in the cache's keys.
     pub(crate) fn id(&self) -> u32 {
         self.id
+    }
+
+    /// The sides to move whose every half it holds (White's halves first in the index, as
+    /// many as Black's).
+    pub(crate) fn held_sides(&self) -> Sides {
+        let (white, black) = self.halves.split_at(self.halves.len() / 2);
+        let whole = |halves: &[u32]| halves.iter().all(|&first| first != u32::MAX);
+        Sides {
+            white: whole(white),
+            black: whole(black),
+        }
+    }
+
+    /// Its band files, in band order.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        self.files.iter().map(|(path, _)| path.clone()).collect()
+    }
+
+    /// How its chunks are laid out.
+    pub(crate) fn kept(&self) -> Kept {
+        self.kept
     }
 
     /// The first band file, for errors that name one.
@@ -519,7 +545,8 @@ impl HalfView {
 }
 
 /// The values of a finished material of `bands()` bands from its band files, if every one of
-/// them is there and its directory checks (and, if `check`, every chunk).
+/// them is there and its directory checks (and, if `check`, every chunk), and they hold every
+/// half of the sides to move `needs` (an earlier run may have let the others go).
 pub(crate) fn open_finished(
     index: &PositionIndex,
     identity: &str,
@@ -527,6 +554,7 @@ pub(crate) fn open_finished(
     paths: &rafle_probe::toolkit::WorkFiles,
     bands: impl FnOnce() -> usize,
     check: bool,
+    needs: Sides,
 ) -> Option<BandedValues> {
     if !is_banded(index) {
         return None;
@@ -539,6 +567,9 @@ pub(crate) fn open_finished(
     let mut values = BandedValues::new(index, identity, kept);
     for (b, path) in found.iter().enumerate() {
         values.add_band(path, b).ok()?;
+    }
+    if !values.held_sides().contains(needs) {
+        return None;
     }
     if check {
         values.check().ok()?;

@@ -34,10 +34,15 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::files::{clone_error, io_error};
+use crate::work::sides::Sides;
 use crate::work::value_planes::{self, Captures};
 use crate::work::values::{code_of_kind, kind_of, Kept, ValuesFile, BYTES_PER_POSITION};
 use crate::GenerateError;
 use rafle_probe::toolkit::cache::{block_key, BlockCache, BlockKey};
+
+mod sides;
+
+pub(crate) use sides::keep_sides;
 
 /// The cache the packed files are read through: its blocks shared, so that each thread keeps
 /// a few at hand (see [`AtHand`]).
@@ -238,15 +243,27 @@ fn write_at(
             index.extend_from_slice(&crc.to_le_bytes());
         }
     }
+    finish(out, &preamble, index, &io)?;
+    Ok(offset)
+}
+
+/// Ends a packed file written through `out` after `preamble` and room for its index: the
+/// index (`index`, the blocks' entries) and its checksum written in that room, the file
+/// synced.
+fn finish(
+    out: BufWriter<File>,
+    preamble: &[u8],
+    mut index: Vec<u8>,
+    io: &impl Fn(std::io::Error) -> GenerateError,
+) -> Result<(), GenerateError> {
     let mut hasher = crc32fast::Hasher::new();
-    hasher.update(&preamble);
+    hasher.update(preamble);
     hasher.update(&index);
     index.extend_from_slice(&hasher.finalize().to_le_bytes());
     let file = out.into_inner().map_err(|e| io(e.into_error()))?;
     file.write_all_at(&index, preamble.len() as u64)
-        .map_err(&io)?;
-    file.sync_all().map_err(&io)?;
-    Ok(offset)
+        .map_err(io)?;
+    file.sync_all().map_err(io)
 }
 
 /// Packs a finished raw work file into a packed file at `path`, kept as `kept` says. Returns the
@@ -370,6 +387,8 @@ pub(crate) struct PackedValues {
     ends: Vec<u64>,
     /// The crc32 of each block's decompressed bytes.
     crcs: Vec<u32>,
+    /// The sides to move it holds: a block of no position of them is empty.
+    held: Sides,
 }
 
 impl PackedValues {
@@ -389,7 +408,19 @@ impl PackedValues {
         let io = io_error(path);
         let file = rafle_probe::toolkit::open_regular(path).map_err(&io)?;
         let len = file.metadata().map_err(&io)?.len();
-        let preamble = preamble(kept, positions, identity);
+        // Of both sides, or of one alone when an earlier material was the last to read the
+        // other ([`keep_sides`]): the identity says which.
+        let sides = [Sides::BOTH, Sides::WHITE, Sides::BLACK];
+        let (preamble, held) = sides
+            .into_iter()
+            .map(|held| {
+                (
+                    preamble(kept, positions, &format!("{identity}{}", held.suffix())),
+                    held,
+                )
+            })
+            .find(|(preamble, _)| starts_with(&file, preamble))
+            .unwrap_or_else(|| (preamble(kept, positions, identity), Sides::BOTH));
         let per_block = block_positions(kept);
         let blocks = positions.div_ceil(per_block);
         let index_len = blocks as usize * ENTRY_LEN + 4;
@@ -439,7 +470,30 @@ impl PackedValues {
             data_start,
             ends,
             crcs,
+            held,
         })
+    }
+
+    /// Its positions, both sides to move.
+    pub(crate) fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// How its blocks are laid out.
+    pub(crate) fn kept(&self) -> Kept {
+        self.kept
+    }
+
+    /// The sides to move it holds.
+    pub(crate) fn held(&self) -> Sides {
+        self.held
+    }
+
+    /// Whether block `b` holds a position of the sides it holds.
+    fn held_block(&self, b: u64) -> bool {
+        let start = b * self.per_block;
+        let end = (start + self.per_block).min(self.positions);
+        self.held.meets(start, end, self.positions)
     }
 
     /// The file.
@@ -513,6 +567,12 @@ impl PackedValues {
     ///
     /// As [`PackedValues::codes`].
     pub(crate) fn read_block(&self, b: u64) -> Result<Vec<u8>, GenerateError> {
+        if !self.held_block(b) {
+            return Err(damaged(
+                &self.path,
+                format!("block {b} read, of a side to move it no longer holds"),
+            ));
+        }
         let start = match b {
             0 => self.data_start,
             b => self.ends[b as usize - 1],
@@ -540,17 +600,24 @@ impl PackedValues {
     pub(crate) fn check(&self) -> Result<(), GenerateError> {
         (0..self.ends.len() as u64)
             .into_par_iter()
+            .filter(|&b| self.held_block(b))
             .try_for_each(|b| self.read_block(b).map(drop))
     }
 }
 
+/// Whether the file begins with `bytes`.
+fn starts_with(file: &File, bytes: &[u8]) -> bool {
+    let mut head = vec![0; bytes.len()];
+    file.read_exact_at(&mut head, 0).is_ok() && head == bytes
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::work::values::{CAPTURE, DRAW};
 
     /// A raw work file of `positions` positions with varied codes, like a solved material's.
-    fn raw(dir: &Path, positions: u64) -> ValuesFile {
+    pub(super) fn raw(dir: &Path, positions: u64) -> ValuesFile {
         let values = ValuesFile::open(&dir.join("m.partial"), positions, true, Kept::Full).unwrap();
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let (distances, rules): (Vec<u16>, Vec<u8>) = (0..positions)
@@ -573,7 +640,7 @@ mod tests {
 
     /// The codes of position `i` a packed file of [`Kept::Full`] gives back: its capture mark
     /// left out.
-    fn read_back(values: &ValuesFile, i: u64) -> (u16, u8) {
+    pub(super) fn read_back(values: &ValuesFile, i: u64) -> (u16, u8) {
         (values.distance_code(i) & !CAPTURE, values.rule_code(i))
     }
 
@@ -742,7 +809,7 @@ mod tests {
         assert!(files_in(dir.path()).is_empty());
     }
 
-    fn files_in(dir: &Path) -> Vec<String> {
+    pub(super) fn files_in(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
