@@ -505,11 +505,6 @@ pub(crate) struct LastReaders {
 }
 
 impl LastReaders {
-    /// Whether a material reads any of it.
-    pub(crate) fn any(self) -> bool {
-        self.white.is_some() || self.black.is_some()
-    }
-
     /// The sides still read once the material at `done` in the plan is done.
     pub(crate) fn after(self, done: usize) -> Sides {
         Sides {

@@ -6,7 +6,6 @@
 
 use super::{MaterialPlan, Plan};
 use crate::work::bands::{is_banded_material, packs_bands};
-use crate::work::sides::Sides;
 use crate::work::values::Kept;
 use rafle_probe::{draughts::Material, toolkit::Tables};
 
@@ -98,7 +97,8 @@ impl Plan {
     /// The disk this plan fills at its peak if every material is solved, estimated from the
     /// measured sizes above (a resumed run, or one that reuses tables, needs less). A whole
     /// run lets each side to move of a material's kept values go after the last material that
-    /// reads it (a capture or a promotion reaches the side that did not move); the raw work file of the material under way goes when its tables are written.
+    /// reads it (a capture or a promotion reaches the side that did not move); the raw work
+    /// file of the material under way goes when its tables are written.
     /// A unit of work counts its own material only (the others are finished, their packed
     /// values kept), and a seed part the file it writes.
     pub fn disk_estimate(&self) -> DiskEstimate {
@@ -113,12 +113,11 @@ impl Plan {
         let mut at_peak = DiskParts::default();
         // The kept bytes of one side to move of material `d` (half its positions).
         let side_bytes = |d: usize| kept_per_position * self.materials[d].positions as f64 / 2.0;
-        let count = |sides: Sides| f64::from(u8::from(sides.white) + u8::from(sides.black));
         for (j, m) in self.materials.iter().enumerate() {
             if self.unit.is_some() && j != last {
                 continue;
             }
-            let kept = last_reader[j].any();
+            let kept = !last_reader[j].sides().is_empty();
             let now = self.disk_under_way(m, packed, tables, kept, in_bits_above);
             if now.total() > at_peak.total() {
                 (at_peak, peak_at) = (now, Some(m.material));
@@ -126,9 +125,9 @@ impl Plan {
             tables += table_bytes(self.tables, m);
             // Once done, a material keeps the sides a later one reads; after each reader,
             // the sides it read last go.
-            packed += count(last_reader[j].sides()) * side_bytes(j);
+            packed += f64::from(last_reader[j].sides().count()) * side_bytes(j);
             for &d in &m.reads {
-                packed -= count(last_reader[d].last_read_by(j)) * side_bytes(d);
+                packed -= f64::from(last_reader[d].last_read_by(j).count()) * side_bytes(d);
             }
         }
         let tables = tables as u64;

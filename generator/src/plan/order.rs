@@ -3,12 +3,13 @@
 //! least on disk.
 //!
 //! What a run keeps beside its tables is the compressed values of the finished materials that
-//! a material still to be solved reads. Listed by pieces and then by men, a set keeps most of
+//! a material still to be solved reads, each side to move until the last material that reads
+//! it is done ([`crate::work::sides`]). Listed by pieces and then by men, a set keeps most of
 //! its materials of one fewer piece until the last material of its size is solved. Solved
-//! instead, at each step, as the material that adds the fewest kept positions less those it
-//! lets go (a material's values go once its last reader is done; one that no material reads
-//! adds none), Brazilian up to 8 keeps, while its largest material is solved, about a third of
-//! the positions that listing keeps then, and at most two thirds as many at any point.
+//! instead, at each step, as the material that adds the fewest kept positions (half its
+//! positions for each side a later material reads) less those it lets go (of each side it is
+//! the last to read), Brazilian up to 8 keeps, while its largest material is solved, about a
+//! quarter of the positions that listing keeps then, and at most half as many at any point.
 
 use super::MaterialPlan;
 use crate::work::sides::Sides;

@@ -181,20 +181,13 @@ pub(crate) fn write(
     kept: Kept,
     block: impl Fn(u64, usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> + Sync,
 ) -> Result<u64, GenerateError> {
-    let tmp = crate::temporary_path(path);
-    let result = write_at(&tmp, identity, positions, kept, block).and_then(|len| {
-        fs::rename(&tmp, path).map_err(io_error(path))?;
-        // Make the rename durable before the raw file it replaces goes; not every platform
-        // can open a directory, so this is best effort.
-        if let Some(dir) = path.parent().and_then(|dir| File::open(dir).ok()) {
-            let _ = dir.sync_all();
-        }
-        Ok(len)
-    });
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    // The rename is made durable (best effort) before the raw file it replaces goes.
+    let mut len = 0;
+    crate::files::replace_by(path, |tmp| {
+        len = write_at(tmp, identity, positions, kept, block)?;
+        Ok(())
+    })?;
+    Ok(len)
 }
 
 /// [`write()`], under the fresh temporary name `path`, synced; without the rename.
@@ -408,33 +401,35 @@ impl PackedValues {
         let io = io_error(path);
         let file = rafle_probe::toolkit::open_regular(path).map_err(&io)?;
         let len = file.metadata().map_err(&io)?.len();
-        // Of both sides, or of one alone when an earlier material was the last to read the
-        // other ([`keep_sides`]): the identity says which.
-        let sides = [Sides::BOTH, Sides::WHITE, Sides::BLACK];
-        let (preamble, held) = sides
-            .into_iter()
-            .map(|held| {
-                (
-                    preamble(kept, positions, &format!("{identity}{}", held.suffix())),
-                    held,
-                )
-            })
-            .find(|(preamble, _)| starts_with(&file, preamble))
-            .unwrap_or_else(|| (preamble(kept, positions, identity), Sides::BOTH));
         let per_block = block_positions(kept);
         let blocks = positions.div_ceil(per_block);
         let index_len = blocks as usize * ENTRY_LEN + 4;
+        // Of both sides, or of one alone when an earlier material was the last to read the
+        // other ([`keep_sides`]): the identity says which. The head is read once, as long as
+        // the longest of the three would make it.
+        let candidates = [Sides::BOTH, Sides::WHITE, Sides::BLACK].map(|held| {
+            let identity = format!("{identity}{}", held.suffix());
+            (preamble(kept, positions, &identity), held)
+        });
+        let longest = candidates.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+        let mut head =
+            vec![0; (longest + index_len).min(usize::try_from(len).unwrap_or(usize::MAX))];
+        file.read_exact_at(&mut head, 0).map_err(&io)?;
+        let [both, ..] = &candidates;
+        let (preamble, held) = (candidates.iter())
+            .find(|(preamble, _)| head.starts_with(preamble))
+            .unwrap_or(both);
+        let held = *held;
         let data_start = (preamble.len() + index_len) as u64;
         if len < data_start {
             return Err(damaged(path, format!("{len} bytes, too short")));
         }
-        let mut head = vec![0; data_start as usize];
-        file.read_exact_at(&mut head, 0).map_err(&io)?;
+        head.truncate(data_start as usize);
         let (found, index) = head.split_at(preamble.len());
         if found[..MAGIC.len()] != MAGIC {
             return Err(damaged(path, "not a packed work file"));
         }
-        if found != preamble {
+        if found != preamble.as_slice() {
             return Err(damaged(
                 path,
                 format!("not the values of {identity} with this version and block size"),
@@ -603,12 +598,6 @@ impl PackedValues {
             .filter(|&b| self.held_block(b))
             .try_for_each(|b| self.read_block(b).map(drop))
     }
-}
-
-/// Whether the file begins with `bytes`.
-fn starts_with(file: &File, bytes: &[u8]) -> bool {
-    let mut head = vec![0; bytes.len()];
-    file.read_exact_at(&mut head, 0).is_ok() && head == bytes
 }
 
 #[cfg(test)]
