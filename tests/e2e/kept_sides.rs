@@ -85,3 +85,43 @@ fn a_side_let_go_is_read_back_from_the_tables_when_a_larger_run_reads_it() {
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
 }
+
+/// Each material's line as `rafle generate` prints it: its longest win and its cursed wins and
+/// blessed losses, by material.
+fn counted(err: &str) -> std::collections::BTreeMap<String, String> {
+    err.lines()
+        .filter_map(|line| {
+            let (material, rest) = line.strip_prefix("brazilian ")?.split_once(": ")?;
+            let counts = &rest[rest.find("longest win")?..];
+            Some((material.to_string(), counts.to_string()))
+        })
+        .collect()
+}
+
+/// A run of the win/draw/loss tables alone over the three tables of the smaller materials
+/// keeps only the kind of their values (a win, a loss or a draw) for the materials that read
+/// them, read back from their win/draw/loss tables: its tables are a clean run's, and each
+/// material it reuses keeps the counts of its own tables. Reading their distance tables back
+/// from the kinds of the materials below gave distances that are not theirs: KMvM's longest
+/// win came out as 11 plies, where its tables hold 13.
+#[test]
+fn a_wdl_run_over_all_three_tables_reads_back_their_kinds() {
+    let (clean, _, _) = generate("brazilian", 4, &["--tables", "wdl"]);
+    let (dir, _, full) = generate("brazilian", 3, &[]);
+    let (_, err) = generate_in(dir.path(), "brazilian", 4, &["--tables", "wdl"]);
+    let wdl = |dir: &TempDir| {
+        let mut files = tables(dir);
+        files.retain(|name, _| name.ends_with(".wdl"));
+        files
+    };
+    assert_eq!(wdl(&dir), wdl(&clean));
+    let (full, reused) = (counted(&full), counted(&err));
+    assert_eq!(full.len(), 9);
+    for (material, counts) in &full {
+        assert_eq!(reused.get(material), Some(counts), "{material}");
+    }
+    assert_eq!(
+        full["KMvM"],
+        "longest win 13, cursed wins 0, blessed losses 0"
+    );
+}

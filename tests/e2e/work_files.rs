@@ -354,6 +354,48 @@ fn a_reused_table_with_impossible_distances_is_rebuilt() {
     assert_eq!(tables(&dir), before);
 }
 
+/// Rewrites a rule table with a code no rule value has (255) at every seventh position of its
+/// first block, its checksums made again: it opens and reads cleanly.
+fn forge_invalid_rule_codes(path: &Path, material: &str) {
+    let material = material.parse().unwrap();
+    let table = Table::open(path, TableKind::DrawRules, Variant::Brazilian, material).unwrap();
+    let header = *table.header();
+    let frames: Vec<Vec<u8>> = (0..header.blocks)
+        .map(|b| {
+            let mut codes = table.read_block(b).unwrap();
+            if b == 0 {
+                codes.iter_mut().step_by(7).for_each(|code| *code = 255);
+            }
+            raw_zstd_frame(&codes)
+        })
+        .collect();
+    drop(table);
+    std::fs::write(path, table_bytes(&header, &frames)).unwrap();
+}
+
+/// A reused rule table forged with valid checksums to hold codes no rule value has: read back
+/// with its distance table for a material that reads it, it is refused, its material's values
+/// rebuilt, and the tables are those of a clean run.
+#[test]
+fn a_reused_rule_table_with_invalid_codes_is_rebuilt() {
+    let (dir, _, _) = generate("brazilian", 3, &[]);
+    let (clean, _, _) = generate("brazilian", 4, &[]);
+    forge_invalid_rule_codes(&dir.path().join("brazilian/KKvK.rules"), "KKvK");
+    std::fs::remove_file(work(&dir).join("KKvK.summary")).unwrap();
+    let (summary, err) = common::generate_in(dir.path(), "brazilian", 4, &[]);
+    assert!(!err.contains("panicked"), "{err}");
+    let row = summary
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("KKvK"))
+        .unwrap();
+    assert!(
+        row.contains("rebuilt") && row.contains("no valid rule table"),
+        "{row}"
+    );
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
 /// `rafle generate --variant brazilian --pieces 4 --data DIR` run with KKMvK's win/draw/loss
 /// table blocked (a directory holds its name): it stops after every band of KKMvK, a material
 /// solved into band files, is written and recorded. Returns the directory.

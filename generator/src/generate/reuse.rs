@@ -12,9 +12,9 @@ use crate::solve::store::Store;
 use crate::solve::{band_checksum, bands};
 use crate::work::packed::{self, PackedValues};
 use crate::work::sides::Sides;
-use crate::work::values::{Journal, ValuesFile};
+use crate::work::values::{Journal, Kept, ValuesFile};
 use crate::write::counts::{Counts, CountsFile};
-use crate::write::load::{load_existing, LoadError, Loaded};
+use crate::write::load::{load_existing, load_kinds, LoadError, Loaded};
 use crate::write::streamed::read_back_streamed;
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
 
@@ -231,8 +231,15 @@ impl MaterialRun<'_> {
         if counted_again || !have_values {
             let identity = plan.packed_identity(m);
             if plan.reads_back_whole(m) {
-                let loaded = self.read_back(store, false)?;
-                counts = Some(Counts::of_loaded(&loaded));
+                // Counted already, the values of a run of the win/draw/loss tables alone are
+                // their kinds: the win/draw/loss table alone gives them.
+                let loaded = if !counted_again && plan.kept() == Kept::Kinds {
+                    load_kinds(m, &self.index, store, progress)?
+                } else {
+                    let loaded = self.read_back(store, false)?;
+                    counts = Some(Counts::of_loaded(&loaded));
+                    loaded
+                };
                 if !have_values {
                     loaded
                         .pack(&self.paths.packed, &identity, plan.kept())

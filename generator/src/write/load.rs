@@ -3,10 +3,10 @@
 //! values again by the [material walk](rafle_probe::toolkit::walk), from the materials below and from
 //! the positions kept.
 
-use rafle_probe::toolkit::codec::{DrawRulesCodec, DtwCodec};
+use rafle_probe::toolkit::codec::{Codec, DrawRulesCodec, DtwCodec, WdlCodec};
 use rafle_probe::toolkit::format::{StoredHalf, TableKind};
-use rafle_probe::toolkit::walk::{unpack, Captures, Walk};
-use rafle_probe::{draughts::Position, toolkit::Table, Dtw, ProbeError, RuleValue};
+use rafle_probe::toolkit::walk::{unpack, Captures, Pair, Walk};
+use rafle_probe::{draughts::Position, toolkit::Table, Dtw, ProbeError, RuleValue, Wdl};
 
 use std::path::Path;
 
@@ -20,20 +20,48 @@ use crate::{GenerateError, Progress};
 /// A material's win/draw/loss and distance tables read back, with its rule table if that one
 /// is valid too.
 pub(crate) struct Loaded {
-    pub(crate) distances: Distances,
-    pub(crate) captures: Captures,
-    /// The rule codes, or why not.
-    pub(crate) rules: RuleCodes,
+    codes: Codes,
+    captures: Captures,
+    /// Whether the rule codes were read back, or why not (`None`: there was no rule table).
+    pub(crate) rules: Result<(), Option<String>>,
 }
 
-/// The rule codes and the rule table's size, or why the rule table must be computed again
-/// (`None`: there was none).
-pub(crate) type RuleCodes = Result<(Vec<u8>, u64), Option<String>>;
+/// The codes read back.
+enum Codes {
+    /// A distance of a byte and a rule code for each position, read back together.
+    Paired(Vec<(u8, u8)>),
+    /// The distances, and the rule codes if they were read back.
+    Apart(Distances, Option<Vec<u8>>),
+}
 
 impl Loaded {
-    /// The rule codes, if the rule table was read back.
-    pub(crate) fn rule_codes(&self) -> Option<&[u8]> {
-        self.rules.as_ref().ok().map(|(codes, _)| codes.as_slice())
+    /// Positions in the material.
+    fn len(&self) -> usize {
+        match &self.codes {
+            Codes::Paired(pairs) => pairs.len(),
+            Codes::Apart(distances, _) => distances.len(),
+        }
+    }
+
+    /// The distance to win of position `i`.
+    fn distance(&self, i: usize) -> Dtw {
+        match &self.codes {
+            Codes::Paired(pairs) => DtwCodec::decode(u16::from(pairs[i].0), 8).unwrap_or(Dtw::Draw),
+            Codes::Apart(distances, _) => distances.get(i),
+        }
+    }
+
+    /// The rule code of position `i`, if the rule codes were read back.
+    fn rule_code(&self, i: usize) -> Option<u8> {
+        match &self.codes {
+            Codes::Paired(pairs) => Some(pairs[i].1),
+            Codes::Apart(_, rules) => rules.as_ref().map(|rules| rules[i]),
+        }
+    }
+
+    /// Whether the rule codes were read back.
+    fn has_rules(&self) -> bool {
+        self.rules.is_ok()
     }
 
     /// Writes the values read back as the material's packed work file (see
@@ -48,15 +76,16 @@ impl Loaded {
         identity: &str,
         kept: Kept,
     ) -> Result<(), GenerateError> {
-        let rules = self.rule_codes().ok_or_else(|| GenerateError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no valid rule table"),
-        })?;
-        let n = self.distances.len() as u64;
+        // A run of the win/draw/loss tables alone keeps no rule codes.
+        if !self.has_rules() && kept == Kept::Full {
+            return Err(GenerateError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no valid rule table"),
+            });
+        }
+        let n = self.len() as u64;
         packed::write(path, identity, n, kept, |start, len| {
-            let (codes, _) = crate::write::Source::read_range(self, start, len)?;
-            let start = start as usize;
-            Ok((codes, rules[start..start + len].to_vec()))
+            crate::write::Source::read_range(self, start, len)
         })?;
         Ok(())
     }
@@ -72,13 +101,12 @@ impl crate::write::Source for Loaded {
                 } else {
                     0
                 };
-                distance_code(self.distances.get(i)) | capture
+                distance_code(self.distance(i)) | capture
             })
             .collect();
-        let rules = match self.rule_codes() {
-            Some(codes) => codes[start..start + len].to_vec(),
-            None => vec![0; len],
-        };
+        let rules = (start..start + len)
+            .map(|i| self.rule_code(i).unwrap_or(0))
+            .collect();
         Ok((distances, rules))
     }
 }
@@ -101,10 +129,9 @@ impl Counts {
     /// The counts of a material read back.
     pub(crate) fn of_loaded(loaded: &Loaded) -> Counts {
         let mut counts = Counts::default();
-        let rules = loaded.rule_codes().unwrap_or(&[]);
-        for i in 0..loaded.distances.len() {
-            let rule = rules.get(i).map_or(RuleValue::DRAW, |&c| rule_value(c));
-            counts.add(i as u64, loaded.distances.get(i), rule);
+        for i in 0..loaded.len() {
+            let rule = loaded.rule_code(i).map_or(RuleValue::DRAW, rule_value);
+            counts.add(i as u64, loaded.distance(i), rule);
         }
         counts
     }
@@ -142,8 +169,15 @@ pub(crate) fn load_existing(
     }
     let outside_wdl = |pos: &Position| store.dtw(pos).map(Dtw::wdl).map_err(LoadError::Work);
     let wdl = Walk::complete_wdl_with(index, &wdl_table, &outside_wdl, &|_| {})?;
-    let bytes = dtw_table.read_all()?;
     let walk = Walk::new(index, &wdl, Some(m.limits), &m.dtw_path, stored);
+    if dtw_table.header().bits == 8 {
+        if let Ok(rules_table) = open_draw_rules(m, &walk, legacy) {
+            if let Some(loaded) = load_paired(&walk, &dtw_table, &rules_table, store, progress)? {
+                return Ok(loaded);
+            }
+        }
+    }
+    let bytes = dtw_table.read_all()?;
     let outside = |pos: &Position| store.dtw(pos).map_err(LoadError::Work);
     let advance = |n| progress.advance(2 * n);
     let (distances, captures) = if dtw_table.header().bits == 8 {
@@ -165,11 +199,140 @@ pub(crate) fn load_existing(
         }
         (Distances::Wide(codes), captures)
     };
+    let rules = load_draw_rules(m, &walk, store, progress, legacy)?;
+    let (rules, codes) = match rules {
+        Ok(codes) => (Ok(()), Some(codes)),
+        Err(why) => (Err(why), None),
+    };
     Ok(Loaded {
-        distances,
+        codes: Codes::Apart(distances, codes),
         captures,
-        rules: load_draw_rules(m, &walk, store, progress, legacy)?,
+        rules,
     })
+}
+
+/// The distance table `dtw` (of a byte a position) and the rule table `rules` of the walk's
+/// material read back together, so that each position the tables leave out has its moves
+/// generated once for both: `None` if a rule code is invalid, or the walk finds what is wrong
+/// with a table, for [`load_existing`] to read them apart and say why.
+///
+/// # Errors
+///
+/// [`LoadError::Work`] if the values of another material cannot be read.
+fn load_paired(
+    walk: &Walk,
+    dtw: &Table,
+    rules: &Table,
+    store: &Store,
+    progress: &dyn Progress,
+) -> Result<Option<Loaded>, LoadError> {
+    let n = walk.index.size() as usize;
+    let mut pairs: Vec<(u8, u8)> = Vec::with_capacity(n);
+    // Block by block: the two tables whole beside the pairs would take twice the memory.
+    for b in 0..dtw.header().blocks {
+        let (Ok(distances), Ok(codes)) = (dtw.read_block(b), rules.read_block(b)) else {
+            return Ok(None);
+        };
+        if codes.iter().any(|&c| RuleValue::from_code(c).is_none()) {
+            return Ok(None);
+        }
+        pairs.extend(distances.into_iter().zip(codes));
+    }
+    pairs.truncate(n);
+    if pairs.len() != n {
+        return Ok(None);
+    }
+    let walk = Walk {
+        path: rules.path(),
+        ..*walk
+    };
+    let outside = |pos: &Position| store.value(pos).map_err(LoadError::Work);
+    let advance = |n| progress.advance(3 * n);
+    match walk.complete::<Pair<DtwCodec, DrawRulesCodec>, (u8, u8), _>(
+        &mut pairs,
+        (8, 8),
+        outside,
+        &advance,
+    ) {
+        Ok(captures) => Ok(Some(Loaded {
+            codes: Codes::Paired(pairs),
+            captures,
+            rules: Ok(()),
+        })),
+        Err(LoadError::Table(_)) => Ok(None),
+        Err(work) => Err(work),
+    }
+}
+
+/// Checks a material's win/draw/loss table, every checksum, and reads back the kind of each
+/// position's value (a win, a loss or a draw), all a run of the win/draw/loss tables alone
+/// keeps of a finished material ([`Kept::Kinds`]): its distances hold the shortest of each
+/// kind, and it has no rule codes. The table stores both sides to move, so only the positions
+/// that must capture are valued from their moves, whose captures reach smaller materials: the
+/// distance and rule tables, whose other side to move is found from every move, are not read.
+pub(crate) fn load_kinds(
+    m: &MaterialPlan,
+    index: &rafle_probe::toolkit::PositionIndex,
+    store: &Store,
+    progress: &dyn Progress,
+) -> Result<Loaded, LoadError> {
+    let wdl_table = Table::open(&m.path, TableKind::Wdl, index.variant(), m.material)?;
+    let n = index.size() as usize;
+    let mut codes: Vec<u8> = unpack(&wdl_table.read_all()?, 2, n);
+    let walk = Walk {
+        index,
+        wdl: &[],
+        limit: 0,
+        path: &m.path,
+        stored: wdl_table.header().stored,
+    };
+    let outside = |pos: &Position| store.dtw(pos).map(Dtw::wdl).map_err(LoadError::Work);
+    let advance = |n| progress.advance(3 * n);
+    let captures = walk.complete::<WdlCodec, u8, _>(&mut codes, 2, outside, &advance)?;
+    // Each kind as the shortest distance of its kind, in place: a byte a position.
+    let draw = DtwCodec::draw_code(8) as u8;
+    for code in &mut codes {
+        *code = match WdlCodec::decode(u16::from(*code), 2) {
+            Some(Wdl::Win) => 1,
+            Some(Wdl::Loss) => 0,
+            _ => draw,
+        };
+    }
+    Ok(Loaded {
+        codes: Codes::Apart(Distances::Narrow(codes), None),
+        captures,
+        rules: Err(None),
+    })
+}
+
+/// The rule table of the plan's limits, opened and its header checked; else why not (`None`
+/// when there is no file).
+fn open_draw_rules(m: &MaterialPlan, walk: &Walk, legacy: bool) -> Result<Table, Option<String>> {
+    if !m.draw_rules_path.exists() {
+        return Err(None);
+    }
+    let (variant, material) = (walk.index.variant(), m.material);
+    let opened = if legacy {
+        Table::open_legacy(&m.draw_rules_path, TableKind::DrawRules, variant, material)
+    } else {
+        Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material)
+    };
+    let table = opened.map_err(|e| Some(e.to_string()))?;
+    if table.header().stored != walk.stored {
+        return Err(Some(format!(
+            "{} stores {}, the distance table {}",
+            m.draw_rules_path.display(),
+            table.header().stored,
+            walk.stored
+        )));
+    }
+    if table.header().limits != Some(m.limits) {
+        return Err(Some(format!(
+            "{} was computed with other draw-rule limits",
+            m.draw_rules_path.display()
+        )));
+    }
+    Ok(table)
 }
 
 /// A valid rule table of the plan's limits, read back complete; else why not (`None` when
@@ -184,38 +347,14 @@ fn load_draw_rules(
     store: &Store,
     progress: &dyn Progress,
     legacy: bool,
-) -> Result<RuleCodes, LoadError> {
-    if !m.draw_rules_path.exists() {
-        return Ok(Err(None));
-    }
-    let (variant, material) = (walk.index.variant(), m.material);
-    let rejected = |e: ProbeError| Ok(Err(Some(e.to_string())));
-    let opened = if legacy {
-        Table::open_legacy(&m.draw_rules_path, TableKind::DrawRules, variant, material)
-    } else {
-        Table::open(&m.draw_rules_path, TableKind::DrawRules, variant, material)
-    };
-    let table = match opened {
+) -> Result<Result<Vec<u8>, Option<String>>, LoadError> {
+    let table = match open_draw_rules(m, walk, legacy) {
         Ok(table) => table,
-        Err(e) => return rejected(e),
+        Err(why) => return Ok(Err(why)),
     };
-    if table.header().stored != walk.stored {
-        return Ok(Err(Some(format!(
-            "{} stores {}, the distance table {}",
-            m.draw_rules_path.display(),
-            table.header().stored,
-            walk.stored
-        ))));
-    }
-    if table.header().limits != Some(m.limits) {
-        return Ok(Err(Some(format!(
-            "{} was computed with other draw-rule limits",
-            m.draw_rules_path.display()
-        ))));
-    }
     let mut codes = match table.read_all() {
         Ok(codes) => codes,
-        Err(e) => return rejected(e),
+        Err(e) => return Ok(Err(Some(e.to_string()))),
     };
     if let Some(bad) = codes.iter().find(|&&c| RuleValue::from_code(c).is_none()) {
         return Ok(Err(Some(format!(
@@ -233,7 +372,7 @@ fn load_draw_rules(
         |pos: &Position| store.rule(pos).map_err(LoadError::Work),
         &|n| progress.advance(n),
     ) {
-        Ok(_) => Ok(Ok((codes, table.file_len()))),
+        Ok(_) => Ok(Ok(codes)),
         Err(LoadError::Table(e)) => Ok(Err(Some(e))),
         Err(work) => Err(work),
     }
