@@ -230,10 +230,11 @@ impl MaterialRun<'_> {
         let mut advanced = false;
         if counted_again || !have_values {
             let identity = plan.packed_identity(m);
-            if plan.reads_back_whole(m) {
-                // Counted already, the values of a run of the win/draw/loss tables alone are
-                // their kinds: the win/draw/loss table alone gives them.
-                let loaded = if !counted_again && plan.kept() == Kept::Kinds {
+            // Counted already, the values of a run of the win/draw/loss tables alone are their
+            // kinds: the win/draw/loss table alone gives them, in less memory.
+            let kinds = !counted_again && plan.kept() == Kept::Kinds;
+            if (kinds && plan.reads_kinds_back_whole(m)) || plan.reads_back_whole(m) {
+                let loaded = if kinds {
                     load_kinds(m, &self.index, store, progress)?
                 } else {
                     let loaded = self.read_back(store, false)?;

@@ -159,6 +159,13 @@ pub(super) fn part_least_bytes() -> u64 {
 /// included), its cache of the materials it reads within the overhead.
 pub(crate) const REPACK_BYTES_PER_POSITION: u64 = 3;
 
+/// Bytes a position of a material whose kinds alone are read back whole holds (`load_kinds`:
+/// its win/draw/loss codes, a byte each, the table's 2 bits and the capture marks), with a
+/// margin: Brazilian KMMvKMM generated with `--tables wdl` as a unit on the tables of Brazilian
+/// up to 6 peaks at 342 MiB, reading back KKMvKMM (217,836,864 positions), 1.6 bytes a
+/// position, the process included.
+pub(crate) const KINDS_READ_BACK_BYTES_PER_POSITION: u64 = 2;
+
 /// Bytes the cache holds with every block of a material of `positions` positions.
 pub(super) fn cached_bytes(positions: u64) -> u64 {
     positions * BYTES_PER_POSITION + positions.div_ceil(BLOCK_POSITIONS) * ENTRY_OVERHEAD as u64

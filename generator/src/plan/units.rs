@@ -6,8 +6,8 @@ use rafle_probe::toolkit::Table;
 
 use super::bytes::{
     band_directory_bytes, cached_bytes, part_least_bytes, read_back_streamed_always,
-    seed_part_size, slice_bytes, Placements, LEAST_CACHE_BYTES, OVERHEAD,
-    REPACK_BYTES_PER_POSITION, STREAMED_BYTES,
+    seed_part_size, slice_bytes, Placements, KINDS_READ_BACK_BYTES_PER_POSITION, LEAST_CACHE_BYTES,
+    OVERHEAD, REPACK_BYTES_PER_POSITION, STREAMED_BYTES,
 };
 use super::{MaterialPlan, Plan, UnitState};
 use crate::work::packed::PackedValues;
@@ -116,6 +116,17 @@ impl Plan {
             return false;
         }
         self.budget.is_none() || self.whole_read_back_bytes(m) <= self.planned_bytes()
+    }
+
+    /// Whether the kinds of material `m`'s values (win, draw or loss: all a run of the
+    /// win/draw/loss tables alone keeps, read from the `.wdl` table alone) are read back whole:
+    /// as [`Plan::reads_back_whole`], at [`KINDS_READ_BACK_BYTES_PER_POSITION`].
+    pub(crate) fn reads_kinds_back_whole(&self, m: &MaterialPlan) -> bool {
+        if read_back_streamed_always() {
+            return false;
+        }
+        let bytes = m.positions * KINDS_READ_BACK_BYTES_PER_POSITION + OVERHEAD;
+        self.budget.is_none() || bytes <= self.planned_bytes()
     }
 
     /// Bytes reading material `m` back whole from its tables holds.
