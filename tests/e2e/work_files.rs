@@ -292,38 +292,48 @@ fn a_table_the_probe_refuses_is_rebuilt_not_reused() {
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
 }
 
-/// Rewrites a distance table as 16 bits a distance with every win made one of 40,001 plies and
-/// every loss but the immediate ones one of 40,000,
-/// its blocks, index and header checksums made again: it opens and reads cleanly, but no work
-/// file holds such a distance.
-fn forge_impossible_distances(path: &Path, material: &str) {
+/// Rewrites the table at `path` (of `kind`, Brazilian `material`) with its header changed by
+/// `header` and each block's decompressed codes by `block` (given the block's number), its
+/// blocks, index and header checksums made again: it opens and reads cleanly.
+fn rewrite_table(
+    path: &Path,
+    kind: TableKind,
+    material: &str,
+    header: impl FnOnce(&mut rafle_probe::toolkit::format::Header),
+    block: impl Fn(u32, Vec<u8>) -> Vec<u8>,
+) {
     let material = material.parse().unwrap();
-    let table = Table::open(path, TableKind::Dtw, Variant::Brazilian, material).unwrap();
-    let mut header = *table.header();
-    assert_eq!(header.bits, 8);
-    header.bits = 16;
-    let frames: Vec<Vec<u8>> = (0..header.blocks)
-        .map(|b| {
-            let wide: Vec<u8> = table
-                .read_block(b)
-                .unwrap()
-                .into_iter()
-                .flat_map(|code| {
-                    let code = match code {
-                        255 => u16::MAX,
-                        c if c % 2 == 1 => 40_001,
-                        0 => 0,
-                        _ => 40_000,
-                    };
-                    code.to_le_bytes()
-                })
-                .collect();
-            raw_zstd_frame(&wide)
-        })
+    let table = Table::open(path, kind, Variant::Brazilian, material).unwrap();
+    let mut changed = *table.header();
+    header(&mut changed);
+    let frames: Vec<Vec<u8>> = (0..changed.blocks)
+        .map(|b| raw_zstd_frame(&block(b, table.read_block(b).unwrap())))
         .collect();
     drop(table);
-    let bytes = table_bytes(&header, &frames);
-    std::fs::write(path, bytes).unwrap();
+    std::fs::write(path, table_bytes(&changed, &frames)).unwrap();
+}
+
+/// Rewrites a distance table as 16 bits a distance with every win made one of 40,001 plies and
+/// every loss but the immediate ones one of 40,000: no work file holds such a distance.
+fn forge_impossible_distances(path: &Path, material: &str) {
+    let header = |header: &mut rafle_probe::toolkit::format::Header| {
+        assert_eq!(header.bits, 8);
+        header.bits = 16;
+    };
+    rewrite_table(path, TableKind::Dtw, material, header, |_, codes| {
+        codes
+            .into_iter()
+            .flat_map(|code| {
+                let code = match code {
+                    255 => u16::MAX,
+                    c if c % 2 == 1 => 40_001,
+                    0 => 0,
+                    _ => 40_000,
+                };
+                code.to_le_bytes()
+            })
+            .collect()
+    });
 }
 
 /// A reused distance table forged with valid checksums to hold wins and losses of 40,000 plies
@@ -355,22 +365,20 @@ fn a_reused_table_with_impossible_distances_is_rebuilt() {
 }
 
 /// Rewrites a rule table with a code no rule value has (255) at every seventh position of its
-/// first block, its checksums made again: it opens and reads cleanly.
+/// first block.
 fn forge_invalid_rule_codes(path: &Path, material: &str) {
-    let material = material.parse().unwrap();
-    let table = Table::open(path, TableKind::DrawRules, Variant::Brazilian, material).unwrap();
-    let header = *table.header();
-    let frames: Vec<Vec<u8>> = (0..header.blocks)
-        .map(|b| {
-            let mut codes = table.read_block(b).unwrap();
+    rewrite_table(
+        path,
+        TableKind::DrawRules,
+        material,
+        |_| {},
+        |b, mut codes| {
             if b == 0 {
                 codes.iter_mut().step_by(7).for_each(|code| *code = 255);
             }
-            raw_zstd_frame(&codes)
-        })
-        .collect();
-    drop(table);
-    std::fs::write(path, table_bytes(&header, &frames)).unwrap();
+            codes
+        },
+    );
 }
 
 /// A reused rule table forged with valid checksums to hold codes no rule value has: read back

@@ -196,8 +196,8 @@ impl MaterialRun<'_> {
         }
         progress.converting(plan.variant, m.material, m.positions);
         let loaded = self.read_back(store, true)?;
-        if let Err(why) = &loaded.rules {
-            return Err(NotReused::Solve(why.clone()));
+        if let Err(why) = loaded.rules() {
+            return Err(NotReused::Solve(why));
         }
         let (written, counts) =
             crate::write::convert::write_converted(plan, m, &loaded).map_err(NotReused::Failed)?;
@@ -233,7 +233,12 @@ impl MaterialRun<'_> {
             // Counted already, the values of a run of the win/draw/loss tables alone are their
             // kinds: the win/draw/loss table alone gives them, in less memory.
             let kinds = !counted_again && plan.kept() == Kept::Kinds;
-            if (kinds && plan.reads_kinds_back_whole(m)) || plan.reads_back_whole(m) {
+            let whole = if kinds {
+                plan.reads_kinds_back_whole(m)
+            } else {
+                plan.reads_back_whole(m)
+            };
+            if whole {
                 let loaded = if kinds {
                     load_kinds(m, &self.index, store, progress)?
                 } else {

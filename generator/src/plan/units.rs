@@ -112,21 +112,21 @@ impl Plan {
     /// Otherwise it is read block by block, in bounded memory. `RAFLE_READ_BACK=streamed`
     /// reads every material block by block (the tests read small materials so).
     pub fn reads_back_whole(&self, m: &MaterialPlan) -> bool {
-        if read_back_streamed_always() {
-            return false;
-        }
-        self.budget.is_none() || self.whole_read_back_bytes(m) <= self.planned_bytes()
+        self.holds_read_back_whole(self.whole_read_back_bytes(m))
     }
 
     /// Whether the kinds of material `m`'s values (win, draw or loss: all a run of the
     /// win/draw/loss tables alone keeps, read from the `.wdl` table alone) are read back whole:
     /// as [`Plan::reads_back_whole`], at [`KINDS_READ_BACK_BYTES_PER_POSITION`].
     pub(crate) fn reads_kinds_back_whole(&self, m: &MaterialPlan) -> bool {
-        if read_back_streamed_always() {
-            return false;
-        }
-        let bytes = m.positions * KINDS_READ_BACK_BYTES_PER_POSITION + OVERHEAD;
-        self.budget.is_none() || bytes <= self.planned_bytes()
+        self.holds_read_back_whole(m.positions * KINDS_READ_BACK_BYTES_PER_POSITION + OVERHEAD)
+    }
+
+    /// Whether a read-back holding `bytes` in memory is made whole (else block by block):
+    /// never under `RAFLE_READ_BACK=streamed`, always without a budget, else when it fits the
+    /// plan's memory.
+    fn holds_read_back_whole(&self, bytes: u64) -> bool {
+        !read_back_streamed_always() && (self.budget.is_none() || bytes <= self.planned_bytes())
     }
 
     /// Bytes reading material `m` back whole from its tables holds.

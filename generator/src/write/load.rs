@@ -22,16 +22,15 @@ use crate::{GenerateError, Progress};
 pub(crate) struct Loaded {
     codes: Codes,
     captures: Captures,
-    /// Whether the rule codes were read back, or why not (`None`: there was no rule table).
-    pub(crate) rules: Result<(), Option<String>>,
 }
 
 /// The codes read back.
 enum Codes {
     /// A distance of a byte and a rule code for each position, read back together.
     Paired(Vec<(u8, u8)>),
-    /// The distances, and the rule codes if they were read back.
-    Apart(Distances, Option<Vec<u8>>),
+    /// The distances, and the rule codes or why they were not read back (`None`: there was no
+    /// rule table).
+    Apart(Distances, Result<Vec<u8>, Option<String>>),
 }
 
 impl Loaded {
@@ -55,13 +54,16 @@ impl Loaded {
     fn rule_code(&self, i: usize) -> Option<u8> {
         match &self.codes {
             Codes::Paired(pairs) => Some(pairs[i].1),
-            Codes::Apart(_, rules) => rules.as_ref().map(|rules| rules[i]),
+            Codes::Apart(_, rules) => rules.as_ref().ok().map(|rules| rules[i]),
         }
     }
 
-    /// Whether the rule codes were read back.
-    fn has_rules(&self) -> bool {
-        self.rules.is_ok()
+    /// Whether the rule codes were read back, or why not (`None`: there was no rule table).
+    pub(crate) fn rules(&self) -> Result<(), Option<String>> {
+        match &self.codes {
+            Codes::Paired(_) => Ok(()),
+            Codes::Apart(_, rules) => rules.as_ref().map(drop).map_err(Clone::clone),
+        }
     }
 
     /// Writes the values read back as the material's packed work file (see
@@ -77,7 +79,7 @@ impl Loaded {
         kept: Kept,
     ) -> Result<(), GenerateError> {
         // A run of the win/draw/loss tables alone keeps no rule codes.
-        if !self.has_rules() && kept == Kept::Full {
+        if self.rules().is_err() && kept == Kept::Full {
             return Err(GenerateError::Io {
                 path: path.to_path_buf(),
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "no valid rule table"),
@@ -200,14 +202,9 @@ pub(crate) fn load_existing(
         (Distances::Wide(codes), captures)
     };
     let rules = load_draw_rules(m, &walk, store, progress, legacy)?;
-    let (rules, codes) = match rules {
-        Ok(codes) => (Ok(()), Some(codes)),
-        Err(why) => (Err(why), None),
-    };
     Ok(Loaded {
-        codes: Codes::Apart(distances, codes),
+        codes: Codes::Apart(distances, rules),
         captures,
-        rules,
     })
 }
 
@@ -257,7 +254,6 @@ fn load_paired(
         Ok(captures) => Ok(Some(Loaded {
             codes: Codes::Paired(pairs),
             captures,
-            rules: Ok(()),
         })),
         Err(LoadError::Table(_)) => Ok(None),
         Err(work) => Err(work),
@@ -277,18 +273,9 @@ pub(crate) fn load_kinds(
     progress: &dyn Progress,
 ) -> Result<Loaded, LoadError> {
     let wdl_table = Table::open(&m.path, TableKind::Wdl, index.variant(), m.material)?;
-    let n = index.size() as usize;
-    let mut codes: Vec<u8> = unpack(&wdl_table.read_all()?, 2, n);
-    let walk = Walk {
-        index,
-        wdl: &[],
-        limit: 0,
-        path: &m.path,
-        stored: wdl_table.header().stored,
-    };
     let outside = |pos: &Position| store.dtw(pos).map(Dtw::wdl).map_err(LoadError::Work);
     let advance = |n| progress.advance(3 * n);
-    let captures = walk.complete::<WdlCodec, u8, _>(&mut codes, 2, outside, &advance)?;
+    let (mut codes, captures) = Walk::wdl_codes_with(index, &wdl_table, &outside, &advance)?;
     // Each kind as the shortest distance of its kind, in place: a byte a position.
     let draw = DtwCodec::draw_code(8) as u8;
     for code in &mut codes {
@@ -299,9 +286,8 @@ pub(crate) fn load_kinds(
         };
     }
     Ok(Loaded {
-        codes: Codes::Apart(Distances::Narrow(codes), None),
+        codes: Codes::Apart(Distances::Narrow(codes), Err(None)),
         captures,
-        rules: Err(None),
     })
 }
 

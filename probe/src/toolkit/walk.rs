@@ -234,6 +234,21 @@ impl<'a> Walk<'a> {
         outside: &(dyn Fn(&Position) -> Result<Wdl, E> + Sync),
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<Vec<u8>, E> {
+        let (codes, _) = Walk::wdl_codes_with(index, wdl, outside, progress)?;
+        Ok(pack_2bit(&codes))
+    }
+
+    /// As [`Walk::complete_wdl_with`], the codes one a byte, with which positions must capture.
+    ///
+    /// # Errors
+    ///
+    /// As [`Walk::complete_wdl_with`].
+    pub fn wdl_codes_with<E: From<ProbeError> + Send>(
+        index: &PositionIndex,
+        wdl: &Table,
+        outside: &(dyn Fn(&Position) -> Result<Wdl, E> + Sync),
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(Vec<u8>, Captures), E> {
         let n = index.size() as usize;
         let raw = wdl.read_all()?;
         let mut codes: Vec<u8> = unpack(&raw, 2, n);
@@ -245,8 +260,9 @@ impl<'a> Walk<'a> {
             path: wdl.path(),
             stored: wdl.header().stored,
         };
-        walk.complete::<crate::codec::WdlCodec, u8, E>(&mut codes, 2, outside, progress)?;
-        Ok(pack_2bit(&codes))
+        let captures =
+            walk.complete::<crate::codec::WdlCodec, u8, E>(&mut codes, 2, outside, progress)?;
+        Ok((codes, captures))
     }
 
     /// The distance and draw-rule tables of the walk's material, `dtw` and `rules`, read back
