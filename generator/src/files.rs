@@ -245,6 +245,25 @@ impl Drop for WriterLock {
     }
 }
 
+/// The lock of a unit of work on `material` if no one holds it (a unit of it is not
+/// running), held until the file returned is dropped; `None` if someone does.
+///
+/// # Errors
+///
+/// [`GenerateError::Io`] if the lock file cannot be made or locked.
+pub(crate) fn try_lock_material(
+    dir: &VariantDir,
+    material: Material,
+) -> Result<Option<File>, GenerateError> {
+    let path = dir.material_lock(material);
+    let unit = lock_file(dir, &path)?;
+    match unit.try_lock() {
+        Ok(()) => Ok(Some(unit)),
+        Err(TryLockError::WouldBlock) => Ok(None),
+        Err(TryLockError::Error(e)) => Err(io(&path, e)),
+    }
+}
+
 /// Opens (creating it and the work directory if needed) the lock file `path` of the work
 /// directory of `dir`.
 fn lock_file(dir: &VariantDir, path: &Path) -> Result<File, GenerateError> {

@@ -166,6 +166,12 @@ pub fn generate(
         progress.material_finished(&summary);
         summaries.push(summary);
     }
+    if let (Some(pieces), Some(_), None) = (plan.set, plan.unit, plan.part) {
+        let released = release_for_set(plan, pieces)?;
+        if !released.is_empty() {
+            progress.values_released(plan.variant, pieces, &released);
+        }
+    }
     Ok(summaries)
 }
 
@@ -240,11 +246,10 @@ fn unit_seed_parts(plan: &Plan, found: &[Found]) -> Option<PartSeeds> {
 /// Drops the values of the materials that material `j` was the last to read, and the side
 /// to move of those it was the last to read one side of (a whole run's: see below).
 ///
-/// A unit leaves the work files of the materials below it alone, needed or not: units running
-/// beside it may be about to open them (it checked they were there, then opens them when it
-/// reaches their material), and only a whole run, which no unit runs beside, knows when no one
-/// reads them any more. A unit's dependencies thus keep their packed files, which the other
-/// units read too (rebuilt from the tables, they would cost each unit more than solving it).
+/// A unit leaves the work files of the materials below it alone here: units running beside it
+/// may be about to open them (it checked they were there, then opens them when it reaches
+/// their material). A unit of a set removes those no unfinished unit reads once it is done
+/// ([`release_for_set`]); the set's whole run, which no unit runs beside, removes the rest.
 ///
 /// # Errors
 ///
@@ -272,6 +277,45 @@ fn release_read_last(
         }
     }
     Ok(())
+}
+
+/// Once a unit of work of the set of every material up to `pieces` is done, removes the
+/// work files of each material of the set that is finished and that no unfinished material of
+/// the set reads ([`Plan::with_set`]); the materials whose values went.
+///
+/// Units of a cluster run beside each other, so none knows which is the last to read a
+/// material: each looks, once its tables are on disk, at which readers have their tables.
+/// Two readers finishing at once may each see the other unfinished and leave the values to
+/// the set's whole run, never the other way: a reader is unfinished until its tables are
+/// renamed into place, and it reads nothing of the materials below after that. A material
+/// whose own unit holds its lock (packing its values, or run again) is left alone.
+///
+/// # Errors
+///
+/// Those of [`Plan::new`] for the set, and [`GenerateError::Io`] if a lock file cannot be
+/// made.
+fn release_for_set(plan: &Plan, pieces: u32) -> Result<Vec<Material>, GenerateError> {
+    let set = Plan::new(plan.variant, pieces, &plan.dir)?
+        .with_limits(plan.limits)
+        .with_tables(plan.tables)
+        .with_compact(plan.compact);
+    let layout = plan.directory();
+    let mut released = Vec::new();
+    for material in set.read_by_none_to_come() {
+        // This unit holds its own material's lock.
+        let lock = match plan.unit == Some(material) {
+            true => None,
+            false => match crate::files::try_lock_material(&layout, material)? {
+                Some(lock) => Some(lock),
+                None => continue,
+            },
+        };
+        if remove_values(&layout.work_files(material, plan.tables)) {
+            released.push(material);
+        }
+        drop(lock);
+    }
+    Ok(released)
 }
 
 /// One material of a plan as the run takes it up: where it stands in the plan, its index and
@@ -377,12 +421,13 @@ impl MaterialRun<'_> {
             store.insert_packed(self.index, packed);
             // Nothing reads a raw file an older version left: the packed one replaces it.
             remove(&paths.legacy);
-        } else if plan.unit.is_none() {
+        } else if plan.decides_kept_values(m.material) {
             remove_values(paths);
         }
-        // A whole run keeps the sides to move that a later material reads (a unit's readers
-        // run on their own: it keeps both).
-        if self.needed && plan.unit.is_none() && self.sides != Sides::BOTH {
+        // A whole run keeps the sides to move that a later material reads, and so does a
+        // unit of a set of its own material (the others' readers run on their own: a unit
+        // keeps both).
+        if self.needed && plan.decides_kept_values(m.material) && self.sides != Sides::BOTH {
             store.keep_sides(m.material, &plan.packed_identity(m), self.sides)?;
         }
         Ok(())

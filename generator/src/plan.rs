@@ -135,6 +135,11 @@ pub struct Plan {
     /// For a plan of one seed part ([`Plan::for_seed_part`]), which part of the unit's
     /// material (from 1): it seeds that part and solves nothing.
     pub part: Option<u32>,
+    /// For a unit of work run as one of a set (every material up to this many pieces, as
+    /// `rafle slurm submit` runs them), the set's pieces: once its material is done, the unit
+    /// removes the kept values of the set's materials that nothing still to finish in the set
+    /// reads ([`Plan::with_set`]).
+    pub set: Option<u32>,
 }
 
 impl Plan {
@@ -271,6 +276,7 @@ impl Plan {
             compact: false,
             unit,
             part: None,
+            set: None,
         }
     }
 
@@ -321,6 +327,42 @@ impl Plan {
     pub fn with_compact(mut self, compact: bool) -> Plan {
         self.compact = compact;
         self
+    }
+
+    /// The same unit of work run as one of the set of every material up to `pieces` pieces:
+    /// once its material is done, it removes the work files (band or packed files) of each
+    /// finished material of the set whose readers in the set are all finished, so that a
+    /// cluster's scratch holds a material's values only while a unit still to finish reads
+    /// them. A material whose unit is running (its lock held) is left for a later unit or the
+    /// set's whole run. Of a plan that is not a unit of work, or a seed part, nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::OutOfRange`] if the set is smaller than the unit's material or past
+    /// [`MAX_PIECES`].
+    pub fn with_set(mut self, pieces: u32) -> Result<Plan, GenerateError> {
+        let least = self.materials.last().map_or(2, |m| m.material.pieces());
+        let range = IntRange {
+            name: "set pieces",
+            min: u64::from(least),
+            max: u64::from(MAX_PIECES),
+            unit: "",
+        };
+        range
+            .check(u64::from(pieces))
+            .map_err(GenerateError::OutOfRange)?;
+        self.set = Some(pieces);
+        Ok(self)
+    }
+
+    /// Whether this run alone knows who reads `material`'s values, and so decides what of them
+    /// is kept: a whole run, or a unit of a set for its own material (the set's materials that
+    /// read it are known, and none has started). A unit leaves the others' files alone.
+    pub(crate) fn decides_kept_values(&self, material: Material) -> bool {
+        match self.unit {
+            None => true,
+            Some(unit) => self.set.is_some() && unit == material,
+        }
     }
 
     /// The same plan kept to a memory budget of `bytes`.

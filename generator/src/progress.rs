@@ -28,6 +28,9 @@ pub trait Progress: Sync {
     fn advance(&self, _units: u64) {}
     /// A material is done.
     fn material_finished(&self, _summary: &MaterialSummary) {}
+    /// A unit of work of the set of every material of `variant` up to `pieces` removed the
+    /// kept values of `materials`: every material of the set that reads them is finished.
+    fn values_released(&self, _variant: Variant, _pieces: u32, _materials: &[Material]) {}
     /// Whether the run should stop (asked at each checkpoint: before each material, after
     /// each band of positions solved). Once it answers `true`, the run records the work done
     /// as a stopped run would, and [`generate`](crate::generate) returns

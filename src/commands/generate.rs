@@ -38,6 +38,12 @@ pub struct GenerateArgs {
     /// exits non-zero, so a scheduler can retry it.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["pieces", "material", "variant"])]
     unit: Option<UnitName>,
+    /// With --unit or --material: the unit is one of the set of every material up to N pieces
+    /// (as 'rafle slurm submit' runs it). Once done, it removes the kept values of each
+    /// material of the set whose readers in the set are all finished, so that units keep a
+    /// material's values only while a unit still to finish reads them.
+    #[arg(long, value_name = "N", value_parser = super::request::parse_pieces)]
+    set: Option<u32>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.
     #[arg(long, value_name = "DIR", env = super::DATA_ENV, hide_env_values = true, default_value = "data")]
     data: PathBuf,
@@ -130,6 +136,11 @@ fn plans(args: &GenerateArgs) -> Result<Vec<Plan>, Failure> {
         .into_iter()
         .map(|v| limits_of(v, args.limits.as_deref()))
         .collect::<Result<Vec<Limits>, Failure>>()?;
+    if args.set.is_some() && material.is_none() {
+        return Err(input(anyhow::anyhow!(
+            "--set names the set a unit of work belongs to: it needs --unit or --material"
+        )));
+    }
     if material.is_some() && choice == VariantChoice::All {
         return Err(input(anyhow::anyhow!(
             "--material needs --variant international or --variant brazilian"
@@ -153,7 +164,11 @@ fn plans(args: &GenerateArgs) -> Result<Vec<Plan>, Failure> {
                 compact: args.compact,
                 budget: args.memory.or_else(default_budget),
             };
-            request.checked_plan(&args.data).map_err(failure)
+            let plan = request.checked_plan(&args.data).map_err(failure)?;
+            match args.set {
+                Some(pieces) => plan.with_set(pieces).map_err(failure),
+                None => Ok(plan),
+            }
         })
         .collect()
 }
@@ -266,6 +281,17 @@ impl Progress for Bars {
                 "another rafle generate{who} is writing {material} in {}: waiting for it, \
                  then checking its tables",
                 rafle_probe::toolkit::printable_path(dir)
+            ))
+        });
+    }
+
+    fn values_released(&self, variant: Variant, pieces: u32, materials: &[Material]) {
+        let names: Vec<String> = materials.iter().map(Material::to_string).collect();
+        self.multi.suspend(|| {
+            note(&format!(
+                "{variant}: removed the kept values of {}: every material up to {pieces} \
+                 pieces that reads them is finished",
+                names.join(", ")
             ))
         });
     }

@@ -260,7 +260,8 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
     writeln!(
         out,
         "disk: a whole run fills about {} at its peak{}; about {} of tables at the end; units \
-         on a cluster keep the compressed values of every material read (docs/cluster.md)",
+         on a cluster keep a material's compressed values until the units that read it are \
+         done (docs/cluster.md)",
         human_bytes(disk.peak_bytes),
         disk.peak_at.map_or(String::new(), |m| format!(
             ", solving {m} ({})",

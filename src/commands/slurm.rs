@@ -27,15 +27,16 @@ pub enum SlurmCommand {
 
 const SUBMIT_ABOUT: &str = "\
 Submit a generation to Slurm: one sbatch job per unit of work of 'rafle plan' that is not
-finished in --data, running 'rafle generate --unit NAME' with --dependency=afterok on the jobs
+finished in --data, running 'rafle generate --unit NAME --set N' with --dependency=afterok on the jobs
 of the units it needs (and --kill-on-invalid-dep=yes, so a failed unit's dependents leave the
 queue instead of waiting for ever). --mem is the unit's planned memory and a tenth more, and
 the unit keeps to the planned memory; --cpus-per-task is --cpus. Job names are
 rafle-<variant>-<material>, logs go to DIR/slurm-logs/<variant>-<material>-<job id>.log.
 
-A last job per variant, rafle-<variant>-finish, runs 'rafle generate --variant V --pieces N'
-after every unit: it checks each table's blocks and removes the work files (the packed
-values each unit keeps for the units that read it).
+Each unit keeps its values (band or packed files) for the units that read it; once done, a
+unit removes the values of every material whose readers in the set are all finished. A last
+job per variant, rafle-<variant>-finish, runs 'rafle generate --variant V --pieces N' after
+every unit: it checks each table's blocks and removes the work files left.
 
 Run it again after failures: finished units are skipped, units whose job is still queued or
 running (same name and data directory) keep that job, and only the rest is submitted.
@@ -166,7 +167,7 @@ fn submit(args: &SubmitArgs) -> Result<(), Failure> {
                 &unit_name,
                 unit.memory_bytes,
                 &needs,
-                unit_command(&unit_name),
+                unit_command(&unit_name, plan.max_pieces),
             );
             let id = job.submit(&mut out, &sbatch, &unit_name)?;
             queued.insert(name, id.clone());
@@ -331,9 +332,15 @@ impl JobParts<'_> {
     }
 }
 
-/// What `rafle generate` builds for a unit.
-fn unit_command(name: &str) -> Vec<OsString> {
-    words(["--unit".to_string(), name.to_string()])
+/// What `rafle generate` builds for a unit of the set up to `pieces` (once done, it removes
+/// the values no unit still to finish reads).
+fn unit_command(name: &str, pieces: u32) -> Vec<OsString> {
+    words([
+        "--unit".to_string(),
+        name.to_string(),
+        "--set".to_string(),
+        pieces.to_string(),
+    ])
 }
 
 /// Whether the variant's work directory still holds packed values units kept for each other.

@@ -4,13 +4,13 @@
 
 use crate::common;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{assert_same_tables, data, generate, ok, packed_files, rafle, text};
+use common::{assert_same_tables, data, fails, generate, ok, packed_files, rafle, text};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -197,6 +197,113 @@ fn units_built_one_by_one_are_the_whole_run_byte_for_byte() {
         .find(|u| u["name"] == "brazilian/KKMvK")
         .unwrap();
     assert_eq!(kkmvk["status"], "finished");
+}
+
+/// The materials whose values are kept in the variant's work directory (band or packed files).
+fn kept_values(dir: &Path) -> BTreeSet<String> {
+    fs::read_dir(dir.join("brazilian/.rafle-work")).map_or_else(
+        |_| BTreeSet::new(),
+        |entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name.ends_with(".packed") || name.contains(".band-"))
+                .map(|name| name.split('.').next().unwrap().to_string())
+                .collect()
+        },
+    )
+}
+
+#[test]
+fn units_of_a_set_keep_values_only_while_a_unit_that_reads_them_is_unfinished() {
+    let (whole, _, _) = generate("brazilian", 4, &[]);
+    let units = TempDir::new().unwrap();
+    let plan = plan_json(data(&units), 4);
+    let listed = plan["units"].as_array().unwrap();
+    let material = |name: &str| name.strip_prefix("brazilian/").unwrap().to_string();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    let mut released_any = false;
+    for (k, unit) in listed.iter().enumerate() {
+        let name = unit["name"].as_str().unwrap();
+        let out = rafle(&[
+            "generate",
+            "--unit",
+            name,
+            "--set",
+            "4",
+            "--data",
+            data(&units),
+        ]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        done.insert(material(name));
+        // Kept: exactly the finished materials that a unit still to run reads.
+        let read_later: BTreeSet<String> = listed[k + 1..]
+            .iter()
+            .flat_map(|u| u["needs"].as_array().unwrap())
+            .map(|n| material(n.as_str().unwrap()))
+            .collect();
+        let expected: BTreeSet<String> = read_later.intersection(&done).cloned().collect();
+        assert_eq!(kept_values(units.path()), expected, "after {name}");
+        if name == "brazilian/KMMvM" {
+            // Every material of the set that reads it reaches it by a move of White (a capture
+            // or a promotion), leaving Black to move: the unit keeps that side alone.
+            let packed = fs::read(units.path().join("brazilian/.rafle-work/KMMvM.packed")).unwrap();
+            assert!(
+                packed.windows(14).any(|w| w == b" black to move"),
+                "KMMvM keeps Black to move alone"
+            );
+        }
+        let err = text(&out.stderr);
+        if err.contains("removed the kept values of") {
+            released_any = true;
+            assert!(
+                err.contains("every material up to 4 pieces that reads them is finished"),
+                "{err}"
+            );
+        }
+    }
+    assert!(released_any);
+    assert!(kept_values(units.path()).is_empty());
+    assert_eq!(
+        assert_same_tables(whole.path(), units.path(), "brazilian"),
+        69
+    );
+    // No unit read a material back from its tables: each found the values it reads.
+    let plan = plan_json(data(&units), 4);
+    assert!(plan["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|u| u["status"] == "finished"));
+    // A set smaller than the unit, or a set without a unit, is refused.
+    let err = fails(
+        &[
+            "generate",
+            "--unit",
+            "brazilian/KKvKK",
+            "--set",
+            "3",
+            "--data",
+            data(&units),
+        ],
+        2,
+    );
+    assert!(err.contains("set pieces must be from 4 to"), "{err}");
+    let err = fails(
+        &[
+            "generate",
+            "-v",
+            "brazilian",
+            "--set",
+            "4",
+            "--data",
+            data(&units),
+        ],
+        2,
+    );
+    assert!(
+        err.contains("--set names the set a unit of work belongs to"),
+        "{err}"
+    );
 }
 
 #[test]

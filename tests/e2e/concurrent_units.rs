@@ -2,7 +2,8 @@
 //! unit of a set started as soon as the units it needs are finished, several at a time, in a
 //! random order the dependencies allow, then the finishing whole run. The tables must be the
 //! ones a local run writes, byte for byte, and no unit may fail because another removed or
-//! rewrote a work file it reads (the packed values of the materials below it).
+//! rewrote a work file it reads (the packed values of the materials below it, which each unit
+//! removes once it sees every unit that reads them finished).
 //!
 //! The order is drawn from a seed, printed by each test; `RAFLE_TEST_SEED=<n>` replays it.
 //! The Brazilian set up to 5 pieces is an ignored test (about 8 minutes on 2 cores):
@@ -86,11 +87,19 @@ struct Running {
     child: Child,
 }
 
-/// Runs every unit as its own `rafle generate --unit` process on `dir`, at most `at_once` at
+/// Runs every unit as its own `rafle generate --unit NAME --set PIECES` process on `dir` (each
+/// removing, once done, the values no unfinished unit reads), at most `at_once` at
 /// a time, each started (picked at random among those ready) as soon as the units it needs
 /// have finished and a place is free. Panics, naming the unit, its output and `seed`, if one
 /// fails.
-fn run_side_by_side(dir: &TempDir, units: &[Unit], at_once: usize, rng: &mut Sampler, seed: u64) {
+fn run_side_by_side(
+    dir: &TempDir,
+    units: &[Unit],
+    pieces: &str,
+    at_once: usize,
+    rng: &mut Sampler,
+    seed: u64,
+) {
     let logs = TempDir::new().unwrap();
     let log = |unit: usize, stream: &str| {
         let name = units[unit].name.replace('/', "-");
@@ -110,6 +119,8 @@ fn run_side_by_side(dir: &TempDir, units: &[Unit], at_once: usize, rng: &mut Sam
                     "generate",
                     "--unit",
                     &units[unit].name,
+                    "--set",
+                    pieces,
                     "--data",
                     data(dir),
                     "--threads",
@@ -168,7 +179,7 @@ fn units_side_by_side_are_a_local_run(pieces: u32, at_once: usize, rounds: usize
     for round in 0..rounds {
         let dir = TempDir::new().unwrap();
         let units = units(&dir, pieces);
-        run_side_by_side(&dir, &units, at_once, &mut rng, seed);
+        run_side_by_side(&dir, &units, &pieces_arg, at_once, &mut rng, seed);
         ok(&[
             "generate",
             "--variant",

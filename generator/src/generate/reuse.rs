@@ -76,10 +76,16 @@ pub(super) fn work_to_do(
         counts: vec![None; n],
     };
     if plan.unit.is_some() {
-        // The units that read a unit run on their own: its values stay packed for them (a
-        // whole run over the directory removes them once nothing is left to solve).
-        work.needed[n - 1] = true;
-        work.sides[n - 1] = Sides::BOTH;
+        // The units that read a unit run on their own: its values stay for them (the last of
+        // them to finish, or a whole run over the directory, removes them). A unit of a set
+        // that solves its material keeps the sides the set's materials read, none if nothing
+        // does; one that reuses finished tables keeps both, which readers may be reading.
+        let sides = match found[n - 1] {
+            Found::Complete => Sides::BOTH,
+            _ => plan.sides_read_in_set()?,
+        };
+        work.needed[n - 1] = !sides.is_empty();
+        work.sides[n - 1] = sides;
     }
     for j in (0..n).rev() {
         let m = &plan.materials[j];

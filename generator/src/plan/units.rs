@@ -1,6 +1,7 @@
 //! Where a plan's units stand (finished, to do, to repack) and the memory each holds given
 //! that: its own solving, a seed part, or a material it must read back from its tables.
 
+use rafle_probe::draughts::Material;
 use rafle_probe::toolkit::format::TableKind;
 use rafle_probe::toolkit::Table;
 
@@ -13,6 +14,7 @@ use super::{MaterialPlan, Plan, UnitState};
 use crate::work::packed::PackedValues;
 use crate::work::sides::Sides;
 use crate::work::values::packed_identity;
+use crate::GenerateError;
 
 impl Plan {
     /// Where each material of the plan stands, in plan order. A material is finished when
@@ -22,11 +24,58 @@ impl Plan {
     /// checked): the unit that reads it then does not rebuild its values from its tables.
     /// `generate` checks every block before it reuses them.
     pub fn unit_states(&self) -> Vec<UnitState> {
+        self.states_and_readers().0
+    }
+
+    /// The materials whose values no one of the plan will read again: finished, with every
+    /// material of the plan that reads them finished too (a unit of a cluster run removes
+    /// their work files, [`Plan::with_set`]).
+    pub(crate) fn read_by_none_to_come(&self) -> Vec<Material> {
+        let (states, read_by_unfinished) = self.states_and_readers();
+        self.materials
+            .iter()
+            .zip(states.iter().zip(read_by_unfinished))
+            .filter(|(_, (&state, read))| state == UnitState::Finished && read.is_empty())
+            .map(|(m, _)| m.material)
+            .collect()
+    }
+
+    /// The sides to move of a unit's own values that the materials of its set read
+    /// ([`Plan::with_set`]): both without a set (its readers are not known), none if nothing
+    /// in the set reads it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Plan::new`] for the set.
+    pub(crate) fn sides_read_in_set(&self) -> Result<Sides, GenerateError> {
+        let (Some(pieces), Some(own)) = (self.set, self.materials.last()) else {
+            return Ok(Sides::BOTH);
+        };
+        let set = Plan::new(self.variant, pieces, &self.dir)?;
+        let Some(k) = set
+            .materials
+            .iter()
+            .position(|m| m.material == own.material)
+        else {
+            return Ok(Sides::BOTH);
+        };
+        Ok(set
+            .materials
+            .iter()
+            .filter(|m| m.reads.contains(&k))
+            .fold(Sides::NONE, |sides, reader| {
+                sides.or(Sides::read_by(reader.material, own.material))
+            }))
+    }
+
+    /// [`Plan::unit_states`], and the sides to move of each material that the materials of the
+    /// plan not finished read.
+    fn states_and_readers(&self) -> (Vec<UnitState>, Vec<Sides>) {
         let kinds = self.tables.kinds();
         let n = self.materials.len();
         let mut states = vec![UnitState::ToDo; n];
-        // Whether a material is read by one not finished: readers come later in the plan.
-        let mut read_by_unfinished = vec![false; n];
+        // The sides read by materials not finished: readers come later in the plan.
+        let mut read_by_unfinished = vec![Sides::NONE; n];
         for j in (0..n).rev() {
             let m = &self.materials[j];
             let tables = kinds.iter().all(|&kind| {
@@ -35,23 +84,26 @@ impl Plan {
                     kind != TableKind::DrawRules || table.header().limits == Some(self.limits)
                 })
             });
-            states[j] = match (tables, read_by_unfinished[j]) {
+            let read = read_by_unfinished[j];
+            states[j] = match (tables, read.is_empty()) {
                 (false, _) => UnitState::ToDo,
-                (true, false) => UnitState::Finished,
-                (true, true) if self.has_packed_values(m) => UnitState::Finished,
-                (true, true) => UnitState::Repack,
+                (true, true) => UnitState::Finished,
+                (true, false) if self.has_packed_values(m, read) => UnitState::Finished,
+                (true, false) => UnitState::Repack,
             };
             if states[j] != UnitState::Finished {
                 for &d in &m.reads {
-                    read_by_unfinished[d] = true;
+                    let sides = Sides::read_by(m.material, self.materials[d].material);
+                    read_by_unfinished[d] = read_by_unfinished[d].or(sides);
                 }
             }
         }
-        states
+        (states, read_by_unfinished)
     }
 
-    /// Whether the packed work file of `m`'s values in this request is there.
-    fn has_packed_values(&self, m: &MaterialPlan) -> bool {
+    /// Whether the packed work file of `m`'s values in this request is there, holding the
+    /// sides to move `read`.
+    fn has_packed_values(&self, m: &MaterialPlan, read: Sides) -> bool {
         let paths = self.directory().work_files(m.material, self.tables);
         let identity = self.packed_identity(m);
         let index = rafle_probe::toolkit::PositionIndex::new(self.variant, m.material);
@@ -62,11 +114,11 @@ impl Plan {
             &paths,
             || crate::solve::bands(&index).len(),
             false,
-            Sides::BOTH,
+            read,
         )
         .is_some()
             || PackedValues::open(&paths.packed, &identity, m.positions, self.kept())
-                .is_ok_and(|packed| packed.held() == Sides::BOTH)
+                .is_ok_and(|packed| packed.held().contains(read))
     }
 
     /// What the packed values of material `m` are of in this request (see

@@ -117,12 +117,13 @@ pub(crate) fn distance(code: u16) -> Dtw {
 }
 
 /// Removes every work file of a material but its summary: its values are no longer read,
-/// and whatever a stopped run left of them is of no use.
-pub(crate) fn remove_values(paths: &WorkFiles) {
+/// and whatever a stopped run left of them is of no use. Whether there was any.
+pub(crate) fn remove_values(paths: &WorkFiles) -> bool {
+    let mut removed = false;
     for path in [&paths.journal, &paths.partial, &paths.packed, &paths.legacy] {
-        let _ = fs::remove_file(path);
+        removed |= fs::remove_file(path).is_ok();
     }
-    remove_bands(&paths.partial);
+    remove_bands(&paths.partial) > 0 || removed
 }
 
 /// What a finished material's packed values must be of: the request whose solving wrote them
@@ -447,23 +448,25 @@ fn reserve(file: &File, len: u64) -> io::Result<()> {
 
 /// Removes every band file of the material whose work files `partial` names (a band's file
 /// and any temporary one): the files named `<stem>.band-*` beside it.
-pub(crate) fn remove_bands(partial: &Path) {
+pub(crate) fn remove_bands(partial: &Path) -> usize {
     let (Some(dir), Some(stem)) = (partial.parent(), partial.file_stem()) else {
-        return;
+        return 0;
     };
     let prefix = format!("{}.band-", stem.to_string_lossy());
     let dotted = format!(".{prefix}");
     let Ok(entries) = fs::read_dir(dir) else {
-        return;
+        return 0;
     };
+    let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         // A temporary name starts with a dot and ends with the name it replaces.
         if name.starts_with(&prefix) || (name.starts_with('.') && name.contains(&dotted)) {
-            let _ = fs::remove_file(entry.path());
+            removed += usize::from(fs::remove_file(entry.path()).is_ok());
         }
     }
+    removed
 }
 
 /// The band files a finished material left, in band order, while they follow on from band 0.
