@@ -3,7 +3,8 @@
 # records/ as data, to be committed while the run goes on:
 #   generate.log   the generator's line for each material finished, as printed
 #   materials.csv  the same lines as CSV (the columns records/README.md gives)
-#   chain.log      when each step started and ended; memory.log, the memory samples
+#   chain.log      when each step started and ended; memory.log and disk.log, the samples of
+#                  memory and of the data directory's size
 #   SHA256SUMS     the sha256 of every table file written so far (each is renamed into place
 #                  whole, so every one listed is final)
 #
@@ -14,7 +15,7 @@
 # they are until it passes them.
 set -euo pipefail
 
-[ $# -eq 2 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 dir=${1%/} out=$2
 logs=$dir.logs
 [ -d "$logs" ] || { echo "large-set-records: no logs at $logs" >&2; exit 1; }
@@ -42,7 +43,7 @@ mv "$out/generate.log.tmp" "$out/generate.log"
 } > "$out/materials.csv.tmp"
 mv "$out/materials.csv.tmp" "$out/materials.csv"
 
-for log in chain.log memory.log; do
+for log in chain.log memory.log disk.log; do
     [ ! -f "$logs/$log" ] || cp "$logs/$log" "$out/$log"
 done
 

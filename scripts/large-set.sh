@@ -10,8 +10,9 @@
 # budget of both steps (default 7.5G); -t: the tables to write, all (the default) or wdl (the
 # check, which needs all three, is then left out). The logs go to DIR.logs/: generate.out and
 # generate.err (the generator's line per material), verify.log, memory.log (the running
-# step's VmHWM, VmRSS, RssAnon and RssFile in kB, once a minute) and chain.log (when each
-# step started and ended, with its exit code). Start it in the background, e.g.
+# step's VmHWM, VmRSS, RssAnon and RssFile in kB, once a minute), disk.log (the bytes of the
+# data directory and of its work directory, once a minute) and chain.log (when each step
+# started and ended, with its exit code). Start it in the background, e.g.
 #   setsid scripts/large-set.sh brazilian 7 /data/b7 > /dev/null 2>&1 < /dev/null &
 set -uo pipefail
 
@@ -52,7 +53,15 @@ note() {
     echo "=== $(date -u '+%F %T') $*" >> "$logs/chain.log"
 }
 
-# Runs one step in the background, sampling its memory until it ends; returns its exit code.
+# Bytes of the files under a directory (0 if it is not there).
+bytes() {
+    local b
+    b=$(du -sb "$1" 2> /dev/null | cut -f1)
+    echo "${b:-0}"
+}
+
+# Runs one step in the background, sampling its memory and the data directory's size until it
+# ends; returns its exit code.
 step() {
     local name=$1 out=$2 err=$3
     shift 3
@@ -67,6 +76,7 @@ step() {
         fi
         if [ $((tick % 30)) -eq 1 ] && [ -n "$rafle_pid" ] && [ -r "/proc/$rafle_pid/status" ]; then
             echo "$(date -u '+%F %T') $name $(awk '/^(VmHWM|VmRSS|RssAnon|RssFile):/ {printf "%s %s ", $1, $2}' "/proc/$rafle_pid/status")" >> "$logs/memory.log"
+            echo "$(date -u '+%F %T') $name $(bytes "$dir") $(bytes "$dir/$variant/.rafle-work")" >> "$logs/disk.log"
         fi
         tick=$((tick + 1))
         sleep 2

@@ -263,6 +263,27 @@ fn units_of_a_set_keep_values_only_while_a_unit_that_reads_them_is_unfinished() 
     }
     assert!(released_any);
     assert!(kept_values(units.path()).is_empty());
+    // A unit run again once its set is done reuses its tables and rebuilds no values: nothing
+    // still to finish reads them.
+    let again = rafle(&[
+        "generate",
+        "--unit",
+        "brazilian/KKvKM",
+        "--set",
+        "4",
+        "--data",
+        data(&units),
+    ]);
+    let (out, err) = (text(&again.stdout), text(&again.stderr));
+    assert!(
+        again.status.success() && out.contains("reused"),
+        "{out}{err}"
+    );
+    assert!(
+        !err.contains("removed the kept values"),
+        "nothing was kept: {err}"
+    );
+    assert!(kept_values(units.path()).is_empty());
     assert_eq!(
         assert_same_tables(whole.path(), units.path(), "brazilian"),
         69

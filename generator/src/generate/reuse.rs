@@ -78,11 +78,12 @@ pub(super) fn work_to_do(
     if plan.unit.is_some() {
         // The units that read a unit run on their own: its values stay for them (the last of
         // them to finish, or a whole run over the directory, removes them). A unit of a set
-        // that solves its material keeps the sides the set's materials read, none if nothing
-        // does; one that reuses finished tables keeps both, which readers may be reading.
+        // keeps the sides its set's unfinished materials read, none if none does; one that
+        // reuses finished tables keeps both if any, as readers may be reading the files.
+        let read = plan.sides_read_in_set()?;
         let sides = match found[n - 1] {
-            Found::Complete => Sides::BOTH,
-            _ => plan.sides_read_in_set()?,
+            Found::Complete if !read.is_empty() => Sides::BOTH,
+            _ => read,
         };
         work.needed[n - 1] = !sides.is_empty();
         work.sides[n - 1] = sides;

@@ -40,9 +40,9 @@ impl Plan {
             .collect()
     }
 
-    /// The sides to move of a unit's own values that the materials of its set read
-    /// ([`Plan::with_set`]): both without a set (its readers are not known), none if nothing
-    /// in the set reads it.
+    /// The sides to move of a unit's own values that the materials of its set not finished
+    /// read ([`Plan::with_set`]): both without a set (its readers are not known), none if
+    /// nothing still to finish in the set reads it.
     ///
     /// # Errors
     ///
@@ -51,7 +51,10 @@ impl Plan {
         let (Some(pieces), Some(own)) = (self.set, self.materials.last()) else {
             return Ok(Sides::BOTH);
         };
-        let set = Plan::new(self.variant, pieces, &self.dir)?;
+        let set = Plan::new(self.variant, pieces, &self.dir)?
+            .with_limits(self.limits)
+            .with_tables(self.tables)
+            .with_compact(self.compact);
         let Some(k) = set
             .materials
             .iter()
@@ -59,13 +62,7 @@ impl Plan {
         else {
             return Ok(Sides::BOTH);
         };
-        Ok(set
-            .materials
-            .iter()
-            .filter(|m| m.reads.contains(&k))
-            .fold(Sides::NONE, |sides, reader| {
-                sides.or(Sides::read_by(reader.material, own.material))
-            }))
+        Ok(set.states_and_readers().1[k])
     }
 
     /// [`Plan::unit_states`], and the sides to move of each material that the materials of the
