@@ -303,12 +303,13 @@ fn release_for_set(plan: &Plan, pieces: u32) -> Result<Vec<Material>, GenerateEr
     let mut released = Vec::new();
     for material in set.read_by_none_to_come() {
         // This unit holds its own material's lock.
-        let lock = match plan.unit == Some(material) {
-            true => None,
-            false => match crate::files::try_lock_material(&layout, material)? {
+        let lock = if plan.unit == Some(material) {
+            None
+        } else {
+            match crate::files::try_lock_material(&layout, material)? {
                 Some(lock) => Some(lock),
                 None => continue,
-            },
+            }
         };
         if remove_values(&layout.work_files(material, plan.tables)) {
             released.push(material);

@@ -39,9 +39,10 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "NAME", conflicts_with_all = ["pieces", "material", "variant"])]
     unit: Option<UnitName>,
     /// With --unit or --material: the unit is one of the set of every material up to N pieces
-    /// (as 'rafle slurm submit' runs it). Once done, it removes the kept values of each
-    /// material of the set whose readers in the set are all finished, so that units keep a
-    /// material's values only while a unit still to finish reads them.
+    /// (as 'rafle slurm submit' runs it). It keeps of its own values only the sides to move
+    /// that the set's unfinished materials read, and once done it removes the kept values of
+    /// each material of the set whose readers in the set are all finished, so that units keep
+    /// a material's values only while a unit still to finish reads them.
     #[arg(long, value_name = "N", value_parser = super::request::parse_pieces)]
     set: Option<u32>,
     /// Table directory; tables go to DIR/<variant>/<material>.wdl.

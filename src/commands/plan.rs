@@ -63,6 +63,9 @@ pub struct PlanCommand {
     /// One JSON object per variant, one line each.
     #[arg(long)]
     json: bool,
+    /// Units a cluster runs at once, for the scratch they hold (see docs/cluster.md, Disk).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    units_at_once: u32,
 }
 
 /// A unit as `--json` prints it.
@@ -119,6 +122,10 @@ struct JsonPlan {
     disk_at_peak: JsonDiskParts,
     /// The tables' bytes, estimated.
     tables_bytes: u64,
+    /// Units run at once on a cluster, as `--units-at-once` says.
+    units_at_once: u32,
+    /// The scratch those units hold at most, estimated ([`Plan::units_scratch_estimate`]).
+    units_scratch_bytes: u64,
     units: Vec<JsonUnit>,
 }
 
@@ -178,6 +185,8 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
                 disk_peak_at: disk.peak_at.map(|m| m.to_string()),
                 disk_at_peak: disk.at_peak.into(),
                 tables_bytes: disk.tables_bytes,
+                units_at_once: args.units_at_once,
+                units_scratch_bytes: plan.units_scratch_estimate(args.units_at_once as usize),
                 units: units.iter().map(|u| JsonUnit::of(u, &units)).collect(),
             };
             serde_json::to_writer(&mut out, &json).map_err(io::Error::from)?;
@@ -187,12 +196,12 @@ pub fn run(args: &PlanCommand) -> Result<(), Failure> {
         if i > 0 {
             writeln!(out)?;
         }
-        write_text(&mut out, plan, &units)?;
+        write_text(&mut out, plan, &units, args.units_at_once)?;
     }
     Ok(())
 }
 
-fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<()> {
+fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit], at_once: u32) -> io::Result<()> {
     // Units to repack have finished tables too: a set built up to fewer pieces than the plan
     // is finished as far as it goes, though its packed values are gone.
     let finished = units.iter().filter(|u| u.state != UnitState::ToDo).count();
@@ -260,14 +269,15 @@ fn write_text(out: &mut impl Write, plan: &Plan, units: &[Unit]) -> io::Result<(
     writeln!(
         out,
         "disk: a whole run fills about {} at its peak{}; about {} of tables at the end; units \
-         on a cluster keep a material's compressed values until the units that read it are \
-         done (docs/cluster.md)",
+         on a cluster, {at_once} at a time, hold about {} of work files at most beside the tables \
+         (docs/cluster.md)",
         human_bytes(disk.peak_bytes),
         disk.peak_at.map_or(String::new(), |m| format!(
             ", solving {m} ({})",
             disk_parts(plan, &disk.at_peak)
         )),
-        human_bytes(disk.tables_bytes)
+        human_bytes(disk.tables_bytes),
+        human_bytes(plan.units_scratch_estimate(at_once as usize))
     )?;
     if let Some(note) = past_budget(plan, units) {
         writeln!(out, "{note}")?;

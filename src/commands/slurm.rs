@@ -27,9 +27,9 @@ pub enum SlurmCommand {
 
 const SUBMIT_ABOUT: &str = "\
 Submit a generation to Slurm: one sbatch job per unit of work of 'rafle plan' that is not
-finished in --data, running 'rafle generate --unit NAME --set N' with --dependency=afterok on the jobs
-of the units it needs (and --kill-on-invalid-dep=yes, so a failed unit's dependents leave the
-queue instead of waiting for ever). --mem is the unit's planned memory and a tenth more, and
+finished in --data, running 'rafle generate --unit NAME --set N' with --dependency=afterok on
+the jobs of the units it needs (and --kill-on-invalid-dep=yes, so a failed unit's dependents
+leave the queue instead of waiting for ever). --mem is the unit's planned memory and a tenth more, and
 the unit keeps to the planned memory; --cpus-per-task is --cpus. Job names are
 rafle-<variant>-<material>, logs go to DIR/slurm-logs/<variant>-<material>-<job id>.log.
 

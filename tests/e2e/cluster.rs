@@ -31,6 +31,22 @@ fn plan_json(dir: &str, pieces: u32) -> Value {
     serde_json::from_str(&out).unwrap()
 }
 
+/// `rafle plan --json` of Brazilian up to 4 pieces in `dir`, with `extra` options.
+fn plan_json_with(dir: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "plan",
+        "-v",
+        "brazilian",
+        "-p",
+        "4",
+        "--data",
+        dir,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&ok(&args)).unwrap()
+}
+
 fn unit_names(plan: &Value) -> Vec<String> {
     plan["units"]
         .as_array()
@@ -199,6 +215,13 @@ fn units_built_one_by_one_are_the_whole_run_byte_for_byte() {
     assert_eq!(kkmvk["status"], "finished");
 }
 
+/// Bytes of the files in the variant's work directory.
+fn work_bytes(dir: &Path) -> u64 {
+    fs::read_dir(dir.join("brazilian/.rafle-work")).map_or(0, |entries| {
+        entries.map(|e| e.unwrap().metadata().unwrap().len()).sum()
+    })
+}
+
 /// The materials whose values are kept in the variant's work directory (band or packed files).
 fn kept_values(dir: &Path) -> BTreeSet<String> {
     fs::read_dir(dir.join("brazilian/.rafle-work")).map_or_else(
@@ -221,7 +244,7 @@ fn units_of_a_set_keep_values_only_while_a_unit_that_reads_them_is_unfinished() 
     let listed = plan["units"].as_array().unwrap();
     let material = |name: &str| name.strip_prefix("brazilian/").unwrap().to_string();
     let mut done: BTreeSet<String> = BTreeSet::new();
-    let mut released_any = false;
+    let (mut released_any, mut most) = (false, 0);
     for (k, unit) in listed.iter().enumerate() {
         let name = unit["name"].as_str().unwrap();
         let out = rafle(&[
@@ -243,6 +266,7 @@ fn units_of_a_set_keep_values_only_while_a_unit_that_reads_them_is_unfinished() 
             .collect();
         let expected: BTreeSet<String> = read_later.intersection(&done).cloned().collect();
         assert_eq!(kept_values(units.path()), expected, "after {name}");
+        most = most.max(work_bytes(units.path()));
         if name == "brazilian/KMMvM" {
             // Every material of the set that reads it reaches it by a move of White (a capture
             // or a promotion), leaving Black to move: the unit keeps that side alone.
@@ -263,6 +287,13 @@ fn units_of_a_set_keep_values_only_while_a_unit_that_reads_them_is_unfinished() 
     }
     assert!(released_any);
     assert!(kept_values(units.path()).is_empty());
+    // Within what the plan says units one at a time hold (their values and the one under way).
+    let estimate = plan_json_with(data(&units), &["--units-at-once", "1"]);
+    let estimate = estimate["units_scratch_bytes"].as_u64().unwrap();
+    assert!(
+        0 < most && most <= estimate,
+        "{most} bytes kept, {estimate} estimated"
+    );
     // A unit run again once its set is done reuses its tables and rebuilds no values: nothing
     // still to finish reads them.
     let again = rafle(&[
@@ -576,8 +607,24 @@ fn the_plan_says_the_disk_a_run_fills() {
     assert!(
         text.contains("disk: a whole run fills about")
             && text
-                .contains("solving KMvMM (values compressed, its own and those still to be read, "),
+                .contains("solving KMvMM (values compressed, its own and those still to be read, ")
+            && text.contains("; units on a cluster, 8 at a time, hold about "),
         "{text}"
+    );
+    // Units side by side hold more than one at a time, and less than every value at once.
+    assert_eq!(plan["units_at_once"], 8);
+    let eight = plan["units_scratch_bytes"].as_u64().unwrap();
+    let one = plan_json_with(data(&empty), &["--units-at-once", "1"]);
+    let one = one["units_scratch_bytes"].as_u64().unwrap();
+    let total: u64 = plan["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["positions"].as_u64().unwrap())
+        .sum();
+    assert!(
+        0 < one && one < eight && eight < total,
+        "{one} {eight} {total}"
     );
     // The tables written stay within the estimate, and the run says the estimate up front.
     let (dir, _, stderr) = generate("brazilian", 4, &[]);

@@ -6,6 +6,7 @@
 
 use super::{MaterialPlan, Plan};
 use crate::work::bands::{is_banded_material, packs_bands};
+use crate::work::sides::Sides;
 use crate::work::values::Kept;
 use rafle_probe::{draughts::Material, toolkit::Tables};
 
@@ -220,6 +221,71 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// The scratch that units of work running `at_once` at a time hold at most, estimated as
+    /// if every unit were to do: the values each finished material keeps while a unit that
+    /// reads it is unfinished (the sides the set's materials read, as a unit of a set keeps
+    /// them), beside what the units under way write (band files, or a raw work file). The
+    /// units are list-scheduled in plan order, each starting when those it reads are finished
+    /// and a place is free, each taking a time in proportion to its positions.
+    pub fn units_scratch_estimate(&self, at_once: usize) -> u64 {
+        let n = self.materials.len();
+        let kept_per_position = kept_bytes(self.tables);
+        let mut readers = vec![Vec::new(); n];
+        let mut kept = vec![0.0; n];
+        for (k, m) in self.materials.iter().enumerate() {
+            for &d in &m.reads {
+                readers[d].push(k);
+            }
+        }
+        for (d, who) in readers.iter().enumerate() {
+            let dep = self.materials[d].material;
+            let sides = who.iter().fold(Sides::NONE, |sides, &k| {
+                sides.or(Sides::read_by(self.materials[k].material, dep))
+            });
+            let positions = self.materials[d].positions as f64;
+            kept[d] = kept_per_position * positions * f64::from(sides.count()) / 2.0;
+        }
+        let in_flight = |j: usize| {
+            let m = &self.materials[j];
+            if is_banded_material(self.variant, m.material) {
+                band_bytes(self.tables) * m.positions as f64
+            } else {
+                (self.raw_bytes_per_position() * m.positions) as f64
+            }
+        };
+        let (mut started, mut done) = (vec![false; n], vec![false; n]);
+        // The units under way: when each ends, and which.
+        let mut running: Vec<(u64, usize)> = Vec::new();
+        let (mut now, mut peak) = (0u64, 0.0f64);
+        loop {
+            for (j, m) in self.materials.iter().enumerate() {
+                if running.len() >= at_once.max(1) {
+                    break;
+                }
+                if !started[j] && m.reads.iter().all(|&d| done[d]) {
+                    started[j] = true;
+                    running.push((now + m.positions, j));
+                }
+            }
+            let Some(next) = (0..running.len()).min_by_key(|&r| running[r]) else {
+                break;
+            };
+            // Just before the first of them ends: each under way at its largest.
+            let waiting: f64 = (0..n)
+                .filter(|&d| done[d] && readers[d].iter().any(|&k| !done[k]))
+                .map(|d| kept[d])
+                .sum();
+            let writing: f64 = running.iter().map(|&(_, j)| in_flight(j)).sum();
+            peak = peak.max(waiting + writing);
+            let (end, j) = running.swap_remove(next);
+            now = end;
+            done[j] = true;
+        }
+        peak as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +320,28 @@ mod tests {
         // Its raw work file and its tables, written before the raw file goes.
         assert_eq!(unit.peak_bytes, 3 * 29_760 + 29_760 / 8);
         assert_eq!(unit.at_peak.raw_bytes, 3 * 29_760);
+    }
+
+    #[test]
+    fn units_side_by_side_hold_the_values_their_unfinished_readers_read() {
+        let plan = Plan::new(Variant::Brazilian, 8, std::path::Path::new("/nonexistent")).unwrap();
+        let gib = |bytes: u64| bytes as f64 / f64::from(1u32 << 30);
+        let (one, eight) = (
+            plan.units_scratch_estimate(1),
+            plan.units_scratch_estimate(8),
+        );
+        // More units at once hold more; either far below every value kept to the end.
+        assert!(one < eight, "{one} {eight}");
+        assert!((40.0..55.0).contains(&gib(one)), "{}", gib(one));
+        assert!((80.0..100.0).contains(&gib(eight)), "{}", gib(eight));
+        let read: f64 = (0..plan.materials.len())
+            .filter(|&d| plan.materials.iter().any(|m| m.reads.contains(&d)))
+            .map(|d| plan.materials[d].positions as f64 * kept_bytes(Tables::All))
+            .sum();
+        assert!((eight as f64) < read / 2.0, "{eight} {read}");
+        // A set of one material holds nothing but its own band files.
+        let kvk = Plan::new(Variant::Brazilian, 2, std::path::Path::new("/nonexistent")).unwrap();
+        assert!(kvk.units_scratch_estimate(4) <= 3 * kvk.positions());
     }
 
     #[test]
