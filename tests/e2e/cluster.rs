@@ -47,6 +47,15 @@ fn plan_json_with(dir: &str, extra: &[&str]) -> Value {
     serde_json::from_str(&ok(&args)).unwrap()
 }
 
+/// Whether every unit of a plan's JSON is finished.
+fn all_finished(plan: &Value) -> bool {
+    plan["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|u| u["status"] == "finished")
+}
+
 fn unit_names(plan: &Value) -> Vec<String> {
     plan["units"]
         .as_array()
@@ -151,11 +160,7 @@ fn units_built_one_by_one_are_the_whole_run_byte_for_byte() {
     // Each unit kept its values packed for the units reading it; nothing is left to do.
     assert!(packed_files(units.path()) > 0);
     let plan = plan_json(data(&units), 4);
-    assert!(plan["units"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|u| u["status"] == "finished"));
+    assert!(all_finished(&plan), "{plan}");
     // A unit run again checks its tables and reuses them.
     let again = ok(&[
         "generate",
@@ -181,11 +186,7 @@ fn units_built_one_by_one_are_the_whole_run_byte_for_byte() {
         69
     );
     let plan = plan_json(data(&units), 4);
-    assert!(plan["units"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|u| u["status"] == "finished"));
+    assert!(all_finished(&plan), "{plan}");
     // One more piece: the 4-piece units are finished, but the 5-piece ones read their values,
     // which the whole run removed: they are repacked, not solved.
     let plan = plan_json(data(&units), 5);
@@ -321,11 +322,7 @@ fn units_of_a_set_keep_values_only_while_a_unit_that_reads_them_is_unfinished() 
     );
     // No unit read a material back from its tables: each found the values it reads.
     let plan = plan_json(data(&units), 4);
-    assert!(plan["units"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|u| u["status"] == "finished"));
+    assert!(all_finished(&plan), "{plan}");
     // A set smaller than the unit, or a set without a unit, is refused.
     let err = fails(
         &[
