@@ -295,10 +295,7 @@ fn release_read_last(
 /// Those of [`Plan::new`] for the set, and [`GenerateError::Io`] if a lock file cannot be
 /// made.
 fn release_for_set(plan: &Plan, pieces: u32) -> Result<Vec<Material>, GenerateError> {
-    let set = Plan::new(plan.variant, pieces, &plan.dir)?
-        .with_limits(plan.limits)
-        .with_tables(plan.tables)
-        .with_compact(plan.compact);
+    let set = plan.set_plan(pieces)?;
     let layout = plan.directory();
     let mut released = Vec::new();
     for material in set.read_by_none_to_come() {

@@ -6,7 +6,6 @@
 
 use super::{MaterialPlan, Plan};
 use crate::work::bands::{is_banded_material, packs_bands};
-use crate::work::sides::Sides;
 use crate::work::values::Kept;
 use rafle_probe::{draughts::Material, toolkit::Tables};
 
@@ -106,14 +105,11 @@ impl Plan {
         if let (Some(part), Some(m)) = (self.part, self.materials.last()) {
             return self.seed_part_disk_estimate(m, part);
         }
-        let kept_per_position = kept_bytes(self.tables);
         let in_bits_above = crate::solve::kings_in_bits_above();
         let last = self.materials.len().saturating_sub(1);
         let last_reader = self.last_readers(|_| true);
         let (mut packed, mut tables, mut peak_at) = (0.0, 0.0, None);
         let mut at_peak = DiskParts::default();
-        // The kept bytes of one side to move of material `d` (half its positions).
-        let side_bytes = |d: usize| kept_per_position * self.materials[d].positions as f64 / 2.0;
         for (j, m) in self.materials.iter().enumerate() {
             if self.unit.is_some() && j != last {
                 continue;
@@ -126,9 +122,9 @@ impl Plan {
             tables += table_bytes(self.tables, m);
             // Once done, a material keeps the sides a later one reads; after each reader,
             // the sides it read last go.
-            packed += f64::from(last_reader[j].sides().count()) * side_bytes(j);
+            packed += f64::from(last_reader[j].sides().count()) * self.side_bytes(j);
             for &d in &m.reads {
-                packed -= f64::from(last_reader[d].last_read_by(j).count()) * side_bytes(d);
+                packed -= f64::from(last_reader[d].last_read_by(j).count()) * self.side_bytes(d);
             }
         }
         let tables = tables as u64;
@@ -146,6 +142,11 @@ impl Plan {
             at_peak,
             tables_bytes: tables,
         }
+    }
+
+    /// The kept bytes of one side to move of material `d` (half its positions).
+    fn side_bytes(&self, d: usize) -> f64 {
+        kept_bytes(self.tables) * self.materials[d].positions as f64 / 2.0
     }
 
     /// Bytes a position takes in a raw work file of this plan's run: 3, or 2 with the
@@ -230,22 +231,19 @@ impl Plan {
     /// and a place is free, each taking a time in proportion to its positions.
     pub fn units_scratch_estimate(&self, at_once: usize) -> u64 {
         let n = self.materials.len();
-        let kept_per_position = kept_bytes(self.tables);
         let mut readers = vec![Vec::new(); n];
-        let mut kept = vec![0.0; n];
         for (k, m) in self.materials.iter().enumerate() {
             for &d in &m.reads {
                 readers[d].push(k);
             }
         }
-        for (d, who) in readers.iter().enumerate() {
-            let dep = self.materials[d].material;
-            let sides = who.iter().fold(Sides::NONE, |sides, &k| {
-                sides.or(Sides::read_by(self.materials[k].material, dep))
-            });
-            let positions = self.materials[d].positions as f64;
-            kept[d] = kept_per_position * positions * f64::from(sides.count()) / 2.0;
-        }
+        // The sides some material of the plan reads.
+        let kept: Vec<f64> = self
+            .last_readers(|_| true)
+            .iter()
+            .enumerate()
+            .map(|(d, last)| f64::from(last.sides().count()) * self.side_bytes(d))
+            .collect();
         let in_flight = |j: usize| {
             let m = &self.materials[j];
             if is_banded_material(self.variant, m.material) {

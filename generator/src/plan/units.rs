@@ -51,10 +51,7 @@ impl Plan {
         let (Some(pieces), Some(own)) = (self.set, self.materials.last()) else {
             return Ok(Sides::BOTH);
         };
-        let set = Plan::new(self.variant, pieces, &self.dir)?
-            .with_limits(self.limits)
-            .with_tables(self.tables)
-            .with_compact(self.compact);
+        let set = self.set_plan(pieces)?;
         let Some(k) = set
             .materials
             .iter()
@@ -63,6 +60,19 @@ impl Plan {
             return Ok(Sides::BOTH);
         };
         Ok(set.states_and_readers().1[k])
+    }
+
+    /// The plan of the whole set of every material up to `pieces`, with this plan's limits and
+    /// tables ([`Plan::with_set`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Plan::new`].
+    pub(crate) fn set_plan(&self, pieces: u32) -> Result<Plan, GenerateError> {
+        Ok(Plan::new(self.variant, pieces, &self.dir)?
+            .with_limits(self.limits)
+            .with_tables(self.tables)
+            .with_compact(self.compact))
     }
 
     /// [`Plan::unit_states`], and the sides to move of each material that the materials of the
