@@ -27,7 +27,7 @@ use rafle_probe::{
 use rayon::prelude::*;
 
 use crate::files::{clone_error, io_error};
-use crate::plan::{MaterialPlan, Plan};
+use crate::plan::{MaterialPlan, Plan, LEAST_CACHE_BYTES};
 use crate::work::values::{distance, rule_value, ValuesFile, CAPTURE};
 use crate::write::counts::Counts;
 use crate::GenerateError;
@@ -61,11 +61,19 @@ pub(crate) trait Source: Sync {
     ///
     /// [`GenerateError`] if they cannot be read.
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError>;
+
+    /// Brings the process back under `mark` bytes of resident memory if it is past it, as far
+    /// as what this source holds allows (called between table blocks).
+    fn keep_within(&self, _mark: u64) {}
 }
 
 impl Source for crate::solve::store::BandsThroughCache<'_> {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
         self.values.read_through(start, len, self.cache)
+    }
+
+    fn keep_within(&self, mark: u64) {
+        crate::solve::store::BandsThroughCache::keep_within(self, mark, LEAST_CACHE_BYTES);
     }
 }
 
@@ -166,6 +174,7 @@ impl SolvedTables<'_> {
         let start = b as usize * POSITIONS_PER_BLOCK as usize;
         let len = (self.n - start).min(POSITIONS_PER_BLOCK as usize);
         let (distances, rules) = self.values.read_range(start as u64, len)?;
+        self.values.keep_within(self.plan.release_mark());
         Ok((start, distances, rules))
     }
 
