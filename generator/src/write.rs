@@ -81,6 +81,10 @@ impl Source for ValuesFile {
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
         ValuesFile::read_range(self, start, len)
     }
+
+    fn keep_within(&self, mark: u64) {
+        ValuesFile::keep_within(self, mark);
+    }
 }
 
 /// Writes a solved material's tables from its values, those `writing` says. `longest` is

@@ -426,6 +426,16 @@ impl ValuesFile {
                 .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
         };
     }
+
+    /// Gives the pages of the file back (as [`ValuesFile::release`]) if the process is past
+    /// `mark` bytes of resident memory and enough of it maps files to be worth it: while the
+    /// tables are written from the file, whose pages a pass over it brings in one after the
+    /// other.
+    pub(crate) fn keep_within(&self, mark: u64) {
+        if crate::memory::past_mark(mark) == Some(true) {
+            self.release();
+        }
+    }
 }
 
 /// Reserves the blocks of the first `len` bytes of `file`, so that writing them never meets a
@@ -540,6 +550,31 @@ mod tests {
             assert_eq!(file.distance_code(i), (i % 1021) as u16);
             assert_eq!(file.rule_code(i), (i % 251) as u8);
         }
+    }
+
+    #[test]
+    fn past_its_mark_the_writer_gives_the_pages_of_the_file_back() {
+        let dir = tempfile::tempdir().unwrap();
+        // Past the least mapped memory worth giving back.
+        let positions = 24 << 20;
+        let file = ValuesFile::open(&dir.path().join("work"), positions, true, Kept::Full).unwrap();
+        // Small ranges are written through the mapping, whose pages they make resident.
+        let slice = 4096;
+        for s in (0..positions).step_by(slice) {
+            let codes: Vec<u16> = (s..s + slice as u64).map(|i| (i % 1021) as u16).collect();
+            file.write_range(s, &codes, &vec![1; slice]).unwrap();
+        }
+        let start = file.map.as_ptr();
+        let touched = mapping_resident(start);
+        assert!(touched >= 3 * positions * 9 / 10, "{touched}");
+        file.keep_within(u64::MAX);
+        assert_eq!(mapping_resident(start), touched);
+        file.keep_within(0);
+        assert!(mapping_resident(start) < 3 * positions / 10);
+        assert_eq!(
+            file.distance_code(positions - 1),
+            ((positions - 1) % 1021) as u16
+        );
     }
 
     #[test]
