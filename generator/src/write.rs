@@ -62,9 +62,10 @@ pub(crate) trait Source: Sync {
     /// [`GenerateError`] if they cannot be read.
     fn read_range(&self, start: u64, len: usize) -> Result<(Vec<u16>, Vec<u8>), GenerateError>;
 
-    /// Brings the process back under `mark` bytes of resident memory if it is past it, as far
-    /// as what this source holds allows (called between table blocks).
-    fn keep_within(&self, _mark: u64) {}
+    /// Gives back what this source holds in memory if the process is past `mark` bytes of
+    /// resident memory (the mark the material was solved under), more if it is past `limit`
+    /// (the plan's memory); called between table blocks.
+    fn keep_within(&self, _mark: u64, _limit: u64) {}
 }
 
 impl Source for crate::solve::store::BandsThroughCache<'_> {
@@ -72,8 +73,8 @@ impl Source for crate::solve::store::BandsThroughCache<'_> {
         self.values.read_through(start, len, self.cache)
     }
 
-    fn keep_within(&self, mark: u64) {
-        crate::solve::store::BandsThroughCache::keep_within(self, mark, LEAST_CACHE_BYTES);
+    fn keep_within(&self, mark: u64, limit: u64) {
+        crate::solve::store::BandsThroughCache::keep_within(self, mark, limit, LEAST_CACHE_BYTES);
     }
 }
 
@@ -82,7 +83,7 @@ impl Source for ValuesFile {
         ValuesFile::read_range(self, start, len)
     }
 
-    fn keep_within(&self, mark: u64) {
+    fn keep_within(&self, mark: u64, _limit: u64) {
         ValuesFile::keep_within(self, mark);
     }
 }
@@ -178,7 +179,7 @@ impl SolvedTables<'_> {
         let start = b as usize * POSITIONS_PER_BLOCK as usize;
         let len = (self.n - start).min(POSITIONS_PER_BLOCK as usize);
         let (distances, rules) = self.values.read_range(start as u64, len)?;
-        self.values.keep_within(self.plan.release_mark());
+        (self.values).keep_within(self.plan.release_mark(), self.plan.planned_bytes());
         Ok((start, distances, rules))
     }
 

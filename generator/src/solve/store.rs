@@ -403,28 +403,27 @@ pub(crate) struct BandsThroughCache<'s> {
 }
 
 impl BandsThroughCache<'_> {
-    /// Keeps the process under `mark` bytes of resident memory while the tables are written
-    /// from the band files: past it, the allocator gives back its free memory (at most once a
-    /// second), and if that is not enough the cache holds fewer blocks, down to `least`
-    /// bytes (until the next material sets its budget). Writing reads
-    /// chunks of every band for each table block and holds the compressed table until it is
-    /// written, beside a cache that filled up while the material was solved: without this,
-    /// Brazilian KKMMvKKM held 8.4 GiB while its tables were written within a budget of 7.5.
-    pub(crate) fn keep_within(&self, mark: u64, least: u64) {
-        let Some((resident, _)) = crate::memory::resident_and_mapped_memory() else {
-            return;
-        };
-        if resident <= mark {
+    /// Keeps the process within `limit` bytes of resident memory while the tables are written
+    /// from the band files: past `mark` (the mark the material was solved under), the
+    /// allocator gives back its free memory, at most once a second; past `limit` (the plan's
+    /// memory), the cache also holds fewer blocks, enough to come back to `mark`, down to
+    /// `least` bytes (until the next material sets its budget). Writing reads chunks of every
+    /// band for each table block and holds the compressed table until it is written, beside a
+    /// cache that filled up while the material was solved: without this, Brazilian KKMMvKKM
+    /// held 8.4 GiB while its tables were written within a budget of 7.5.
+    pub(crate) fn keep_within(&self, mark: u64, limit: u64, least: u64) {
+        let resident = || crate::memory::resident_and_mapped_memory().map(|(r, _)| r);
+        if resident().is_none_or(|r| r <= mark) {
             return;
         }
         self.trimmer.trim();
-        let Some((resident, _)) = crate::memory::resident_and_mapped_memory() else {
+        let Some(resident) = resident() else {
             return;
         };
-        let over = usize_bytes(resident.saturating_sub(mark));
-        if over == 0 {
+        if resident <= limit {
             return;
         }
+        let over = usize_bytes(resident - mark.min(limit));
         let held = self.cache.bytes();
         let least = usize_bytes(least);
         if held > least {
@@ -585,10 +584,10 @@ mod tests {
         );
     }
 
-    /// Past its mark, writing tables from band files gives back cache blocks down to the
-    /// least the cache may hold; under it, nothing.
+    /// Past its limit, writing tables from band files gives back cache blocks down to the
+    /// least the cache may hold; under it, none.
     #[test]
-    fn past_its_mark_the_writer_lets_the_cache_go_down_to_its_least() {
+    fn past_its_limit_the_writer_lets_the_cache_go_down_to_its_least() {
         if crate::memory::resident_memory().is_none() {
             return; // no /proc: the process cannot tell its resident memory
         }
@@ -610,9 +609,12 @@ mod tests {
             cache: &store.cache,
             trimmer: &store.trimmer,
         };
-        writer.keep_within(u64::MAX, 1 << 20);
+        writer.keep_within(u64::MAX, u64::MAX, 1 << 20);
         assert_eq!(store.cache.bytes(), held);
-        writer.keep_within(0, 1 << 20);
+        // Past the mark but within the limit: the allocator is trimmed, the cache kept.
+        writer.keep_within(0, u64::MAX, 1 << 20);
+        assert_eq!(store.cache.bytes(), held);
+        writer.keep_within(0, 0, 1 << 20);
         assert!(store.cache.bytes() <= 1 << 20, "{}", store.cache.bytes());
         assert!(store.cache.budget() <= 1 << 20);
     }
