@@ -412,12 +412,12 @@ impl BandsThroughCache<'_> {
     /// cache that filled up while the material was solved: without this, Brazilian KKMMvKKM
     /// held 8.4 GiB while its tables were written within a budget of 7.5.
     pub(crate) fn keep_within(&self, mark: u64, limit: u64, least: u64) {
-        let resident = || crate::memory::resident_and_mapped_memory().map(|(r, _)| r);
-        if resident().is_none_or(|r| r <= mark) {
+        use crate::memory::resident_memory;
+        if resident_memory().is_none_or(|r| r <= mark) {
             return;
         }
         self.trimmer.trim();
-        let Some(resident) = resident() else {
+        let Some(resident) = resident_memory() else {
             return;
         };
         if resident <= limit {

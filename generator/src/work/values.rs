@@ -524,21 +524,24 @@ mod tests {
             * 1024
     }
 
+    /// A work file of `positions` at `path`, position `i` holding distance code `i % 1021` and
+    /// rule code `i % 251`, written in small ranges, through the mapping: its pages resident.
+    fn written_through_the_mapping(path: &Path, positions: u64) -> ValuesFile {
+        let file = ValuesFile::open(path, positions, true, Kept::Full).unwrap();
+        let slice = 4096;
+        for s in (0..positions).step_by(slice as usize) {
+            let codes: Vec<u16> = (s..s + slice).map(|i| (i % 1021) as u16).collect();
+            let rules: Vec<u8> = (s..s + slice).map(|i| (i % 251) as u8).collect();
+            file.write_range(s, &codes, &rules).unwrap();
+        }
+        file
+    }
+
     #[test]
     fn released_pages_leave_the_process_and_keep_what_was_written() {
         let dir = tempfile::tempdir().unwrap();
         let positions = 8 << 20;
-        let file = ValuesFile::open(&dir.path().join("work"), positions, true, Kept::Full).unwrap();
-        let slice = 4096;
-        let codes = |s: u64| {
-            (s..s + slice)
-                .map(|i| (i % 1021) as u16)
-                .collect::<Vec<_>>()
-        };
-        let rules = |s: u64| (s..s + slice).map(|i| (i % 251) as u8).collect::<Vec<_>>();
-        for s in (0..positions).step_by(slice as usize) {
-            file.write_range(s, &codes(s), &rules(s)).unwrap();
-        }
+        let file = written_through_the_mapping(&dir.path().join("work"), positions);
         let start = file.map.as_ptr();
         let touched = mapping_resident(start);
         assert!(touched >= 3 * positions * 9 / 10);
@@ -557,13 +560,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // Past the least mapped memory worth giving back.
         let positions = 24 << 20;
-        let file = ValuesFile::open(&dir.path().join("work"), positions, true, Kept::Full).unwrap();
-        // Small ranges are written through the mapping, whose pages they make resident.
-        let slice = 4096;
-        for s in (0..positions).step_by(slice) {
-            let codes: Vec<u16> = (s..s + slice as u64).map(|i| (i % 1021) as u16).collect();
-            file.write_range(s, &codes, &vec![1; slice]).unwrap();
-        }
+        let file = written_through_the_mapping(&dir.path().join("work"), positions);
         let start = file.map.as_ptr();
         let touched = mapping_resident(start);
         assert!(touched >= 3 * positions * 9 / 10, "{touched}");
