@@ -136,6 +136,17 @@ pub enum GenerateError {
     /// ([`Progress::should_stop`](crate::Progress::should_stop)): the work done stays, and
     /// the next run resumes it.
     Stopped,
+    /// A finished material's table, read for the values of the side to move it stores (which
+    /// its band files then leave out), cannot be read or is damaged. The next run checks the
+    /// tables and solves that material again.
+    Table {
+        /// The board.
+        variant: Variant,
+        /// The material whose table it is.
+        material: Material,
+        /// The cause.
+        source: ProbeError,
+    },
     /// A freshly written table did not read back the same.
     Check {
         /// The board.
@@ -214,6 +225,9 @@ impl fmt::Display for GenerateError {
                 }
                 write!(f, " is writing {}", printable_path(dir))
             }
+            GenerateError::Table { variant, material, source } => {
+                write!(f, "the {variant} {material} table, read for its values: {source}")
+            }
             GenerateError::Check { variant, material, source } => {
                 write!(f, "the {variant} {material} table failed its read-back check: {source}")
             }
@@ -233,7 +247,9 @@ impl std::error::Error for GenerateError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             GenerateError::Io { source, .. } => Some(source),
-            GenerateError::Check { source, .. } => Some(source),
+            GenerateError::Check { source, .. } | GenerateError::Table { source, .. } => {
+                Some(source)
+            }
             _ => None,
         }
     }

@@ -428,6 +428,15 @@ impl MaterialRun<'_> {
         if self.needed && plan.decides_kept_values(m.material) && self.sides != Sides::BOTH {
             store.keep_sides(m.material, &plan.packed_identity(m), self.sides)?;
         }
+        // Its tables are written and checked by now: what they store of a side read later is
+        // read from them, and its band files keep that side's captures alone.
+        if self.needed
+            && plan.decides_kept_values(m.material)
+            && plan.reads_stored_side_from_tables(m.material)
+        {
+            let identity = plan.packed_identity(m);
+            store.read_stored_side_from_tables(m.material, &identity, &plan.directory())?;
+        }
         Ok(())
     }
 

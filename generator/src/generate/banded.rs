@@ -167,8 +167,9 @@ impl MaterialRun<'_> {
             plan.kept(),
             &self.paths,
             || bands(index).len(),
-            true,
             self.sides,
+            &plan.directory(),
         )
+        .filter(|values| values.check().is_ok())
     }
 }

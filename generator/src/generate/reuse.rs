@@ -328,10 +328,10 @@ fn values_kept(
         plan.kept(),
         &paths,
         || crate::solve::bands(&index).len(),
-        true,
         needs,
+        &plan.directory(),
     )
-    .is_some()
+    .is_some_and(|values| values.check().is_ok())
         || usable_packed(plan, &paths, &identity, m.positions, needs, removes)
         || adopt_finished(plan, m, &paths, &identity, progress)?)
 }

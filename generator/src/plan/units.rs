@@ -120,8 +120,8 @@ impl Plan {
             self.kept(),
             &paths,
             || crate::solve::bands(&index).len(),
-            false,
             read,
+            &self.directory(),
         )
         .is_some()
             || PackedValues::open(&paths.packed, &identity, m.positions, self.kept())

@@ -7,13 +7,16 @@ use std::sync::Arc;
 use rafle_probe::toolkit::codec::{Codec, DtwCodec};
 use rafle_probe::{
     draughts::{Material, Position},
-    toolkit::PositionIndex,
+    toolkit::{PositionIndex, VariantDir},
     Dtw, RuleValue,
 };
 
 use crate::memory::Trimmer;
 use crate::solve::man_moves::{Destination, STARTS};
-use crate::work::bands::{keep_sides_of_bands, BandedValues, HalfView};
+use crate::work::bands::{
+    identity_from_tables, keep_sides_of_bands, read_stored_side_from_tables, BandedValues,
+    HalfView, Kept, StoredSide,
+};
 use crate::work::packed::{PackedValues, SharedCache};
 use crate::work::sides::Sides;
 use crate::work::values::{distance, ValuesFile};
@@ -243,7 +246,12 @@ impl Store {
         if let Some(held) = self.slots[slot(material)].take() {
             match &held.values {
                 Values::Packed(packed) => self.cache.forget(packed.id()),
-                Values::Banded(banded) => self.cache.forget(banded.id()),
+                Values::Banded(banded) => {
+                    self.cache.forget(banded.id());
+                    for id in banded.stored_side().map_or(0..0, |s| s.ids()) {
+                        self.cache.forget(id);
+                    }
+                }
                 Values::Raw(_) => {}
             }
         }
@@ -273,14 +281,14 @@ impl Store {
             Arc::try_unwrap(held).expect("values let go between two materials");
         match values {
             Values::Banded(banded) => {
+                // Its files carry an identity of their own if a side lies in its tables.
                 self.cache.forget(banded.id());
                 let (paths, kept) = (banded.paths(), banded.kept());
+                let (identity, stored) =
+                    (banded.identity().to_string(), banded.stored_side().cloned());
                 drop(banded);
-                keep_sides_of_bands(&paths, identity, &index, keep)?;
-                let mut values = BandedValues::new(&index, identity, kept);
-                for (band, path) in paths.iter().enumerate() {
-                    values.add_band(path, band)?;
-                }
+                keep_sides_of_bands(&paths, &identity, &index, keep)?;
+                let values = reopen(&index, &identity, kept, &paths, stored)?;
                 self.insert_banded(index, values);
             }
             Values::Packed(packed) => {
@@ -297,6 +305,55 @@ impl Store {
             }
             raw @ Values::Raw(_) => self.insert(index, raw),
         }
+        Ok(())
+    }
+
+    /// Leaves the values of the side to move a finished material's tables store (in
+    /// `tables`) to those tables: its band files, of the request `identity`, rewritten to keep
+    /// only that side's positions that must capture (see [`crate::work::bands::StoredSide`]),
+    /// then read again. Nothing for a material not held in band files of three byte planes, or
+    /// already read so, or that holds no position of that side any more.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::Table`] if its tables cannot be opened or store no one side, and what
+    /// rewriting or opening the band files again returns; the material is no longer held then.
+    ///
+    /// # Panics
+    ///
+    /// If the material's values are being read: this is done between two materials.
+    pub(crate) fn read_stored_side_from_tables(
+        &mut self,
+        material: Material,
+        identity: &str,
+        tables: &VariantDir,
+    ) -> Result<(), GenerateError> {
+        let key = slot(material);
+        let eligible = |held: &Held| match &held.values {
+            Values::Banded(banded) => banded.kept() == Kept::Full && banded.stored_side().is_none(),
+            _ => false,
+        };
+        if !self.slots[key].as_deref().is_some_and(eligible) {
+            return Ok(());
+        }
+        let held = self.slots[key].take().expect("held");
+        let Held { index, values } =
+            Arc::try_unwrap(held).expect("values left to the tables between two materials");
+        let Values::Banded(banded) = values else {
+            unreachable!("only band files are left to the tables")
+        };
+        let stored = Arc::new(StoredSide::open(tables, &index)?);
+        if !banded.held_sides().contains(stored.side()) {
+            self.insert_banded(index, banded);
+            return Ok(());
+        }
+        self.cache.forget(banded.id());
+        let paths = banded.paths();
+        drop(banded);
+        read_stored_side_from_tables(&paths, identity, &index, stored.side())?;
+        let identity = identity_from_tables(identity, stored.side() == Sides::WHITE);
+        let values = reopen(&index, &identity, Kept::Full, &paths, Some(stored))?;
+        self.insert_banded(index, values);
         Ok(())
     }
 
@@ -393,6 +450,25 @@ impl Store {
             .as_ref()
             .unwrap_or_else(|| panic!("{material} is needed before it is solved"))
     }
+}
+
+/// The band files `paths` of a finished material of `index`, of `identity`, opened again
+/// after a rewrite, reading `stored`'s side from its tables if given.
+fn reopen(
+    index: &PositionIndex,
+    identity: &str,
+    kept: Kept,
+    paths: &[std::path::PathBuf],
+    stored: Option<Arc<StoredSide>>,
+) -> Result<BandedValues, GenerateError> {
+    let mut values = BandedValues::new(index, identity, kept);
+    for (band, path) in paths.iter().enumerate() {
+        values.add_band(path, band)?;
+    }
+    Ok(match stored {
+        Some(stored) => values.with_stored_side(stored),
+        None => values,
+    })
 }
 
 /// A material's band files and the cache they are read through.

@@ -31,10 +31,12 @@
 //! wrong value.
 
 mod directory;
+mod from_tables;
 mod sides;
 mod writer;
 
-pub(crate) use sides::keep_sides_of_bands;
+pub(crate) use from_tables::{identity_from_tables, StoredSide};
+pub(crate) use sides::{keep_sides_of_bands, read_stored_side_from_tables};
 pub(crate) use writer::{sync_band_files, BandWriter};
 
 use std::fs::File;
@@ -214,6 +216,9 @@ pub(crate) struct BandedValues {
     chunks: Vec<Chunk>,
     files: Vec<(PathBuf, File)>,
     id: u32,
+    /// The side its material's tables store, where the band files keep only the positions
+    /// that must capture ([`from_tables`]).
+    stored: Option<Arc<StoredSide>>,
 }
 
 impl BandedValues {
@@ -233,7 +238,26 @@ impl BandedValues {
             chunks: Vec::new(),
             files: Vec::new(),
             id: NEXT_VALUES.fetch_add(1, Ordering::Relaxed),
+            stored: None,
         }
+    }
+
+    /// Reads the positions of `stored`'s side that need not capture from its tables: for
+    /// band files whose chunks of that side keep only the positions that must capture.
+    pub(crate) fn with_stored_side(mut self, stored: Arc<StoredSide>) -> BandedValues {
+        self.stored = Some(stored);
+        self
+    }
+
+    /// The side read from the tables, if one is.
+    pub(crate) fn stored_side(&self) -> Option<&Arc<StoredSide>> {
+        self.stored.as_ref()
+    }
+
+    /// The identity its band files carry (that of the request, and of the side read from
+    /// the tables if one is), without the band's number.
+    pub(crate) fn identity(&self) -> &str {
+        &self.identity
     }
 
     /// Adds band `band`'s file at `path`, its directory checked. Returns the halves it holds.
@@ -369,7 +393,11 @@ impl BandedValues {
     #[inline]
     pub(crate) fn codes(&self, i: u64, cache: &SharedCache) -> Result<(u16, u8), GenerateError> {
         let kept = self.kept;
-        self.read_at(i, cache, |chunk, at| kept.codes(chunk, at))
+        let codes = self.read_at(i, cache, |chunk, at| kept.codes(chunk, at))?;
+        match &self.stored {
+            Some(stored) if codes.0 & CAPTURE == 0 && stored.holds(i) => stored.codes(i, cache),
+            _ => Ok(codes),
+        }
     }
 
     /// The distance code of position `i` alone.
@@ -380,7 +408,13 @@ impl BandedValues {
     #[inline]
     pub(crate) fn distance_code(&self, i: u64, cache: &SharedCache) -> Result<u16, GenerateError> {
         let kept = self.kept;
-        self.read_at(i, cache, |chunk, at| kept.code(chunk, at))
+        let code = self.read_at(i, cache, |chunk, at| kept.code(chunk, at))?;
+        match &self.stored {
+            Some(stored) if code & CAPTURE == 0 && stored.holds(i) => {
+                stored.distance_code(i, cache)
+            }
+            _ => Ok(code),
+        }
     }
 
     /// The half that starts at position `start`, held for reads of many of its positions
@@ -394,7 +428,7 @@ impl BandedValues {
         start: u64,
         cache: &SharedCache,
     ) -> Result<Option<HalfView>, GenerateError> {
-        if self.half_len > CHUNK_POSITIONS {
+        if self.half_len > CHUNK_POSITIONS || self.stored.is_some() {
             return Ok(None);
         }
         let (c, at) = self.locate(start)?;
@@ -478,6 +512,14 @@ impl BandedValues {
         len: usize,
         chunk: impl Fn(usize) -> Result<B, GenerateError>,
     ) -> Result<(Vec<u16>, Vec<u8>), GenerateError> {
+        // Only the material under way is read so, never band files that leave a side to its
+        // tables.
+        if self.stored.is_some() {
+            return Err(damaged(
+                self.path(),
+                "read whole, but a side to move lies in its tables",
+            ));
+        }
         let mut codes = Vec::with_capacity(len);
         let mut rules = Vec::with_capacity(len);
         let mut i = start;
@@ -545,16 +587,18 @@ impl HalfView {
 }
 
 /// The values of a finished material of `bands()` bands from its band files, if every one of
-/// them is there and its directory checks (and, if `check`, every chunk), and they hold every
-/// half of the sides to move `needs` (an earlier run may have let the others go).
+/// them is there and its directory checks (its chunks are checked by [`BandedValues::check`]), and they hold every
+/// half of the sides to move `needs` (an earlier run may have let the others go). Band files
+/// that leave a side to the material's tables (in `tables`, see [`from_tables`]) are taken
+/// only with those tables storing that side.
 pub(crate) fn open_finished(
     index: &PositionIndex,
     identity: &str,
     kept: Kept,
     paths: &rafle_probe::toolkit::WorkFiles,
     bands: impl FnOnce() -> usize,
-    check: bool,
     needs: Sides,
+    tables: &rafle_probe::toolkit::VariantDir,
 ) -> Option<BandedValues> {
     if !is_banded(index) {
         return None;
@@ -564,17 +608,24 @@ pub(crate) fn open_finished(
     if found.len() != bands {
         return None;
     }
-    let mut values = BandedValues::new(index, identity, kept);
-    for (b, path) in found.iter().enumerate() {
-        values.add_band(path, b).ok()?;
-    }
-    if !values.held_sides().contains(needs) {
-        return None;
-    }
-    if check {
-        values.check().ok()?;
-    }
-    Some(values)
+    let opened = |identity: &str| {
+        let mut values = BandedValues::new(index, identity, kept);
+        for (b, path) in found.iter().enumerate() {
+            values.add_band(path, b).ok()?;
+        }
+        Some(values)
+    };
+    let values = match opened(identity) {
+        Some(values) => values,
+        None if kept == Kept::Full => [true, false].into_iter().find_map(|white| {
+            let values = opened(&identity_from_tables(identity, white))?;
+            let stored = StoredSide::open(tables, index).ok()?;
+            (stored.side() == if white { Sides::WHITE } else { Sides::BLACK })
+                .then(|| values.with_stored_side(Arc::new(stored)))
+        })?,
+        None => return None,
+    };
+    values.held_sides().contains(needs).then_some(values)
 }
 
 #[cfg(test)]

@@ -39,11 +39,6 @@ impl Sides {
         black: false,
     };
 
-    /// How many sides it holds.
-    pub(crate) fn count(self) -> u8 {
-        u8::from(self.white) + u8::from(self.black)
-    }
-
     /// Whether it holds no side.
     pub(crate) fn is_empty(self) -> bool {
         !self.white && !self.black
@@ -156,9 +151,5 @@ mod tests {
         assert!(black.meets(4, 6, 10) && !black.meets(0, 5, 10));
         assert_eq!(white.suffix(), " white to move");
         assert_eq!(Sides::BOTH.suffix(), "");
-        assert_eq!(
-            (Sides::BOTH.count(), white.count(), Sides::NONE.count()),
-            (2, 1, 0)
-        );
     }
 }

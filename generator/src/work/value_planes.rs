@@ -127,6 +127,22 @@ pub(crate) fn extend(chunk: &[u8], range: Range<usize>, codes: &mut Vec<u16>, ru
     );
 }
 
+/// Clears every position of `chunk` (laid out with [`Captures::Kept`]) whose side to move
+/// need not capture to the zeros of a draw: what a band file keeps of the side to move its
+/// material's tables store, whose other values are read from those tables
+/// (`crate::work::bands::from_tables`). Only the captures' values, which the tables leave out,
+/// are left, and the long runs of zeros compress to almost nothing.
+pub(crate) fn keep_captures_alone(chunk: &mut [u8]) {
+    let n = chunk.len() / 3;
+    let (low, rest) = chunk.split_at_mut(n);
+    let (high, rule) = rest.split_at_mut(n);
+    for k in 0..n {
+        if low[k] & CAPTURE_BIT == 0 {
+            (low[k], high[k], rule[k]) = (0, 0, 0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +177,28 @@ mod tests {
                 "position {at}"
             );
         }
+    }
+
+    #[test]
+    fn keeping_the_captures_alone_leaves_their_values_and_draws_the_rest() {
+        let codes = [5, 7 | CAPTURE, 2, DRAW | CAPTURE, 300];
+        let rules = [9, 11, 8, 0, 3];
+        let mut chunk = Vec::new();
+        lay_out(&codes, &rules, Captures::Kept, &mut chunk);
+        keep_captures_alone(&mut chunk);
+        let read: Vec<_> = (0..codes.len())
+            .map(|at| super::codes(&chunk, at))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (DRAW, 0),
+                (7 | CAPTURE, 11),
+                (DRAW, 0),
+                (DRAW | CAPTURE, 0),
+                (DRAW, 0)
+            ]
+        );
     }
 
     #[test]

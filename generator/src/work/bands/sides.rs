@@ -1,6 +1,8 @@
 //! Letting a side to move of a finished material's band files go: each chunk holds halves of
 //! one side (the writer fills them apart), so the file is copied with the chunks of the sides
-//! kept, their compressed bytes as they are, under a directory of those halves alone.
+//! kept, their compressed bytes as they are, under a directory of those halves alone. And
+//! leaving the side its tables store to them: the chunks of that side are copied with only
+//! their positions that must capture ([`super::from_tables`]).
 
 use std::fs::File;
 use std::io::Write;
@@ -9,10 +11,12 @@ use std::path::Path;
 
 use rafle_probe::toolkit::PositionIndex;
 
-use super::band_identity;
 use super::directory::{self, Chunk, HalfPlace, HalvesWritten};
+use super::{band_identity, identity_from_tables, Kept};
 use crate::files::io_error;
+use crate::work::packed::{decompress_checked, LEVEL};
 use crate::work::sides::Sides;
+use crate::work::value_planes;
 use crate::GenerateError;
 
 /// Rewrites band `band`'s file at `path` (of the request `identity`, a material of `index`)
@@ -30,80 +34,132 @@ pub(crate) fn keep_sides(
     index: &PositionIndex,
     keep: Sides,
 ) -> Result<bool, GenerateError> {
-    let file = rafle_probe::toolkit::open_regular(path).map_err(io_error(path))?;
-    let identity = band_identity(identity, band);
-    let half_len = index.king_placements();
-    let black_from = index.men_placements();
-    let mut places: Vec<HalfPlace> = Vec::new();
-    let chunks = directory::read(path, &file, &identity, half_len, |place| {
-        places.push(place);
-        Ok(())
-    })?;
-    // Each chunk's side: that of the halves starting in it, or of the half it goes on with.
-    let mut kept_chunk = vec![false; chunks.len()];
-    let mut starting: Vec<Vec<u64>> = vec![Vec::new(); chunks.len()];
-    for place in &places {
-        starting[place.chunk as usize].push(place.half);
-    }
-    let mut side_kept = false;
-    for (c, halves) in starting.iter().enumerate() {
-        if let Some(&half) = halves.first() {
-            let black = half >= black_from;
-            side_kept = if black { keep.black } else { keep.white };
-        }
-        kept_chunk[c] = side_kept;
-    }
-    if kept_chunk.iter().all(|&k| k) {
-        return Ok(false);
-    }
-    crate::files::replace_by(path, |temporary| {
-        copy_kept(
-            (path, &file),
-            temporary,
-            &identity,
-            &chunks,
-            &starting,
-            &kept_chunk,
-        )
-    })?;
-    Ok(true)
+    let rewrite = Rewrite {
+        identity: band_identity(identity, band),
+        keep,
+        stored: None,
+    };
+    rewrite.apply(path, index)
 }
 
-/// Writes the chunks `kept` of `chunks` (read from the file `from`, halves `starting` in
-/// each) and their directory to `temporary`, synced.
-fn copy_kept(
-    (path, from): (&Path, &File),
-    temporary: &Path,
-    identity: &str,
-    chunks: &[Chunk],
-    starting: &[Vec<u64>],
-    kept: &[bool],
-) -> Result<(), GenerateError> {
-    let io = io_error(temporary);
-    let mut out = crate::create_temporary(temporary).map_err(&io)?;
-    let mut halves = HalvesWritten::default();
-    let mut copied = Vec::new();
-    let mut end = 0u64;
-    let mut bytes = Vec::new();
-    for (c, chunk) in chunks.iter().enumerate() {
-        if !kept[c] {
-            continue;
+/// What a band file is rewritten into.
+struct Rewrite {
+    /// The band's identity, which the file carries before and after.
+    identity: String,
+    /// The sides to move whose chunks stay.
+    keep: Sides,
+    /// The side to move whose chunks keep their positions that must capture alone, and the
+    /// identity the file then takes.
+    stored: Option<(Sides, String)>,
+}
+
+impl Rewrite {
+    /// Rewrites the band file at `path` (of a material of `index`) so, by temporary name,
+    /// synced, renamed. Returns whether it changed (a file already so is left as it is).
+    fn apply(&self, path: &Path, index: &PositionIndex) -> Result<bool, GenerateError> {
+        let file = rafle_probe::toolkit::open_regular(path).map_err(io_error(path))?;
+        let half_len = index.king_placements();
+        let black_from = index.men_placements();
+        let mut places: Vec<HalfPlace> = Vec::new();
+        let chunks = directory::read(path, &file, &self.identity, half_len, |place| {
+            places.push(place);
+            Ok(())
+        })?;
+        // Each chunk's side: that of the halves starting in it, or of the half it goes on with.
+        let mut black_chunk = vec![false; chunks.len()];
+        let mut starting: Vec<Vec<u64>> = vec![Vec::new(); chunks.len()];
+        for place in &places {
+            starting[place.chunk as usize].push(place.half);
         }
-        bytes.resize(chunk.len as usize, 0);
-        from.read_exact_at(&mut bytes, chunk.offset)
-            .map_err(io_error(path))?;
-        out.write_all(&bytes).map_err(&io)?;
-        halves.append(&starting[c], 1);
-        copied.push(Chunk {
-            offset: end,
-            ..*chunk
-        });
-        end += u64::from(chunk.len);
+        let mut black = false;
+        for (c, halves) in starting.iter().enumerate() {
+            if let Some(&half) = halves.first() {
+                black = half >= black_from;
+            }
+            black_chunk[c] = black;
+        }
+        let side_of = |c: usize| {
+            if black_chunk[c] {
+                Sides::BLACK
+            } else {
+                Sides::WHITE
+            }
+        };
+        let kept: Vec<bool> = (0..chunks.len())
+            .map(|c| self.keep.contains(side_of(c)))
+            .collect();
+        let cleared: Vec<bool> = (0..chunks.len())
+            .map(|c| kept[c] && self.stored.as_ref().is_some_and(|(s, _)| *s == side_of(c)))
+            .collect();
+        if kept.iter().all(|&k| k) && self.stored.is_none() {
+            return Ok(false);
+        }
+        let identity = self.stored.as_ref().map_or(&self.identity, |(_, id)| id);
+        let chunks = Chunks {
+            from: (path, &file),
+            list: &chunks,
+            starting: &starting,
+            kept: &kept,
+            cleared: &cleared,
+        };
+        crate::files::replace_by(path, |temporary| chunks.copy(temporary, identity))?;
+        Ok(true)
     }
-    let directory = directory::encode(identity, &halves, &copied, end);
-    out.write_all(&directory).map_err(&io)?;
-    out.sync_all().map_err(&io)?;
-    Ok(())
+}
+
+/// The chunks of a band file as they are copied.
+struct Chunks<'a> {
+    /// The file read, and its path.
+    from: (&'a Path, &'a File),
+    list: &'a [Chunk],
+    /// The halves that start in each chunk.
+    starting: &'a [Vec<u64>],
+    /// Whether each chunk stays.
+    kept: &'a [bool],
+    /// Whether each chunk keeps its positions that must capture alone.
+    cleared: &'a [bool],
+}
+
+impl Chunks<'_> {
+    /// Writes the chunks kept (those cleared so) and their directory, of `identity`, to
+    /// `temporary`, synced.
+    fn copy(&self, temporary: &Path, identity: &str) -> Result<(), GenerateError> {
+        let (path, from) = self.from;
+        let io = io_error(temporary);
+        let mut out = crate::create_temporary(temporary).map_err(&io)?;
+        let mut halves = HalvesWritten::default();
+        let mut copied = Vec::new();
+        let mut end = 0u64;
+        let mut bytes = Vec::new();
+        for (c, chunk) in self.list.iter().enumerate() {
+            if !self.kept[c] {
+                continue;
+            }
+            bytes.resize(chunk.len as usize, 0);
+            from.read_exact_at(&mut bytes, chunk.offset)
+                .map_err(io_error(path))?;
+            let mut written = *chunk;
+            if self.cleared[c] {
+                let len = Kept::Full.chunk_len(chunk.positions as usize);
+                let mut raw = decompress_checked(path, &bytes, len, chunk.crc, "chunk", c as u64)?;
+                value_planes::keep_captures_alone(&mut raw);
+                bytes = zstd::bulk::compress(&raw, LEVEL).map_err(&io)?;
+                written.len = bytes.len() as u32;
+                written.crc = crc32fast::hash(&raw);
+            }
+            out.write_all(&bytes).map_err(&io)?;
+            halves.append(&self.starting[c], 1);
+            copied.push(Chunk {
+                offset: end,
+                ..written
+            });
+            end += u64::from(written.len);
+        }
+        let directory = directory::encode(identity, &halves, &copied, end);
+        out.write_all(&directory).map_err(&io)?;
+        out.sync_all().map_err(&io)?;
+        Ok(())
+    }
 }
 
 /// [`keep_sides`] for every band file of a finished material of `index` (the paths of its
@@ -123,6 +179,45 @@ pub(crate) fn keep_sides_of_bands(
         any |= keep_sides(path, identity, band, index, keep)?;
     }
     Ok(any)
+}
+
+/// Rewrites every band file of a finished material of `index` (the paths of its bands in
+/// order, of the request `identity`) so that the chunks of the side `stored` keep only their
+/// positions that must capture, under the identity [`identity_from_tables`] gives: the
+/// other positions of that side are then read from the material's tables
+/// ([`super::from_tables`]). A file already rewritten so is left as it is.
+///
+/// # Errors
+///
+/// As [`keep_sides`].
+pub(crate) fn read_stored_side_from_tables(
+    paths: &[std::path::PathBuf],
+    identity: &str,
+    index: &PositionIndex,
+    stored: Sides,
+) -> Result<(), GenerateError> {
+    let to = identity_from_tables(identity, stored == Sides::WHITE);
+    for (band, path) in paths.iter().enumerate() {
+        let rewrite = Rewrite {
+            identity: band_identity(identity, band),
+            keep: Sides::BOTH,
+            stored: Some((stored, band_identity(&to, band))),
+        };
+        match rewrite.apply(path, index) {
+            Ok(_) => {}
+            // Rewritten by a run stopped before the last band: it already reads so.
+            Err(e) if reads_as(path, &band_identity(&to, band), index) => drop(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Whether the band file at `path` has the directory of `identity`.
+fn reads_as(path: &Path, identity: &str, index: &PositionIndex) -> bool {
+    rafle_probe::toolkit::open_regular(path).is_ok_and(|file| {
+        directory::read(path, &file, identity, index.king_placements(), |_| Ok(())).is_ok()
+    })
 }
 
 #[cfg(test)]
