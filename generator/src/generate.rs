@@ -425,17 +425,16 @@ impl MaterialRun<'_> {
         // A whole run keeps the sides to move that a later material reads, and so does a
         // unit of a set of its own material (the others' readers run on their own: a unit
         // keeps both).
-        if self.needed && plan.decides_kept_values(m.material) && self.sides != Sides::BOTH {
-            store.keep_sides(m.material, &plan.packed_identity(m), self.sides)?;
-        }
-        // Its tables are written and checked by now: what they store of a side read later is
-        // read from them, and its band files keep that side's captures alone.
-        if self.needed
-            && plan.decides_kept_values(m.material)
-            && plan.reads_stored_side_from_tables(m.material)
-        {
+        if self.needed && plan.decides_kept_values(m.material) {
             let identity = plan.packed_identity(m);
-            store.read_stored_side_from_tables(m.material, &identity, &plan.directory())?;
+            if self.sides != Sides::BOTH {
+                store.keep_sides(m.material, &identity, self.sides)?;
+            }
+            // Its tables are written and checked by now: what they store of a side read
+            // later is read from them, and its band files keep that side's captures alone.
+            if plan.reads_stored_side_from_tables(m.material) {
+                store.read_stored_side_from_tables(m.material, &identity, &plan.directory())?;
+            }
         }
         Ok(())
     }

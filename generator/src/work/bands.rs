@@ -587,10 +587,10 @@ impl HalfView {
 }
 
 /// The values of a finished material of `bands()` bands from its band files, if every one of
-/// them is there and its directory checks (its chunks are checked by [`BandedValues::check`]), and they hold every
-/// half of the sides to move `needs` (an earlier run may have let the others go). Band files
-/// that leave a side to the material's tables (in `tables`, see [`from_tables`]) are taken
-/// only with those tables storing that side.
+/// them is there and its directory checks (its chunks are checked by
+/// [`BandedValues::check`]), and they hold every half of the sides to move `needs` (an earlier
+/// run may have let the others go). Band files that leave a side to the material's tables (in
+/// `tables`, see [`from_tables`]) are taken only with those tables storing that side.
 pub(crate) fn open_finished(
     index: &PositionIndex,
     identity: &str,

@@ -5,11 +5,12 @@
 //! hold the values of every position of one side to move (the *stored side*) whose side to
 //! move need not capture. Its band files, kept for the materials that read it, then keep of
 //! that side only the positions that must capture (the tables leave them out); every other
-//! position of it is cleared to zeros ([`crate::work::value_planes::keep_captures_alone`]), which compress
-//! to almost nothing, and the files take an identity of their own
-//! ([`identity_from_tables`]). A read of such a position finds no capture mark in its chunk and
-//! reads the tables instead, their blocks kept decompressed in the same cache as the band
-//! files' chunks: its `.wdl` code, and unless drawn its `.dtw` and `.rules` codes.
+//! position of it is cleared to zeros
+//! ([`crate::work::value_planes::keep_captures_alone`]), which compress to almost nothing,
+//! and the files take an identity of their own ([`identity_from_tables`]). A read of such a
+//! position finds no capture mark in its chunk and reads the tables instead, their blocks
+//! kept decompressed in the same cache as the band files' chunks: its `.wdl` code, and unless
+//! drawn its `.dtw` and `.rules` codes.
 //!
 //! Every table block is checked (crc32, length) as it is read, and a value no code has is an
 //! error, never a value; a band file with this identity is opened only with its material's
@@ -198,15 +199,7 @@ impl StoredSide {
         read_cached(
             block_key(self.id + kind, block),
             cache,
-            || {
-                table
-                    .read_block(block)
-                    .map_err(|source| GenerateError::Table {
-                        variant: table.header().variant,
-                        material: table.header().material,
-                        source,
-                    })
-            },
+            || table.read_block(block).map_err(|e| failed(table, e)),
             |block| read_code(block, bits, at),
         )
     }
@@ -214,14 +207,21 @@ impl StoredSide {
     /// The error for position `i`, whose codes in the tables decode to no value.
     #[cold]
     fn no_value(&self, i: u64) -> GenerateError {
-        GenerateError::Table {
-            variant: self.dtw.header().variant,
-            material: self.dtw.header().material,
-            source: ProbeError::Corrupted {
-                path: self.dtw.path().to_path_buf(),
-                reason: format!("no value at position {i}"),
-            },
-        }
+        let source = ProbeError::Corrupted {
+            path: self.dtw.path().to_path_buf(),
+            reason: format!("no value at position {i}"),
+        };
+        failed(&self.dtw, source)
+    }
+}
+
+/// The error for `table`, of the material whose values are read, failing with `source`.
+#[cold]
+fn failed(table: &Table, source: ProbeError) -> GenerateError {
+    GenerateError::Table {
+        variant: table.header().variant,
+        material: table.header().material,
+        source,
     }
 }
 

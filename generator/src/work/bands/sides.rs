@@ -66,32 +66,25 @@ impl Rewrite {
             Ok(())
         })?;
         // Each chunk's side: that of the halves starting in it, or of the half it goes on with.
-        let mut black_chunk = vec![false; chunks.len()];
         let mut starting: Vec<Vec<u64>> = vec![Vec::new(); chunks.len()];
         for place in &places {
             starting[place.chunk as usize].push(place.half);
         }
-        let mut black = false;
-        for (c, halves) in starting.iter().enumerate() {
-            if let Some(&half) = halves.first() {
-                black = half >= black_from;
-            }
-            black_chunk[c] = black;
-        }
-        let side_of = |c: usize| {
-            if black_chunk[c] {
-                Sides::BLACK
-            } else {
-                Sides::WHITE
-            }
-        };
-        let kept: Vec<bool> = (0..chunks.len())
-            .map(|c| self.keep.contains(side_of(c)))
+        let mut side = Sides::WHITE;
+        let sides: Vec<Sides> = starting
+            .iter()
+            .map(|halves| {
+                if let Some(&half) = halves.first() {
+                    side = if half >= black_from {
+                        Sides::BLACK
+                    } else {
+                        Sides::WHITE
+                    };
+                }
+                side
+            })
             .collect();
-        let cleared: Vec<bool> = (0..chunks.len())
-            .map(|c| kept[c] && self.stored.as_ref().is_some_and(|(s, _)| *s == side_of(c)))
-            .collect();
-        if kept.iter().all(|&k| k) && self.stored.is_none() {
+        if sides.iter().all(|&s| self.keep.contains(s)) && self.stored.is_none() {
             return Ok(false);
         }
         let identity = self.stored.as_ref().map_or(&self.identity, |(_, id)| id);
@@ -99,8 +92,9 @@ impl Rewrite {
             from: (path, &file),
             list: &chunks,
             starting: &starting,
-            kept: &kept,
-            cleared: &cleared,
+            sides: &sides,
+            keep: self.keep,
+            cleared: self.stored.as_ref().map(|&(side, _)| side),
         };
         crate::files::replace_by(path, |temporary| chunks.copy(temporary, identity))?;
         Ok(true)
@@ -114,10 +108,12 @@ struct Chunks<'a> {
     list: &'a [Chunk],
     /// The halves that start in each chunk.
     starting: &'a [Vec<u64>],
-    /// Whether each chunk stays.
-    kept: &'a [bool],
-    /// Whether each chunk keeps its positions that must capture alone.
-    cleared: &'a [bool],
+    /// The side to move of each chunk.
+    sides: &'a [Sides],
+    /// The sides whose chunks stay.
+    keep: Sides,
+    /// The side whose chunks keep their positions that must capture alone.
+    cleared: Option<Sides>,
 }
 
 impl Chunks<'_> {
@@ -132,14 +128,14 @@ impl Chunks<'_> {
         let mut end = 0u64;
         let mut bytes = Vec::new();
         for (c, chunk) in self.list.iter().enumerate() {
-            if !self.kept[c] {
+            if !self.keep.contains(self.sides[c]) {
                 continue;
             }
             bytes.resize(chunk.len as usize, 0);
             from.read_exact_at(&mut bytes, chunk.offset)
                 .map_err(io_error(path))?;
             let mut written = *chunk;
-            if self.cleared[c] {
+            if self.cleared == Some(self.sides[c]) {
                 let len = Kept::Full.chunk_len(chunk.positions as usize);
                 let mut raw = decompress_checked(path, &bytes, len, chunk.crc, "chunk", c as u64)?;
                 value_planes::keep_captures_alone(&mut raw);
