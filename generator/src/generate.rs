@@ -149,6 +149,11 @@ pub fn generate(
             found: &found[j],
             needed: work.needed[j],
             sides: work.sides[j],
+            read_last: ReadLast {
+                j,
+                last_reader: &last_reader,
+            },
+            solving_done: work.solving_done[j],
             progress,
         };
         if let (Some(part), true) = (plan.part, j == last) {
@@ -161,7 +166,10 @@ pub fn generate(
         let parts = if j == last { ready_parts.take() } else { None };
         let done = run.reuse_or_solve(&mut store, reuse, parts)?;
         run.keep_values(&mut store)?;
-        release_read_last(plan, j, &last_reader, &mut store)?;
+        if done.reused {
+            // A material solved let them go before writing its tables.
+            release_read_last(plan, j, &last_reader, &mut store)?;
+        }
         let summary = done.summary(plan, m, started.elapsed().as_secs_f64());
         progress.material_finished(&summary);
         summaries.push(summary);
@@ -332,7 +340,20 @@ struct MaterialRun<'p> {
     /// The sides to move of its values that are read once it is done
     /// ([`reuse::WorkToDo::sides`]).
     sides: Sides,
+    /// What lets go of the values it is the last to read.
+    read_last: ReadLast<'p>,
+    /// Whether an earlier run solved it whole and stopped while its tables were written
+    /// ([`reuse::WorkToDo::solving_done`]): the values it reads are not held.
+    solving_done: bool,
     progress: &'p dyn Progress,
+}
+
+/// A material's place in the plan (`j`) and the last readers of every material: which values
+/// it is the last to read ([`release_read_last`]).
+#[derive(Clone, Copy)]
+struct ReadLast<'p> {
+    j: usize,
+    last_reader: &'p [LastReaders],
 }
 
 impl MaterialRun<'_> {
@@ -393,6 +414,45 @@ impl MaterialRun<'_> {
                 Ok(done)
             }
         }
+    }
+
+    /// An error unless every band is finished (`finished` of `bands`) where the values the
+    /// material reads are not held ([`MaterialRun::solving_done`]). The run found every band
+    /// matching when it started, so only a file changed since gets here: its band (`path`,
+    /// the first not kept) is solved by the next run, which reads those values again.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::DamagedWorkFile`] then.
+    fn check_solving_done(
+        &self,
+        finished: usize,
+        bands: usize,
+        path: &Path,
+    ) -> Result<(), GenerateError> {
+        if !self.solving_done || finished >= bands {
+            return Ok(());
+        }
+        Err(GenerateError::DamagedWorkFile {
+            path: path.to_path_buf(),
+            reason: format!(
+                "band {finished} does not check, and the values the material reads were let go \
+                 once it was solved: run again to solve it from that band"
+            ),
+        })
+    }
+
+    /// Lets go of the values the material is the last to read ([`release_read_last`]), once
+    /// it is solved: writing its tables reads none of them, and the disk they free is there
+    /// for its tables. A run stopped before the tables are written finds the material solved
+    /// whole when it resumes, and reads none of them ([`reuse::WorkToDo::solving_done`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`release_read_last`].
+    fn release_read_last(&self, store: &mut Store) -> Result<(), GenerateError> {
+        let ReadLast { j, last_reader } = self.read_last;
+        release_read_last(self.plan, j, last_reader, store)
     }
 
     /// Leaves the values of a material done readable in `store` if a later material reads

@@ -11,6 +11,7 @@ pub(crate) mod streamed;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::path::Path;
 
 use std::sync::Mutex;
@@ -137,7 +138,7 @@ pub(crate) fn write_tables(
     if writing == Writing::All {
         written.dtw = tables.write_dtw(stored, longest)?;
     }
-    written.draw_rules = tables.write_rules(stored)?;
+    written.draw_rules = tables.write_rules(stored, writing == Writing::RulesOnly)?;
     Ok((written, into_counts(tables.counts)))
 }
 
@@ -173,6 +174,16 @@ impl SolvedTables<'_> {
         )
     }
 
+    /// Whether block `b` holds positions of `half` or of `counted` (a range of positions),
+    /// the only blocks a pass reads: a table storing one side to move holds nothing of a block
+    /// of the other, and reading it would only be thrown away.
+    fn is_read(&self, b: u32, half: StoredHalf, counted: &Range<usize>) -> bool {
+        let start = b as usize * POSITIONS_PER_BLOCK as usize;
+        let block = start..(start + POSITIONS_PER_BLOCK as usize).min(self.n);
+        let meets = |r: Range<usize>| r.start < block.end && block.start < r.end;
+        meets(half.range(self.n)) || meets(counted.clone())
+    }
+
     /// Block `b`'s codes, with what the codec needs to know of each position: its first
     /// position, its distance codes and its rule codes.
     fn block(&self, b: u32) -> Result<(usize, Vec<u16>, Vec<u8>), GenerateError> {
@@ -203,16 +214,27 @@ impl SolvedTables<'_> {
         Ok((written, table.header().stored))
     }
 
-    /// Writes the win/draw/loss table (counting its blocks if `writing` is
-    /// [`Writing::WdlOnly`]). Returns its size, and the side the distance and rule tables
-    /// store (see [`write_tables`]).
+    /// Writes the win/draw/loss table, counting the material's positions. Returns its size,
+    /// and the side the distance and rule tables store (see [`write_tables`]).
     fn write_wdl(&self, writing: Writing) -> Result<(u64, StoredHalf), GenerateError> {
-        let (plan, m) = (self.plan, self.m);
-        let white = self.compress_wdl(StoredHalf::White, writing == Writing::WdlOnly)?;
-        let black = if m.material.is_symmetric() && plan.compact {
-            None
+        let (plan, m, n) = (self.plan, self.m, self.n);
+        // Each side's pass counts its own half; without a pass for Black to move, White's
+        // counts both. Rule values are counted where they were solved.
+        let black_pass = !(m.material.is_symmetric() && plan.compact);
+        let rules = writing == Writing::All;
+        let white_counted = Counted {
+            range: if black_pass { 0..n / 2 } else { 0..n },
+            rules,
+        };
+        let white = self.compress_wdl(StoredHalf::White, &white_counted)?;
+        let black = if black_pass {
+            let counted = Counted {
+                range: n / 2..n,
+                rules,
+            };
+            Some(self.compress_wdl(StoredHalf::Black, &counted)?)
         } else {
-            Some(self.compress_wdl(StoredHalf::Black, false)?)
+            None
         };
         let stored = match &black {
             Some(black)
@@ -242,24 +264,21 @@ impl SolvedTables<'_> {
         ))
     }
 
-    /// The header and compressed blocks of the win/draw/loss table storing `stored`, its blocks
-    /// counted if `count`.
+    /// The header and compressed blocks of the win/draw/loss table storing `stored`, the
+    /// positions `counted` names counted.
     fn compress_wdl(
         &self,
         stored: StoredHalf,
-        count: bool,
+        counted: &Counted,
     ) -> Result<(Header, Compressed), GenerateError> {
         let n = self.n;
         let header = self.header(TableKind::Wdl, 2, None, stored);
         let blocks = compress_blocks(&self.m.path, &header, |b| {
-            let (start, distances, _) = self.block(b)?;
-            if count {
-                let mut here = Counts::default();
-                for (at, &d) in (start as u64..).zip(&distances) {
-                    here.add(at, distance(d), RuleValue::DRAW);
-                }
-                add_counts(&self.counts, here);
+            if !self.is_read(b, stored, &counted.range) {
+                return Ok(Reuse::Pack(None));
             }
+            let (start, distances, rules) = self.block(b)?;
+            counted.add(&self.counts, start, &distances, &rules);
             let value = |i: usize| distance(distances[i - start]).wdl();
             Ok(Reuse::Pack(pack_block::<WdlCodec>(
                 n,
@@ -312,6 +331,9 @@ impl SolvedTables<'_> {
         let bits = DtwCodec::bits_for(longest);
         let header = self.header(TableKind::Dtw, bits, None, stored);
         write_table(&self.m.dtw_path, header, |b| {
+            if !self.is_read(b, stored, &Counted::NOTHING.range) {
+                return Ok(None);
+            }
             let (start, distances, _) = self.block(b)?;
             let value = |i: usize| distance(distances[i - start]);
             Ok(pack_block::<DtwCodec>(
@@ -324,17 +346,26 @@ impl SolvedTables<'_> {
         })
     }
 
-    /// Writes the rule table storing `stored`, counting its blocks. Returns its size.
-    fn write_rules(&self, stored: StoredHalf) -> Result<u64, GenerateError> {
+    /// Writes the rule table storing `stored`, counting every position of the material if
+    /// `count` (the win/draw/loss table was not written, so did not count them). Returns its
+    /// size.
+    fn write_rules(&self, stored: StoredHalf, count: bool) -> Result<u64, GenerateError> {
         let n = self.n;
         let header = self.header(TableKind::DrawRules, 8, Some(self.m.limits), stored);
-        write_table(&self.m.draw_rules_path, header, |b| {
-            let (start, distances, rules) = self.block(b)?;
-            let mut here = Counts::default();
-            for ((at, &d), &r) in (start as u64..).zip(&distances).zip(&rules) {
-                here.add(at, distance(d), rule_value(r));
+        let counted = if count {
+            Counted {
+                range: 0..n,
+                rules: true,
             }
-            add_counts(&self.counts, here);
+        } else {
+            Counted::NOTHING
+        };
+        write_table(&self.m.draw_rules_path, header, |b| {
+            if !self.is_read(b, stored, &counted.range) {
+                return Ok(None);
+            }
+            let (start, distances, rules) = self.block(b)?;
+            counted.add(&self.counts, start, &distances, &rules);
             let value = |i: usize| rule_value(rules[i - start]);
             Ok(pack_block::<DrawRulesCodec>(
                 n,
@@ -344,6 +375,41 @@ impl SolvedTables<'_> {
                 value,
             ))
         })
+    }
+}
+
+/// The positions a pass over a table's blocks counts (each position is counted by one pass),
+/// with their rule values, or as draws under the rules where those were not solved.
+struct Counted {
+    range: Range<usize>,
+    rules: bool,
+}
+
+impl Counted {
+    /// A pass that counts nothing.
+    const NOTHING: Counted = Counted {
+        range: 0..0,
+        rules: false,
+    };
+
+    /// Adds to `total` the positions of this range among those from `start` whose codes are
+    /// `distances` and `rules`.
+    fn add(&self, total: &Mutex<Counts>, start: usize, distances: &[u16], rules: &[u8]) {
+        let from = self.range.start.max(start);
+        let to = self.range.end.min(start + distances.len());
+        if from >= to {
+            return;
+        }
+        let mut here = Counts::default();
+        for at in from..to {
+            let rule = if self.rules {
+                rule_value(rules[at - start])
+            } else {
+                RuleValue::DRAW
+            };
+            here.add(at as u64, distance(distances[at - start]), rule);
+        }
+        add_counts(total, here);
     }
 }
 
@@ -479,6 +545,10 @@ fn compress_blocks(
     pack: impl Fn(u32) -> Result<Reuse, GenerateError> + Sync,
 ) -> Result<Compressed, GenerateError> {
     let io = io_error(path);
+    // A block holding no position is checked against zeros; most blocks have the same length.
+    let zeros_crc = |len: usize| crc32fast::hash(&vec![0; len]);
+    let full_len = Header::block_len(header.positions_per_block, header.bits);
+    let full_zeros_crc = zeros_crc(full_len);
     (0..header.blocks)
         .into_par_iter()
         .map_init(
@@ -489,7 +559,12 @@ fn compress_blocks(
                     Reuse::Pack(Some(packed)) => packed,
                     Reuse::Pack(None) => {
                         let len = Header::block_len(header.positions_in_block(b), header.bits);
-                        return Ok((crc32fast::hash(&vec![0; len]), Vec::new()));
+                        let crc = if len == full_len {
+                            full_zeros_crc
+                        } else {
+                            zeros_crc(len)
+                        };
+                        return Ok((crc, Vec::new()));
                     }
                 };
                 let compressor = compressor.as_mut().map_err(|e| io(clone_error(e)))?;

@@ -31,8 +31,17 @@ fn holds(haystack: &[u8], needle: &str) -> bool {
 /// keeps Black to move alone, which MMvM and MMvK read; KMvM itself is read by MMvM alone,
 /// through Black to move.
 fn stopped_before_mmvk_is_packed() -> TempDir {
+    stopped_at(&["brazilian", rafle_generator::WORK_DIR, "MMvK.packed"])
+}
+
+/// Brazilian up to 3 pieces, stopped where a directory stands at `blocked` (a path within the
+/// data directory, where a file of the run goes): the run fails there, the directory is
+/// removed. Returns the data directory.
+fn stopped_at(blocked: &[&str]) -> TempDir {
     let dir = TempDir::new().unwrap();
-    let blocked = work(&dir).join("MMvK.packed");
+    let blocked: PathBuf = std::iter::once(dir.path().as_os_str())
+        .chain(blocked.iter().map(std::ffi::OsStr::new))
+        .collect();
     std::fs::create_dir_all(&blocked).unwrap();
     let out = rafle(&[
         "generate",
@@ -44,6 +53,9 @@ fn stopped_before_mmvk_is_packed() -> TempDir {
         data(&dir),
     ]);
     assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let name = blocked.file_name().unwrap().to_string_lossy();
+    assert!(err.contains(&*name), "{err}");
     std::fs::remove_dir(&blocked).unwrap();
     dir
 }
@@ -81,6 +93,53 @@ fn a_side_let_go_is_read_back_from_the_tables_when_a_larger_run_reads_it() {
     // KKMvM reads KMvM's White to move (Black's man takes a king), which the stopped run let
     // go: read back from KMvM's tables, not trusted as it is.
     let (_, err) = generate_in(dir.path(), "brazilian", 4, &[]);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
+/// Brazilian up to 3 stopped while KMvM's tables are written (a directory stands where its
+/// distance table goes): by then KMvM has let go of KvM's White to move, which it was the
+/// last to read.
+fn stopped_while_kmvm_is_written() -> TempDir {
+    stopped_at(&["brazilian", "KMvM.dtw"])
+}
+
+/// The values a material reads last go once it is solved, before its tables are written,
+/// which read none of them. The resumed run finds every band of KMvM recorded in its journal
+/// and matching: it writes the tables from them, and they are a clean run's.
+#[test]
+fn the_sides_a_material_reads_last_go_before_its_tables_are_written() {
+    let (clean, _, _) = generate("brazilian", 3, &[]);
+    let dir = stopped_while_kmvm_is_written();
+    let packed = std::fs::read(work(&dir).join("KvM.packed")).unwrap();
+    assert!(holds(&packed, "black to move"));
+    assert!(!holds(&packed, "white to move"));
+
+    let (_, err) = generate_in(dir.path(), "brazilian", 3, &[]);
+    assert!(!err.contains("damaged"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
+/// A band file of KMvM damaged after its run stopped while its tables were written: the
+/// resumed run does not take KMvM as solved whole; it reads the values KMvM reads again (KvM's
+/// White to move back from its tables) and solves KMvM from that band.
+#[test]
+fn a_band_damaged_after_its_material_was_solved_is_solved_again_with_what_it_reads() {
+    let (clean, _, _) = generate("brazilian", 3, &[]);
+    let dir = stopped_while_kmvm_is_written();
+    let band = work(&dir).join("KMvM.band-005");
+    let mut bytes = std::fs::read(&band).unwrap();
+    let middle = bytes.len() / 3;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&band, bytes).unwrap();
+
+    let (_, err) = generate_in(dir.path(), "brazilian", 3, &[]);
+    assert!(
+        err.contains("KMvM.band-005") && err.contains("solved again from that band"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);

@@ -499,15 +499,15 @@ fn intact_band_files_are_resumed_and_a_missing_one_solved_again() {
 const WDL: [&str; 2] = ["--tables", "wdl"];
 
 /// A run of the win/draw/loss tables alone packs the band files of a finished material that
-/// a later one reads (KKMvK, read by KMMvK's promotions) into a packed file of 2 bits a
-/// position, and removes them; a stopped run takes those values up again instead of solving
-/// the material a second time.
+/// a later one reads (KKMvK, read by KKMvM's captures and, last, by KMMvK's promotions) into
+/// a packed file of 2 bits a position, and removes them; a run stopped while KKMvM's table
+/// is written takes those values up again instead of solving the material a second time.
 #[test]
 fn a_wdl_run_packs_band_files_and_resumes_from_the_packed_file() {
     let clean = TempDir::new().unwrap();
     assert!(generate_four(&clean, &WDL).status.success());
     let dir = TempDir::new().unwrap();
-    let blocked = dir.path().join("brazilian/KMMvK.wdl");
+    let blocked = dir.path().join("brazilian/KKMvM.wdl");
     std::fs::create_dir_all(&blocked).unwrap();
     let out = generate_four(&dir, &WDL);
     assert!(!out.status.success());

@@ -31,6 +31,7 @@ impl MaterialRun<'_> {
     ) -> Result<(Written, Counts), GenerateError> {
         let m = self.m;
         let longest = self.solve_bands_not_finished(store)?;
+        self.release_read_last(store)?;
         let values = store
             .banded_through_cache(m.material)
             .expect("held by the banded solve");
@@ -55,6 +56,8 @@ impl MaterialRun<'_> {
         let mut journal = self.open_band_journal(progress)?;
         let bands = bands(index);
         let values = self.trusted_bands(&mut journal, bands.len(), progress)?;
+        let finished = journal.bands.len();
+        self.check_solving_done(finished, bands.len(), &self.paths.band(finished))?;
         store.insert_banded(index.clone(), values);
         let half = index.king_placements();
         for band in bands.iter().take(journal.bands.len()) {

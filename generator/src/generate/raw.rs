@@ -46,6 +46,7 @@ impl MaterialRun<'_> {
         let bands = bands(&self.index);
         let values = store.values(m.material).expect("inserted above");
         self.keep_intact_bands(&mut journal, &bands, values)?;
+        self.check_solving_done(journal.bands.len(), bands.len(), &paths.partial)?;
         let unfinished = journal.bands.len() < bands.len();
         let seed_parts = self.seed_parts_to_solve_from(seed_parts, unfinished, store)?;
         let kings = self.index.king_placements();
@@ -61,6 +62,8 @@ impl MaterialRun<'_> {
         }
         self.solve_remaining_bands(&solver, &mut journal, &bands, values, store)?;
         let longest = journal.longest();
+        self.release_read_last(store)?;
+        let values = store.values(m.material).expect("inserted above");
         let (written, counts) = self.write_solved(values, longest, rules_only)?;
         if self.needed {
             // Durable before the raw file goes: a stop before it is complete resumes from the raw

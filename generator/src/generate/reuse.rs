@@ -10,9 +10,10 @@ use super::{remove, remove_finished_work, Done, MaterialRun};
 use crate::plan::{MaterialPlan, Plan};
 use crate::solve::store::Store;
 use crate::solve::{band_checksum, bands};
+use crate::work::bands::BandedValues;
 use crate::work::packed::{self, PackedValues};
 use crate::work::sides::Sides;
-use crate::work::values::{Journal, Kept, ValuesFile};
+use crate::work::values::{band_paths, Journal, Kept, ValuesFile};
 use crate::write::counts::{Counts, CountsFile};
 use crate::write::load::{load_existing, load_kinds, LoadError, Loaded};
 use crate::write::streamed::read_back_streamed;
@@ -36,6 +37,10 @@ pub(super) struct WorkToDo {
     pub(super) reads_values: Vec<bool>,
     /// The counts kept with its finished tables ([`kept_counts`]).
     pub(super) counts: Vec<Option<Counts>>,
+    /// Solved, every band of it recorded finished by a run stopped while its tables were
+    /// written ([`solving_done`]): only its tables are left to write, and it reads no other
+    /// material's values (which that run may have let go).
+    pub(super) solving_done: Vec<bool>,
 }
 
 impl WorkToDo {
@@ -74,6 +79,7 @@ pub(super) fn work_to_do(
         kept: vec![false; n],
         reads_values: vec![false; n],
         counts: vec![None; n],
+        solving_done: vec![false; n],
     };
     if plan.unit.is_some() {
         // The units that read a unit run on their own: its values stay for them (the last of
@@ -106,8 +112,11 @@ pub(super) fn work_to_do(
             Found::RulesOnly(_) | Found::Incomplete(_) => true,
         };
         let legacy = matches!(found[j], Found::Legacy);
-        work.reads_values[j] =
-            work.solved[j] || legacy || (complete && !counted) || (work.needed[j] && !work.kept[j]);
+        work.solving_done[j] = work.solved[j] && solving_done(plan, m);
+        let solves = work.solved[j] && !work.solving_done[j];
+        // A material solved gets its values from its solving, never from its tables.
+        let rebuilt = work.needed[j] && !work.kept[j] && !work.solved[j];
+        work.reads_values[j] = solves || legacy || (complete && !counted) || rebuilt;
         // A unit solved from its seed parts reads their files, not the materials they read.
         let from_parts = from_parts && j + 1 == n;
         if work.reads_values[j] && !from_parts {
@@ -119,6 +128,47 @@ pub(super) fn work_to_do(
         }
     }
     Ok(work)
+}
+
+/// Whether material `m` is solved whole in its work files: its journal records every band
+/// finished, and each band's values there still match their checksum (a run stopped while its
+/// tables were written, which had let go of the values it read last,
+/// [`MaterialRun::release_read_last`]). Then the resumed run writes its tables from those
+/// files and reads no other material; else it solves again from the first band that does not
+/// match, reading them.
+fn solving_done(plan: &Plan, m: &MaterialPlan) -> bool {
+    let (variant, material) = (plan.variant, m.material);
+    let paths = plan.directory().work_files(material, plan.tables);
+    let recorded =
+        Journal::recorded_bands(&paths.journal, variant, material, m.positions, m.limits);
+    if recorded.is_empty() {
+        return false;
+    }
+    let index = PositionIndex::new(variant, material);
+    let bands = bands(&index);
+    if recorded.len() != bands.len() {
+        return false;
+    }
+    if crate::work::bands::is_banded(&index) {
+        let identity = plan.packed_identity(m);
+        let paths = band_paths(&paths, bands.len());
+        // The files there, up to the first missing.
+        if paths.len() != bands.len() {
+            return false;
+        }
+        return (paths.iter().zip(&recorded).enumerate()).all(|(b, (path, band))| {
+            let mut values = BandedValues::new(&index, &identity, plan.kept());
+            let sum = values
+                .add_band(path, b)
+                .and_then(|halves| values.checksum(&halves));
+            matches!(sum, Ok(sum) if sum == band.checksum)
+        });
+    }
+    let Ok(values) = ValuesFile::open(&paths.partial, m.positions, false, plan.kept()) else {
+        return false;
+    };
+    (bands.iter().zip(&recorded))
+        .all(|(band, b)| band_checksum(&index, &values, band) == b.checksum)
 }
 
 /// What a reused material's values need.

@@ -74,6 +74,35 @@ impl Journal {
         (number == b && fields.next().is_none()).then_some(FinishedBand { longest, checksum })
     }
 
+    /// The bands the journal at `path` records as finished for this request, read without
+    /// rewriting it: none if it is missing or of another request. Their values are not
+    /// checked here.
+    pub(crate) fn recorded_bands(
+        path: &Path,
+        variant: Variant,
+        material: Material,
+        positions: u64,
+        limits: Limits,
+    ) -> Vec<FinishedBand> {
+        let identity = Journal::identity(variant, material, positions, limits);
+        let Ok(text) = rafle_probe::toolkit::open_regular(path).and_then(io::read_to_string) else {
+            return Vec::new();
+        };
+        let mut lines = text.split_inclusive('\n');
+        if lines.next() != Some(format!("{identity}\n").as_str()) {
+            return Vec::new();
+        }
+        lines
+            .enumerate()
+            .map_while(|(b, line)| {
+                // A line cut short by a kill (no newline yet) is not a finished band.
+                line.ends_with('\n')
+                    .then(|| Journal::parse_line(line, b))
+                    .flatten()
+            })
+            .collect()
+    }
+
     /// The journal at `path` if it belongs to this request (the bands it records were then
     /// finished in the partial file, which [`Journal::keep_intact`] checks), else a fresh one
     /// (the partial file is then worthless).
