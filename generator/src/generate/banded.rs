@@ -3,13 +3,16 @@
 //! values later materials read. A stopped run resumes at the first band whose file is missing
 //! or does not match its checksum in the journal.
 
+use std::path::Path;
 use std::time::Instant;
+
+use rafle_probe::toolkit::PositionIndex;
 
 use crate::solve::store::Store;
 use crate::solve::{bands, MaterialSolver};
 use crate::work::bands::{sync_band_files, BandWriter, BandedValues};
-use crate::work::values::Journal;
 use crate::work::values::{band_paths, remove_bands};
+use crate::work::values::{Journal, Kept};
 use crate::write::counts::Counts;
 use crate::write::Written;
 use crate::{GenerateError, Progress, UNITS_PER_POSITION};
@@ -121,27 +124,25 @@ impl MaterialRun<'_> {
         let recorded = journal.bands.len().min(bands);
         let mut kept = 0;
         for (b, path) in band_paths(&self.paths, recorded).iter().enumerate() {
-            let mut candidate = BandedValues::new(&self.index, &identity, self.plan.kept());
-            let matches = candidate
-                .add_band(path, b)
-                .and_then(|halves| candidate.checksum(&halves))
-                .map(|sum| sum == journal.bands[b].checksum);
-            match matches {
-                Ok(true) => {
-                    values.add_band(path, b)?;
-                    kept = b + 1;
-                }
-                Ok(false) | Err(_) => {
-                    progress.damaged_work_file(
-                        path,
-                        &format!(
-                            "does not match its checksum in {}: solved again from that band",
-                            self.paths.journal.display()
-                        ),
-                    );
-                    break;
-                }
+            let checksum = journal.bands[b].checksum;
+            if !band_matches(
+                &self.index,
+                &identity,
+                self.plan.kept(),
+                (path, b),
+                checksum,
+            ) {
+                progress.damaged_work_file(
+                    path,
+                    &format!(
+                        "does not match its checksum in {}: solved again from that band",
+                        self.paths.journal.display()
+                    ),
+                );
+                break;
             }
+            values.add_band(path, b)?;
+            kept = b + 1;
         }
         if kept < journal.bands.len() {
             if kept == band_paths(&self.paths, recorded).len() && kept < recorded {
@@ -175,4 +176,22 @@ impl MaterialRun<'_> {
         )
         .filter(|values| values.check().is_ok())
     }
+}
+
+/// Whether band `b`'s file at `path` (`band`), of a material of `index` and the request
+/// `identity`, its values kept as `kept`, reads whole and matches `checksum`, the one its
+/// journal records.
+pub(super) fn band_matches(
+    index: &PositionIndex,
+    identity: &str,
+    kept: Kept,
+    band: (&Path, usize),
+    checksum: u64,
+) -> bool {
+    let (path, b) = band;
+    let mut values = BandedValues::new(index, identity, kept);
+    let sum = values
+        .add_band(path, b)
+        .and_then(|halves| values.checksum(&halves));
+    matches!(sum, Ok(sum) if sum == checksum)
 }

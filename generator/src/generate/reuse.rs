@@ -10,7 +10,6 @@ use super::{remove, remove_finished_work, Done, MaterialRun};
 use crate::plan::{MaterialPlan, Plan};
 use crate::solve::store::Store;
 use crate::solve::{band_checksum, bands};
-use crate::work::bands::BandedValues;
 use crate::work::packed::{self, PackedValues};
 use crate::work::sides::Sides;
 use crate::work::values::{band_paths, Journal, Kept, ValuesFile};
@@ -157,11 +156,7 @@ fn solving_done(plan: &Plan, m: &MaterialPlan) -> bool {
             return false;
         }
         return (paths.iter().zip(&recorded).enumerate()).all(|(b, (path, band))| {
-            let mut values = BandedValues::new(&index, &identity, plan.kept());
-            let sum = values
-                .add_band(path, b)
-                .and_then(|halves| values.checksum(&halves));
-            matches!(sum, Ok(sum) if sum == band.checksum)
+            super::banded::band_matches(&index, &identity, plan.kept(), (path, b), band.checksum)
         });
     }
     let Ok(values) = ValuesFile::open(&paths.partial, m.positions, false, plan.kept()) else {

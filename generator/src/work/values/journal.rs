@@ -47,6 +47,14 @@ pub(crate) struct Journal {
     pub(crate) damage: Option<String>,
 }
 
+/// What a journal file records, as read ([`Journal::read`]).
+struct Recorded {
+    /// Whether it is the request's.
+    resumed: bool,
+    bands: Vec<FinishedBand>,
+    damage: Option<String>,
+}
+
 impl Journal {
     fn identity(variant: Variant, material: Material, positions: u64, limits: Limits) -> String {
         // Version 2: bands carry checksums. A journal of version 1 is not taken: its raw file
@@ -85,22 +93,37 @@ impl Journal {
         limits: Limits,
     ) -> Vec<FinishedBand> {
         let identity = Journal::identity(variant, material, positions, limits);
-        let Ok(text) = rafle_probe::toolkit::open_regular(path).and_then(io::read_to_string) else {
-            return Vec::new();
+        Journal::read(path, &identity).bands
+    }
+
+    /// What the journal at `path` records for the request `identity`: whether it is that
+    /// request's, the bands up to the first line cut short or damaged, and the damage found.
+    fn read(path: &Path, identity: &str) -> Recorded {
+        let text = rafle_probe::toolkit::open_regular(path).and_then(io::read_to_string);
+        let mut lines = text.as_deref().unwrap_or("").split_inclusive('\n');
+        let mut recorded = Recorded {
+            resumed: lines.next() == Some(format!("{identity}\n").as_str()),
+            bands: Vec::new(),
+            damage: None,
         };
-        let mut lines = text.split_inclusive('\n');
-        if lines.next() != Some(format!("{identity}\n").as_str()) {
-            return Vec::new();
+        if !recorded.resumed {
+            return recorded;
         }
-        lines
-            .enumerate()
-            .map_while(|(b, line)| {
-                // A line cut short by a kill (no newline yet) is not a finished band.
-                line.ends_with('\n')
-                    .then(|| Journal::parse_line(line, b))
-                    .flatten()
-            })
-            .collect()
+        for line in lines {
+            // A line cut short by a kill (no newline yet) is not a finished band.
+            if !line.ends_with('\n') {
+                break;
+            }
+            let Some(band) = Journal::parse_line(line, recorded.bands.len()) else {
+                recorded.damage = Some(format!(
+                    "line {} does not read back as written",
+                    recorded.bands.len() + 2
+                ));
+                break;
+            };
+            recorded.bands.push(band);
+        }
+        recorded
     }
 
     /// The journal at `path` if it belongs to this request (the bands it records were then
@@ -121,34 +144,19 @@ impl Journal {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).map_err(io_error(dir))?;
         }
-        let text = rafle_probe::toolkit::open_regular(path).and_then(io::read_to_string);
-        let mut journal = Journal {
+        let Recorded {
+            resumed,
+            bands,
+            damage,
+        } = Journal::read(path, &identity);
+        let journal = Journal {
             path: path.to_path_buf(),
             identity,
-            bands: Vec::new(),
-            recorded: 0,
-            damage: None,
+            // Rewritten without a torn or damaged last line.
+            recorded: bands.len(),
+            bands,
+            damage,
         };
-        let mut lines = text.as_deref().unwrap_or("").split_inclusive('\n');
-        let resumed = lines.next() == Some(format!("{}\n", journal.identity).as_str());
-        if resumed {
-            for line in lines {
-                // A line cut short by a kill (no newline yet) is not a finished band.
-                if !line.ends_with('\n') {
-                    break;
-                }
-                let Some(band) = Journal::parse_line(line, journal.bands.len()) else {
-                    journal.damage = Some(format!(
-                        "line {} does not read back as written",
-                        journal.bands.len() + 2
-                    ));
-                    break;
-                };
-                journal.bands.push(band);
-            }
-        }
-        // Rewritten without a torn or damaged last line.
-        journal.recorded = journal.bands.len();
         journal.rewrite()?;
         Ok((journal, resumed))
     }
