@@ -220,6 +220,12 @@ impl Position {
         SquareSet::from_bits(self.variant, self.side(color))
     }
 
+    /// Whether a king of `color` stands on the row where its men are crowned, as one just
+    /// crowned by a move that captured nothing does.
+    pub fn king_on_crowning_row(&self, color: Color) -> bool {
+        self.side(color) & self.kings & promotion_row(self.variant, color == Color::White) != 0
+    }
+
     /// Number of pieces on the board.
     pub fn piece_count(&self) -> u32 {
         (self.white | self.black).count_ones()
@@ -473,6 +479,27 @@ mod tests {
             lengths.push(list.len());
         }
         assert!(lengths[0] > 10 && lengths[1] == 1, "{lengths:?}");
+    }
+
+    #[test]
+    fn a_man_crowned_by_a_quiet_move_leaves_a_king_on_its_crowning_row() {
+        for (v, fen, crowned) in [
+            (Variant::Brazilian, "W:W6:BK22", "B:WK1:BK22"),
+            (Variant::International, "B:WK30:B45", "W:WK30:BK50"),
+        ] {
+            let pos = Position::from_fen(v, fen).unwrap();
+            let mover = pos.turn();
+            assert!(!pos.king_on_crowning_row(mover));
+            let after: Vec<Position> = pos.legal_moves().iter().map(|mv| pos.play(mv)).collect();
+            let expected = Position::from_fen(v, crowned).unwrap();
+            assert!(after.contains(&expected), "{v} {fen}");
+            assert!(expected.king_on_crowning_row(mover));
+            // A king elsewhere, or the other side's king on that row, is not one.
+            assert!(!expected.king_on_crowning_row(mover.opposite()));
+            let moved = expected.mirrored();
+            assert!(moved.king_on_crowning_row(mover.opposite()));
+            assert!(!moved.king_on_crowning_row(mover));
+        }
     }
 
     #[test]

@@ -269,19 +269,44 @@ fn release_read_last(
     store: &mut Store,
 ) -> Result<(), GenerateError> {
     for &d in &plan.materials[j].reads {
-        if last_reader[d].last_read_by(j).is_empty() {
-            continue;
-        }
         let dep = plan.materials[d].material;
         let still_read = last_reader[d].after(j);
-        if still_read.is_empty() {
+        let read_last = !last_reader[d].last_read_by(j).is_empty();
+        if read_last && still_read.is_empty() {
             store.remove(dep);
             if plan.unit.is_none() {
                 remove_values(&plan.directory().work_files(dep, plan.tables));
             }
         } else if plan.unit.is_none() {
-            let identity = plan.packed_identity(&plan.materials[d]);
-            store.keep_sides(dep, &identity, still_read)?;
+            if read_last {
+                let identity = plan.packed_identity(&plan.materials[d]);
+                store.keep_sides(dep, &identity, still_read)?;
+            }
+            // Once this reader is done, the others may all read a side through a crowning.
+            keep_crowned_alone(plan, (d, still_read), j, store)?;
+        }
+    }
+    Ok(())
+}
+
+/// Keeps of the sides `still_read` of the material at `d` in the plan that the materials
+/// after the one at `done` read only through a crowning the positions such a crowning
+/// reaches alone ([`Plan::read_only_crowned`], [`Store::keep_crowned_alone`]).
+///
+/// # Errors
+///
+/// What rewriting its band files returns.
+fn keep_crowned_alone(
+    plan: &Plan,
+    (d, still_read): (usize, Sides),
+    done: usize,
+    store: &mut Store,
+) -> Result<(), GenerateError> {
+    let crowned = plan.read_only_crowned(d, still_read, done);
+    let dep = plan.materials[d].material;
+    for side in [Sides::WHITE, Sides::BLACK] {
+        if crowned.contains(side) {
+            store.keep_crowned_alone(dep, side)?;
         }
     }
     Ok(())
@@ -495,6 +520,8 @@ impl MaterialRun<'_> {
             if plan.reads_stored_side_from_tables(m.material) {
                 store.read_stored_side_from_tables(m.material, &identity, &plan.directory())?;
             }
+            let j = self.read_last.j;
+            keep_crowned_alone(plan, (j, self.sides), j, store)?;
         }
         Ok(())
     }

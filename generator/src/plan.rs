@@ -305,6 +305,34 @@ impl Plan {
             && !crate::work::bands::packs_bands(self.variant, m)
     }
 
+    /// The sides of `still_read` of the material at `d` in the plan that every material after
+    /// the one at `done` reads, if at all, only through a crowning that captures nothing: each
+    /// of those readers has as many pieces, a man more and a king fewer for the side that
+    /// moves. The positions such a crowning reaches have a king of the side not to move on its
+    /// crowning row, and the material's band files keep those alone of that side
+    /// (`crate::work::bands::keep_crowned_alone`); so does its mirror image, which is how a
+    /// symmetric material's positions may be read. Only a whole run's, for a material kept in
+    /// band files of all three tables' values, and not the side its tables store where they
+    /// are read from them (White to move, [`Plan::reads_stored_side_from_tables`]).
+    pub(crate) fn read_only_crowned(&self, d: usize, still_read: Sides, done: usize) -> Sides {
+        let dep = self.materials[d].material;
+        let kept_in_bands = crate::work::bands::is_banded_material(self.variant, dep)
+            && !crate::work::bands::packs_bands(self.variant, dep);
+        if self.unit.is_some() || self.kept() != crate::work::values::Kept::Full || !kept_in_bands {
+            return Sides::NONE;
+        }
+        let mut crowned = still_read;
+        crowned.white &= !self.reads_stored_side_from_tables(dep);
+        for reader in self.materials[done + 1..].iter() {
+            if reader.reads.contains(&d) && reader.material.pieces() != dep.pieces() {
+                let read = Sides::read_by(reader.material, dep);
+                crowned.white &= !read.white;
+                crowned.black &= !read.black;
+            }
+        }
+        crowned
+    }
+
     /// The plan of one seed part of a large kings-only material (see
     /// [`MaterialPlan::seed_parts`]): part `part` (from 1) of `material`, seeded from the
     /// finished tables in `dir` of the materials its captures reach.

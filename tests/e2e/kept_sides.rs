@@ -18,6 +18,15 @@ fn work(dir: &TempDir) -> PathBuf {
     dir.path().join("brazilian").join(rafle_generator::WORK_DIR)
 }
 
+/// The work files left in `dir` but the count files and the lock.
+fn left_in_work(dir: &TempDir) -> Vec<String> {
+    std::fs::read_dir(work(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".summary") && name != "writer.lock")
+        .collect()
+}
+
 /// Whether `haystack` holds `needle`.
 fn holds(haystack: &[u8], needle: &str) -> bool {
     haystack
@@ -78,11 +87,7 @@ fn a_run_keeps_the_side_still_read_and_resumes_from_it() {
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
     // Nothing is left once nothing reads it.
-    let left: Vec<String> = std::fs::read_dir(work(&dir))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| !name.ends_with(".summary") && name != "writer.lock")
-        .collect();
+    let left = left_in_work(&dir);
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -140,6 +145,62 @@ fn a_band_damaged_after_its_material_was_solved_is_solved_again_with_what_it_rea
         err.contains("KMvM.band-005") && err.contains("solved again from that band"),
         "{err}"
     );
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+}
+
+/// Brazilian up to 3 stopped as KMvM's first band is written. KKvM is read by KMvM alone,
+/// through White's crowning (KMvM's man crowned, Black to move), so once it is done its band
+/// files keep of Black to move only the positions with a White king on White's crowning row,
+/// and nothing of White to move, which no material of the run reads.
+fn stopped_as_kmvm_is_solved() -> TempDir {
+    let dir = stopped_at(&["brazilian", rafle_generator::WORK_DIR, "KMvM.band-000"]);
+    let bands: Vec<Vec<u8>> = std::fs::read_dir(work(&dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("KKvM.band-")
+        })
+        .map(|path| std::fs::read(path).unwrap())
+        .collect();
+    assert!(!bands.is_empty());
+    for band in &bands {
+        assert!(holds(band, "black to move where crowned alone"));
+        assert!(!holds(band, "white to move"));
+    }
+    dir
+}
+
+/// A side that the materials still to read it reach only through a crowning keeps the
+/// positions a crowning reaches alone; the run stopped there resumes to a clean run's tables.
+#[test]
+fn a_side_read_only_through_crownings_keeps_the_crowned_positions_alone() {
+    let (clean, _, _) = generate("brazilian", 3, &[]);
+    let dir = stopped_as_kmvm_is_solved();
+    let (_, err) = generate_in(dir.path(), "brazilian", 3, &[]);
+    assert!(
+        !err.contains("damaged") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert_eq!(tables(&dir), tables(&clean));
+    ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
+    // KKvM's band files, read back from its tables by the resumed run, are not left behind.
+    let left = left_in_work(&dir);
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A larger run reads KKvM's Black to move through a capture too (KKvKM: White takes Black's
+/// king): it does not take the band files that keep the crowned positions alone, and reads
+/// KKvM back from its tables.
+#[test]
+fn a_larger_run_reads_back_a_side_kept_where_crowned_alone() {
+    let (clean, _, _) = generate("brazilian", 4, &[]);
+    let dir = stopped_as_kmvm_is_solved();
+    let (_, err) = generate_in(dir.path(), "brazilian", 4, &[]);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);

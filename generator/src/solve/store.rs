@@ -14,8 +14,8 @@ use rafle_probe::{
 use crate::memory::Trimmer;
 use crate::solve::man_moves::{Destination, STARTS};
 use crate::work::bands::{
-    identity_from_tables, keep_sides_of_bands, read_stored_side_from_tables, BandedValues,
-    HalfView, Kept, StoredSide,
+    identity_crowned_alone, identity_from_tables, keep_crowned_alone, keep_sides_of_bands,
+    read_stored_side_from_tables, BandedValues, HalfView, Kept, StoredSide,
 };
 use crate::work::packed::{PackedValues, SharedCache};
 use crate::work::sides::Sides;
@@ -353,6 +353,58 @@ impl Store {
         read_stored_side_from_tables(&paths, identity, &index, stored.side())?;
         let identity = identity_from_tables(identity, stored.side() == Sides::WHITE);
         let values = reopen(&index, &identity, Kept::Full, &paths, Some(stored))?;
+        self.insert_banded(index, values);
+        Ok(())
+    }
+
+    /// Keeps of the side to move `side` of a finished material held in band files of three
+    /// byte planes only the positions a crowning that captures nothing reaches
+    /// ([`keep_crowned_alone`]): the materials still to read that side read it only so. Its
+    /// band files are rewritten, then read again. Nothing for a material not held so, or
+    /// that leaves that side to its tables, or already kept so.
+    ///
+    /// # Errors
+    ///
+    /// What rewriting or opening the band files again returns; the material is no longer held
+    /// then.
+    ///
+    /// # Panics
+    ///
+    /// If the material's values are being read: this is done between two materials.
+    pub(crate) fn keep_crowned_alone(
+        &mut self,
+        material: Material,
+        side: Sides,
+    ) -> Result<(), GenerateError> {
+        let key = slot(material);
+        let eligible = |held: &Held| match &held.values {
+            Values::Banded(banded) => {
+                banded.kept() == Kept::Full
+                    && banded
+                        .stored_side()
+                        .is_none_or(|stored| stored.side() != side)
+                    && banded.held_sides().contains(side)
+                    && !banded
+                        .identity()
+                        .contains(&identity_crowned_alone("", side))
+            }
+            _ => false,
+        };
+        if !self.slots[key].as_deref().is_some_and(eligible) {
+            return Ok(());
+        }
+        let held = self.slots[key].take().expect("held");
+        let Held { index, values } =
+            Arc::try_unwrap(held).expect("values kept where crowned between two materials");
+        let Values::Banded(banded) = values else {
+            unreachable!("only band files are kept where crowned")
+        };
+        self.cache.forget(banded.id());
+        let (paths, identity) = (banded.paths(), banded.identity().to_string());
+        let stored = banded.stored_side().cloned();
+        drop(banded);
+        let identity = keep_crowned_alone(&paths, &identity, &index, side)?;
+        let values = reopen(&index, &identity, Kept::Full, &paths, stored)?;
         self.insert_banded(index, values);
         Ok(())
     }

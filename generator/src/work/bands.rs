@@ -36,7 +36,9 @@ mod sides;
 mod writer;
 
 pub(crate) use from_tables::{identity_from_tables, StoredSide};
-pub(crate) use sides::{keep_sides_of_bands, read_stored_side_from_tables};
+pub(crate) use sides::{
+    identity_crowned_alone, keep_crowned_alone, keep_sides_of_bands, read_stored_side_from_tables,
+};
 pub(crate) use writer::{sync_band_files, BandWriter};
 
 use std::fs::File;

@@ -133,11 +133,18 @@ pub(crate) fn extend(chunk: &[u8], range: Range<usize>, codes: &mut Vec<u16>, ru
 /// (`crate::work::bands::from_tables`). Only the captures' values, which the tables leave out,
 /// are left, and the long runs of zeros compress to almost nothing.
 pub(crate) fn keep_captures_alone(chunk: &mut [u8]) {
+    keep_alone(chunk, |_, low| low & CAPTURE_BIT != 0);
+}
+
+/// Clears every position `k` of `chunk` (laid out with [`Captures::Kept`]) for which
+/// `keep(k, low)` is false, `low` its byte of the low plane, to the zeros of a draw, its
+/// capture mark cleared too.
+pub(crate) fn keep_alone(chunk: &mut [u8], mut keep: impl FnMut(usize, u8) -> bool) {
     let n = chunk.len() / 3;
     let (low, rest) = chunk.split_at_mut(n);
     let (high, rule) = rest.split_at_mut(n);
     for k in 0..n {
-        if low[k] & CAPTURE_BIT == 0 {
+        if !keep(k, low[k]) {
             (low[k], high[k], rule[k]) = (0, 0, 0);
         }
     }

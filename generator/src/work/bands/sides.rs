@@ -2,7 +2,10 @@
 //! one side (the writer fills them apart), so the file is copied with the chunks of the sides
 //! kept, their compressed bytes as they are, under a directory of those halves alone. And
 //! leaving the side its tables store to them: the chunks of that side are copied with only
-//! their positions that must capture ([`super::from_tables`]).
+//! their positions that must capture ([`super::from_tables`]). And keeping of a side read only
+//! through a crowning (by materials of as many pieces, one more man and one king fewer for the
+//! side that moved) the positions where a king of that side stands on its crowning row alone:
+//! no other position of that side is ever read again.
 
 use std::fs::File;
 use std::io::Write;
@@ -12,7 +15,7 @@ use std::path::Path;
 use rafle_probe::toolkit::PositionIndex;
 
 use super::directory::{self, Chunk, HalfPlace, HalvesWritten};
-use super::{band_identity, identity_from_tables, Kept};
+use super::{band_identity, identity_from_tables, Kept, CHUNK_POSITIONS};
 use crate::files::io_error;
 use crate::work::packed::{decompress_checked, LEVEL};
 use crate::work::sides::Sides;
@@ -37,7 +40,7 @@ pub(crate) fn keep_sides(
     let rewrite = Rewrite {
         identity: band_identity(identity, band),
         keep,
-        stored: None,
+        cleared: None,
     };
     rewrite.apply(path, index)
 }
@@ -48,9 +51,26 @@ struct Rewrite {
     identity: String,
     /// The sides to move whose chunks stay.
     keep: Sides,
-    /// The side to move whose chunks keep their positions that must capture alone, and the
-    /// identity the file then takes.
-    stored: Option<(Sides, String)>,
+    /// The side to move whose chunks keep some of their positions alone.
+    cleared: Option<Cleared>,
+}
+
+/// The side to move of a band file whose chunks keep some of their positions alone, which,
+/// and the identity the file then takes.
+struct Cleared {
+    side: Sides,
+    keep: Keep,
+    identity: String,
+}
+
+/// Which positions of a side the chunks of a rewritten band file keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// Those whose side to move must capture (the tables hold the others).
+    Captures,
+    /// Those where a king of the side not to move stands on its crowning row (no other is
+    /// read once the materials still to read the side read it only through a crowning).
+    Crowned,
 }
 
 impl Rewrite {
@@ -84,17 +104,27 @@ impl Rewrite {
                 side
             })
             .collect();
-        if sides.iter().all(|&s| self.keep.contains(s)) && self.stored.is_none() {
+        if sides.iter().all(|&s| self.keep.contains(s)) && self.cleared.is_none() {
             return Ok(false);
         }
-        let identity = self.stored.as_ref().map_or(&self.identity, |(_, id)| id);
+        let identity = self
+            .cleared
+            .as_ref()
+            .map_or(&self.identity, |c| &c.identity);
+        let crowned = matches!(&self.cleared, Some(c) if c.keep == Keep::Crowned);
+        let runs = if crowned {
+            chunk_runs(&places, chunks.len(), index.king_placements())
+        } else {
+            Vec::new()
+        };
         let chunks = Chunks {
             from: (path, &file),
             list: &chunks,
             starting: &starting,
             sides: &sides,
             keep: self.keep,
-            cleared: self.stored.as_ref().map(|&(side, _)| side),
+            cleared: self.cleared.as_ref().map(|c| (c.side, c.keep)),
+            runs: (index, &runs),
         };
         crate::files::replace_by(path, |temporary| chunks.copy(temporary, identity))?;
         Ok(true)
@@ -112,8 +142,59 @@ struct Chunks<'a> {
     sides: &'a [Sides],
     /// The sides whose chunks stay.
     keep: Sides,
-    /// The side whose chunks keep their positions that must capture alone.
-    cleared: Option<Sides>,
+    /// The side whose chunks keep some of their positions alone, and which.
+    cleared: Option<(Sides, Keep)>,
+    /// The material's index, and the positions of each chunk as runs of consecutive indices
+    /// (for [`Keep::Crowned`]).
+    runs: (&'a PositionIndex, &'a [Vec<Run>]),
+}
+
+/// Consecutive positions of a chunk: the index of the first, its place in the chunk, and how
+/// many.
+type Run = (u64, usize, usize);
+
+/// The positions of each of `chunks` chunks whose halves (of `half_len` positions) lie at
+/// `places`, as runs: a half of at most [`CHUNK_POSITIONS`] at its slot of its chunk, a larger
+/// one over consecutive chunks of its own.
+fn chunk_runs(places: &[HalfPlace], chunks: usize, half_len: u64) -> Vec<Vec<Run>> {
+    let mut runs = vec![Vec::new(); chunks];
+    for place in places {
+        let first = place.half * half_len;
+        if half_len <= CHUNK_POSITIONS {
+            let at = (u64::from(place.slot) * half_len) as usize;
+            if let Some(chunk) = runs.get_mut(place.chunk as usize) {
+                chunk.push((first, at, half_len as usize));
+            }
+            continue;
+        }
+        for (q, from) in (0..half_len).step_by(CHUNK_POSITIONS as usize).enumerate() {
+            let count = CHUNK_POSITIONS.min(half_len - from) as usize;
+            if let Some(chunk) = runs.get_mut(place.chunk as usize + q) {
+                chunk.push((first + from, 0, count));
+            }
+        }
+    }
+    runs
+}
+
+/// Whether each position of a chunk whose positions are `runs` (of a material of `index`)
+/// has a king of the side not to move on that side's crowning row: the positions a crowning
+/// that captures nothing reaches.
+fn crowned(index: &PositionIndex, runs: &[Run], positions: usize) -> Vec<bool> {
+    let mut crowned = vec![false; positions];
+    for &(first, at, count) in runs {
+        let mut cursor = index.cursor(first);
+        for k in 0..count {
+            if k > 0 {
+                cursor.advance();
+            }
+            let position = cursor.position();
+            if let Some(slot) = crowned.get_mut(at + k) {
+                *slot = position.king_on_crowning_row(position.turn().opposite());
+            }
+        }
+    }
+    crowned
 }
 
 impl Chunks<'_> {
@@ -135,10 +216,17 @@ impl Chunks<'_> {
             from.read_exact_at(&mut bytes, chunk.offset)
                 .map_err(io_error(path))?;
             let mut written = *chunk;
-            if self.cleared == Some(self.sides[c]) {
+            if let Some((_, keep)) = self.cleared.filter(|&(side, _)| side == self.sides[c]) {
                 let len = Kept::Full.chunk_len(chunk.positions as usize);
                 let mut raw = decompress_checked(path, &bytes, len, chunk.crc, "chunk", c as u64)?;
-                value_planes::keep_captures_alone(&mut raw);
+                match keep {
+                    Keep::Captures => value_planes::keep_captures_alone(&mut raw),
+                    Keep::Crowned => {
+                        let (index, runs) = self.runs;
+                        let crowned = crowned(index, &runs[c], chunk.positions as usize);
+                        value_planes::keep_alone(&mut raw, |k, _| crowned[k]);
+                    }
+                }
                 bytes = zstd::bulk::compress(&raw, LEVEL).map_err(&io)?;
                 written.len = bytes.len() as u32;
                 written.crc = crc32fast::hash(&raw);
@@ -197,7 +285,11 @@ pub(crate) fn read_stored_side_from_tables(
         let rewrite = Rewrite {
             identity: band_identity(identity, band),
             keep: Sides::BOTH,
-            stored: Some((stored, band_identity(&to, band))),
+            cleared: Some(Cleared {
+                side: stored,
+                keep: Keep::Captures,
+                identity: band_identity(&to, band),
+            }),
         };
         match rewrite.apply(path, index) {
             Ok(_) => {}
@@ -207,6 +299,46 @@ pub(crate) fn read_stored_side_from_tables(
         }
     }
     Ok(())
+}
+
+/// The identity of band files of the request `identity` whose side `side` keeps the positions
+/// a crowning reaches alone ([`keep_crowned_alone`]).
+pub(crate) fn identity_crowned_alone(identity: &str, side: Sides) -> String {
+    format!("{identity},{} where crowned alone", side.suffix())
+}
+
+/// Rewrites every band file of a finished material of `index` (the paths of its bands in
+/// order, of the request `identity`) so that the chunks of the side `side` keep only the
+/// positions where a king of the side not to move stands on its crowning row, under the
+/// identity [`identity_crowned_alone`] gives: what the materials still to read that side reach
+/// when each reads it only through a crowning that captures nothing. Returns that identity.
+///
+/// A run stopped part way leaves files it cannot read back as its values: a resumed run then
+/// reads the material's values back from its tables.
+///
+/// # Errors
+///
+/// As [`keep_sides`].
+pub(crate) fn keep_crowned_alone(
+    paths: &[std::path::PathBuf],
+    identity: &str,
+    index: &PositionIndex,
+    side: Sides,
+) -> Result<String, GenerateError> {
+    let to = identity_crowned_alone(identity, side);
+    for (band, path) in paths.iter().enumerate() {
+        let rewrite = Rewrite {
+            identity: band_identity(identity, band),
+            keep: Sides::BOTH,
+            cleared: Some(Cleared {
+                side,
+                keep: Keep::Crowned,
+                identity: band_identity(&to, band),
+            }),
+        };
+        rewrite.apply(path, index)?;
+    }
+    Ok(to)
 }
 
 /// Whether the band file at `path` has the directory of `identity`.
@@ -267,6 +399,60 @@ mod tests {
         // The directory checks, and no temporary file is left.
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    /// Writes band 0 of `material` with every half, and keeps of Black to move the positions
+    /// a crowning of White reaches alone: those read back as written, the rest of Black to
+    /// move as draws, White to move untouched (checked at every `stride`th position).
+    fn keeps_crowned_alone(material: &str, stride: usize) {
+        let dir = tempfile::tempdir().unwrap();
+        let index = PositionIndex::new(Variant::Brazilian, material.parse().unwrap());
+        let half = index.king_placements();
+        let path = dir.path().join("m.band-000");
+        let writer = BandWriter::create(&path, "id", 0, &index, Kept::Full).unwrap();
+        for h in 0..2 * index.men_placements() {
+            let (codes, rules): (Vec<u16>, Vec<u8>) =
+                (h * half..(h + 1) * half).map(codes_of).unzip();
+            writer.write_half(h * half, &codes, &rules).unwrap();
+        }
+        writer.finish().unwrap();
+
+        let paths = [path.clone()];
+        let identity = keep_crowned_alone(&paths, "id", &index, Sides::BLACK).unwrap();
+        assert_eq!(identity, identity_crowned_alone("id", Sides::BLACK));
+        let mut values = BandedValues::new(&index, &identity, Kept::Full);
+        values.add_band(&path, 0).unwrap();
+        values.check().unwrap();
+        let cache = SharedCache::new(1 << 22);
+        let (mut crowned, mut cleared) = (0, 0);
+        for i in (0..index.size()).step_by(stride) {
+            let position = index.unrank(i);
+            let read = values.codes(i, &cache).unwrap();
+            let black = position.turn() == rafle_probe::draughts::Color::Black;
+            if !black || position.king_on_crowning_row(rafle_probe::draughts::Color::White) {
+                assert_eq!(read, codes_of(i), "{i}");
+                crowned += u64::from(black);
+            } else {
+                assert_eq!(read, (crate::work::values::DRAW, 0), "{i}");
+                cleared += 1;
+            }
+        }
+        assert!(
+            crowned > 0 && cleared > crowned,
+            "{crowned} kept, {cleared} cleared"
+        );
+        // The file under its first identity is no longer taken.
+        assert!(BandedValues::new(&index, "id", Kept::Full)
+            .add_band(&path, 0)
+            .is_err());
+    }
+
+    #[test]
+    fn a_side_read_only_through_crownings_keeps_the_crowned_positions_alone() {
+        // Small halves sharing chunks, and halves of several chunks each.
+        // Every position of the first, every 97th of the second.
+        keeps_crowned_alone("KMMvM", 1);
+        keeps_crowned_alone("KKKvKM", 97);
     }
 
     #[test]
