@@ -15,9 +15,10 @@ use std::path::Path;
 use rafle_probe::toolkit::PositionIndex;
 
 use super::directory::{self, Chunk, HalfPlace, HalvesWritten};
+use super::writer::compress_chunk;
 use super::{band_identity, identity_from_tables, Kept, CHUNK_POSITIONS};
 use crate::files::io_error;
-use crate::work::packed::{decompress_checked, LEVEL};
+use crate::work::packed::decompress_checked;
 use crate::work::sides::Sides;
 use crate::work::value_planes;
 use crate::GenerateError;
@@ -227,7 +228,7 @@ impl Chunks<'_> {
                         value_planes::keep_alone(&mut raw, |k, _| crowned[k]);
                     }
                 }
-                bytes = zstd::bulk::compress(&raw, LEVEL).map_err(&io)?;
+                bytes = compress_chunk(&raw).map_err(&io)?;
                 written.len = bytes.len() as u32;
                 written.crc = crc32fast::hash(&raw);
             }

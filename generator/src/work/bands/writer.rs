@@ -22,6 +22,19 @@ thread_local! {
         const { RefCell::new(None) };
 }
 
+/// A band file's chunk of `raw` bytes compressed, by this thread's compressor: made once per
+/// thread, since a context costs more to set up than a chunk to compress.
+pub(crate) fn compress_chunk(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+    COMPRESSOR.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let compressor = match &mut *cell {
+            Some(c) => c,
+            empty => empty.insert(zstd::bulk::Compressor::new(LEVEL)?),
+        };
+        compressor.compress(raw)
+    })
+}
+
 /// The band file of one band being solved: chunks appended as slices finish (in any order:
 /// the directory says where each is). Small halves wait in a pool of chunks being filled, one
 /// per thread writing at a time, until a chunk is full or the band ends.
@@ -170,15 +183,7 @@ impl BandWriter {
             raw.clear();
             self.kept.lay_out(codes, rules, &mut raw);
             let at = compressed.len();
-            COMPRESSOR.with(|cell| -> Result<(), GenerateError> {
-                let mut cell = cell.borrow_mut();
-                let compressor = match &mut *cell {
-                    Some(c) => c,
-                    empty => empty.insert(zstd::bulk::Compressor::new(LEVEL).map_err(&io)?),
-                };
-                compressed.extend_from_slice(&compressor.compress(&raw).map_err(&io)?);
-                Ok(())
-            })?;
+            compressed.extend_from_slice(&compress_chunk(&raw).map_err(&io)?);
             made.push((
                 at,
                 compressed.len() - at,
