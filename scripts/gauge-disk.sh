@@ -42,8 +42,10 @@ band_sizes() {
         | awk '{ s[$1] += $2 } END { for (m in s) print m, s[m] }'
 }
 while kill -0 "$pid" 2>/dev/null; do
-    now=$(size || echo 0)
-    [ "${now:-0}" -gt "$peak" ] && peak=$now
+    # du fails when a file goes while it walks, after printing the total all the same.
+    now=$(size || true)
+    now=${now:-0}
+    [ "$now" -gt "$peak" ] && peak=$now
     echo "$(( $(date +%s) - start )) $now" >> "$samples"
     while read -r material bytes; do
         [ "$bytes" -gt "${band_peak[$material]:-0}" ] && band_peak[$material]=$bytes

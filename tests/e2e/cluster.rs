@@ -576,18 +576,18 @@ fn the_plan_says_the_disk_a_run_fills() {
             .unwrap()
     };
     assert!(peak >= tables);
-    // What fills it at the peak: the parts add up. KKvKK (kings only) keeps a raw work file
+    // What fills it at the peak: the parts add up. MMMvM (men alone) keeps a raw work file
     // of 3 bytes a position while it is solved, beside the values waiting and the tables so
-    // far; KMvMM, whose band files and packed file were the peak while it wrote its tables,
-    // has let go of the values it read last by then.
-    assert_eq!(plan["disk_peak_at"], "KKvKK");
+    // far; KKvKK, whose raw work file was the peak when it came after the other 3-piece
+    // materials' tables, is solved earlier, where its file meets fewer tables.
+    assert_eq!(plan["disk_peak_at"], "MMMvM");
     let parts = &plan["disk_at_peak"];
     let part = |name: &str| parts[name].as_u64().unwrap();
     assert_eq!(
         part("raw_bytes") + part("scratch_bytes") + part("packed_bytes") + part("tables_bytes"),
         peak
     );
-    assert_eq!(part("raw_bytes"), 3 * positions("KKvKK"));
+    assert_eq!(part("raw_bytes"), 3 * positions("MMMvM"));
     assert!(
         part("packed_bytes") > 0 && part("tables_bytes") > 0,
         "{parts}"
@@ -603,7 +603,7 @@ fn the_plan_says_the_disk_a_run_fills() {
     ]);
     assert!(
         text.contains("disk: a whole run fills about")
-            && text.contains("solving KKvKK (its raw work file ")
+            && text.contains("solving MMMvM (its raw work file ")
             && text.contains("; units on a cluster, 8 at a time, hold about "),
         "{text}"
     );

@@ -13,7 +13,7 @@ use common::{fails, ok, probe_json, rafle, rafle_with_input, text};
 
 /// The materials of up to 3 pieces, in the order they are generated.
 const MATERIALS_3: [&str; 9] = [
-    "KvK", "KvM", "MvM", "KKvK", "KKvM", "KMvK", "KMvM", "MMvK", "MMvM",
+    "KvK", "KKvK", "KvM", "MvM", "KKvM", "KMvK", "KMvM", "MMvK", "MMvM",
 ];
 
 /// Generates tables up to 3 pieces into a new directory; returns it and the summary.
