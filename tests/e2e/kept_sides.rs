@@ -8,7 +8,33 @@ use std::path::PathBuf;
 use tempfile::TempDir;
 
 use crate::common;
-use common::{data, generate, generate_in, ok, rafle, table_files};
+use common::{data, generate, ok, table_files, text};
+
+/// Runs `rafle` with `args` as [`common::rafle`] does, every side read only through crownings
+/// keeping the crowned positions alone (`RAFLE_CROWNED_ALONE=always`: a run keeps them so from
+/// 6 pieces on, and these tests stop runs of 3).
+fn rafle(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rafle"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .env("RAFLE_CROWNED_ALONE", "always")
+        .env_remove("RAFLE_DATA")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("rafle runs")
+}
+
+/// Resumes the run in `dir` up to `pieces` (Brazilian) as [`rafle`] does; asserts it succeeded
+/// and returns its stderr.
+fn resume(dir: &TempDir, pieces: &str, extra: &[&str]) -> String {
+    let mut args = vec!["generate", "--variant", "brazilian", "--pieces", pieces];
+    args.extend_from_slice(&["--data", data(dir)]);
+    args.extend_from_slice(extra);
+    let out = rafle(&args);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "rafle {args:?} failed: {err}");
+    err
+}
 
 fn tables(dir: &TempDir) -> std::collections::HashMap<String, Vec<u8>> {
     table_files(dir.path(), "brazilian")
@@ -82,7 +108,7 @@ fn a_run_keeps_the_side_still_read_and_resumes_from_it() {
     let packed = std::fs::read(work(&dir).join("MvM.packed")).unwrap();
     assert!(!holds(&packed, " to move"));
 
-    let (_, err) = generate_in(dir.path(), "brazilian", 3, &[]);
+    let err = resume(&dir, "3", &[]);
     assert!(!err.contains("damaged"), "{err}");
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
@@ -97,7 +123,7 @@ fn a_side_let_go_is_read_back_from_the_tables_when_a_larger_run_reads_it() {
     let dir = stopped_before_mmvk_is_packed();
     // KKMvM reads KMvM's White to move (Black's man takes a king), which the stopped run let
     // go: read back from KMvM's tables, not trusted as it is.
-    let (_, err) = generate_in(dir.path(), "brazilian", 4, &[]);
+    let err = resume(&dir, "4", &[]);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
@@ -121,7 +147,7 @@ fn the_sides_a_material_reads_last_go_before_its_tables_are_written() {
     assert!(holds(&packed, "black to move"));
     assert!(!holds(&packed, "white to move"));
 
-    let (_, err) = generate_in(dir.path(), "brazilian", 3, &[]);
+    let err = resume(&dir, "3", &[]);
     assert!(!err.contains("damaged"), "{err}");
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
@@ -140,7 +166,7 @@ fn a_band_damaged_after_its_material_was_solved_is_solved_again_with_what_it_rea
     bytes[middle] ^= 0x40;
     std::fs::write(&band, bytes).unwrap();
 
-    let (_, err) = generate_in(dir.path(), "brazilian", 3, &[]);
+    let err = resume(&dir, "3", &[]);
     assert!(
         err.contains("KMvM.band-005") && err.contains("solved again from that band"),
         "{err}"
@@ -181,7 +207,7 @@ fn stopped_as_kmvm_is_solved() -> TempDir {
 fn a_side_read_only_through_crownings_keeps_the_crowned_positions_alone() {
     let (clean, _, _) = generate("brazilian", 3, &[]);
     let dir = stopped_as_kmvm_is_solved();
-    let (_, err) = generate_in(dir.path(), "brazilian", 3, &[]);
+    let err = resume(&dir, "3", &[]);
     assert!(
         !err.contains("damaged") && !err.contains("panicked"),
         "{err}"
@@ -200,7 +226,7 @@ fn a_side_read_only_through_crownings_keeps_the_crowned_positions_alone() {
 fn a_larger_run_reads_back_a_side_kept_where_crowned_alone() {
     let (clean, _, _) = generate("brazilian", 4, &[]);
     let dir = stopped_as_kmvm_is_solved();
-    let (_, err) = generate_in(dir.path(), "brazilian", 4, &[]);
+    let err = resume(&dir, "4", &[]);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(tables(&dir), tables(&clean));
     ok(&["verify", "--variant", "brazilian", "--data", data(&dir)]);
@@ -228,7 +254,7 @@ fn counted(err: &str) -> std::collections::BTreeMap<String, String> {
 fn a_wdl_run_over_all_three_tables_reads_back_their_kinds() {
     let (clean, _, _) = generate("brazilian", 4, &["--tables", "wdl"]);
     let (dir, _, full) = generate("brazilian", 3, &[]);
-    let (_, err) = generate_in(dir.path(), "brazilian", 4, &["--tables", "wdl"]);
+    let err = resume(&dir, "4", &["--tables", "wdl"]);
     let wdl = |dir: &TempDir| {
         let mut files = tables(dir);
         files.retain(|name, _| name.ends_with(".wdl"));

@@ -129,6 +129,18 @@ pub(super) fn read_back_streamed_always() -> bool {
     std::env::var("RAFLE_READ_BACK").is_ok_and(|v| v == "streamed")
 }
 
+/// The least pieces of a material whose side read only through crownings keeps the crowned
+/// positions alone: `RAFLE_CROWNED_ALONE=always` (every material: the tests keep them so in
+/// small sets) or `never` (none: to measure what they save), else
+/// [`super::CROWNED_ALONE_FROM_PIECES`].
+pub(super) fn crowned_alone_from_pieces() -> u32 {
+    match std::env::var("RAFLE_CROWNED_ALONE").as_deref() {
+        Ok("always") => 0,
+        Ok("never") => u32::MAX,
+        _ => super::CROWNED_ALONE_FROM_PIECES,
+    }
+}
+
 /// Positions of a seed part: the seeding of a part is the longest unit of a kings-only
 /// material's split, about half its work, so parts of 2³⁰ positions give international
 /// KKKKvKKK seven units that several nodes seed at once.

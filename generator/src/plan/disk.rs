@@ -394,6 +394,36 @@ mod tests {
     use crate::work::values::BYTES_PER_POSITION;
     use rafle_probe::draughts::Variant;
 
+    /// Sides read only through crownings keep the crowned positions alone from 6 pieces on:
+    /// Brazilian up to 6 peaks lower so, through sides of its 6-piece materials (KKKMvKM's
+    /// Black to move, KKMMvKK's), as low as if every material's were kept so; international
+    /// up to 5 keeps every side whole.
+    #[test]
+    fn sides_keep_the_crowned_positions_alone_from_six_pieces_on() {
+        let peak = |plan: &Plan, from: u32| {
+            let plan = Plan {
+                crowned_alone_from_pieces: from,
+                ..plan.clone()
+            };
+            plan.disk_estimate().peak_bytes
+        };
+        let dir = std::path::Path::new("data");
+        let brazilian = Plan::new(Variant::Brazilian, 6, dir)
+            .unwrap()
+            .solving_peaks_early();
+        assert_eq!(brazilian.crowned_alone_from_pieces, 6);
+        let (every, from_six, none) = (
+            peak(&brazilian, 0),
+            peak(&brazilian, 6),
+            peak(&brazilian, u32::MAX),
+        );
+        assert_eq!(every, from_six);
+        assert!(from_six * 8 < none * 7, "{from_six} {none}");
+        let international = Plan::new(Variant::International, 5, dir).unwrap();
+        assert_eq!(peak(&international, 6), peak(&international, u32::MAX));
+        assert!(peak(&international, 0) < peak(&international, 6));
+    }
+
     #[test]
     fn the_peak_is_the_largest_material_under_way_with_what_waits_beside_it() {
         let dir = std::path::Path::new("/nonexistent");

@@ -71,7 +71,10 @@ impl PlanRequest {
             Some(limits) => plan.with_limits(limits),
             None => plan,
         };
-        let plan = (plan.with_tables(self.tables).with_compact(self.compact)).solving_peaks_early();
+        let plan = plan
+            .with_tables(self.tables)
+            .with_compact(self.compact)
+            .solving_peaks_early();
         Ok(match self.budget {
             Some(budget) => plan.with_budget(budget),
             None => plan,
