@@ -11,7 +11,7 @@
 //! the last to read), Brazilian up to 8 keeps, while its largest material is solved, about a
 //! quarter of the positions that listing keeps then, and at most half as many at any point.
 
-use super::{MaterialPlan, Plan};
+use super::{DiskEstimate, MaterialPlan, Plan};
 use crate::work::sides::Sides;
 
 /// `materials` (each one's [`MaterialPlan::reads`] naming materials before it) reordered as
@@ -119,26 +119,27 @@ impl Plan {
         if self.unit.is_some() {
             return self;
         }
-        let crowned = Plan {
+        let (crowned, _) = Plan {
             crowned_alone_from_pieces: 0,
             ..self.clone()
         }
         .moving_peaks_early();
-        let from_crowned = Plan {
+        let (from_crowned, from_crowned_peak) = Plan {
             materials: crowned.materials,
             ..self.clone()
         }
         .moving_peaks_early();
-        let own = self.moving_peaks_early();
-        if from_crowned.disk_estimate().peak_bytes < own.disk_estimate().peak_bytes {
+        let (own, own_peak) = self.moving_peaks_early();
+        if from_crowned_peak.peak_bytes < own_peak.peak_bytes {
             from_crowned
         } else {
             own
         }
     }
 
-    /// The search of [`Plan::solving_peaks_early`] from this plan's order.
-    fn moving_peaks_early(mut self) -> Plan {
+    /// The search of [`Plan::solving_peaks_early`] from this plan's order: the plan it ends
+    /// at, and that plan's estimate.
+    fn moving_peaks_early(mut self) -> (Plan, DiskEstimate) {
         let mut peak = self.disk_estimate();
         for _ in 0..PEAK_ROUNDS {
             let Some(at) = (peak.peak_at)
@@ -163,7 +164,7 @@ impl Plan {
                 _ => break,
             }
         }
-        self
+        (self, peak)
     }
 
     /// The order with material `at` just after the last material it reads, if that moves it.
@@ -247,7 +248,8 @@ mod tests {
         );
         let before = peak(&international);
         assert_eq!(before.peak_at.unwrap().to_string(), "KMMvKM");
-        assert_eq!(peak(&international.clone().moving_peaks_early()), before);
+        let (stuck, stuck_peak) = international.clone().moving_peaks_early();
+        assert_eq!((peak(&stuck), stuck_peak), (before, before));
         let after = peak(&international.solving_peaks_early());
         assert!(
             after.peak_bytes * 6 < before.peak_bytes * 5,
