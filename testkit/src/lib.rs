@@ -114,10 +114,21 @@ impl Sampler {
 /// backtrace on panic and without a table directory set by the user (`RAFLE_DATA`), and gives
 /// its output.
 pub fn run(program: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    run_with_env(program, args, stdin, &[])
+}
+
+/// As [`run`], with the variables `env` (name, value) set as well.
+pub fn run_with_env(
+    program: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+    env: &[(&str, &str)],
+) -> Output {
     let mut child = Command::new(program)
         .args(args)
         .env("RUST_BACKTRACE", "1")
         .env_remove("RAFLE_DATA")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -30,6 +30,11 @@ pub fn rafle(args: &[&str]) -> Output {
     rafle_with_input(args, None)
 }
 
+/// As [`rafle`], with the variables `env` (name, value) set as well.
+pub fn rafle_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    rafle_testkit::run_with_env(Path::new(env!("CARGO_BIN_EXE_rafle")), args, None, env)
+}
+
 pub use rafle_testkit::text;
 
 /// Runs rafle, asserts it succeeded, returns its stdout.

@@ -8,20 +8,13 @@ use std::path::PathBuf;
 use tempfile::TempDir;
 
 use crate::common;
-use common::{data, generate, ok, table_files, text};
+use common::{data, generate, ok, rafle_with_env, table_files, text};
 
-/// Runs `rafle` with `args` as [`common::rafle`] does, every side read only through crownings
-/// keeping the crowned positions alone (`RAFLE_CROWNED_ALONE=always`: a run keeps them so from
-/// 6 pieces on, and these tests stop runs of 3).
+/// Runs `rafle` with `args`, every side read only through crownings keeping the crowned
+/// positions alone (`RAFLE_CROWNED_ALONE=always`: a run keeps them so from 6 pieces on, and
+/// these tests stop runs of 3).
 fn rafle(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_rafle"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .env("RAFLE_CROWNED_ALONE", "always")
-        .env_remove("RAFLE_DATA")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("rafle runs")
+    rafle_with_env(args, &[("RAFLE_CROWNED_ALONE", "always")])
 }
 
 /// Resumes the run in `dir` up to `pieces` (Brazilian) as [`rafle`] does; asserts it succeeded
